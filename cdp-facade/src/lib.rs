@@ -1,0 +1,1 @@
+//! cdp-facade: virtual CDP browser (crate doc replaced when the crate lands).

@@ -1,0 +1,1 @@
+//! cef-bridge (in progress)

@@ -1,0 +1,1 @@
+//! terminal: PTY + VT state (crate doc replaced when the crate lands).

@@ -1,0 +1,1 @@
+//! tool-server: agent operation catalogue and HTTP server (crate doc replaced when the crate lands).
