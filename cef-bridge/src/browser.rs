@@ -1,0 +1,480 @@
+//! Off-screen browsers: the shared state CEF callbacks write and the
+//! [`BrowserHandle`] the app uses from any thread.
+
+use crate::devtools::{DevToolsChannel, RawSender};
+use crate::events::{BrowserId, Frame, PixelRect};
+use crate::input::{self, ButtonsHeld, KeyInput, KeyEventKind, Modifiers, MouseButton};
+use crate::ui_thread::run_on_ui;
+use crate::url_policy;
+use cef::{sys, ImplBrowser, ImplBrowserHost, ImplFrame};
+use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use thiserror::Error;
+
+/// Frame rate of a visible browser.
+pub const DEFAULT_FRAME_RATE: u32 = 60;
+/// Size given to a popup until the app sizes its node.
+pub const DEFAULT_POPUP_SIZE: (i32, i32) = (800, 600);
+/// Largest view edge accepted (Chromium's own texture limit is 16384).
+pub const MAX_VIEW_EDGE: u32 = 16384;
+
+/// Errors of browser operations.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum BrowserError {
+    /// The URL policy refused the address.
+    #[error("refused url: {0}")]
+    Refused(#[from] url_policy::UrlPolicyError),
+    /// The browser already closed.
+    #[error("browser closed")]
+    Closed,
+    /// A size of zero or beyond the limit.
+    #[error("invalid view size {0}x{1} (1..={MAX_VIEW_EDGE})")]
+    InvalidSize(u32, u32),
+    /// CEF refused to create the browser.
+    #[error("CEF could not create the browser")]
+    CreateFailed,
+}
+
+/// A CEF object that may be moved across threads.
+///
+/// CEF objects are atomically ref-counted and their C++ implementations are
+/// thread-safe for the calls made off the UI thread here
+/// (`send_dev_tools_message`, which CEF posts to the UI thread itself). Every
+/// other call is made inside [`run_on_ui`].
+pub(crate) struct CefRef<T>(pub(crate) T);
+// SAFETY: see the type's doc: ref-counting is atomic; non-thread-safe calls are posted to the UI thread.
+unsafe impl<T> Send for CefRef<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for CefRef<T> {}
+
+/// What the app asks for when creating a browser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrowserOptions {
+    /// First URL (must pass the URL policy).
+    pub url: String,
+    /// View width in pixels.
+    pub width: u32,
+    /// View height in pixels.
+    pub height: u32,
+    /// Paint rate in frames per second (1..=60).
+    pub frame_rate: u32,
+}
+
+impl BrowserOptions {
+    /// Options for a view of `width`×`height` showing `url` at the default frame rate.
+    pub fn new(url: impl Into<String>, width: u32, height: u32) -> Self {
+        Self { url: url.into(), width, height, frame_rate: DEFAULT_FRAME_RATE }
+    }
+}
+
+pub(crate) fn check_size(width: u32, height: u32) -> Result<(i32, i32), BrowserError> {
+    if width == 0 || height == 0 || width > MAX_VIEW_EDGE || height > MAX_VIEW_EDGE {
+        return Err(BrowserError::InvalidSize(width, height));
+    }
+    Ok((width as i32, height as i32))
+}
+
+#[derive(Default)]
+struct PopupLayer {
+    visible: bool,
+    rect: (i32, i32, i32, i32),
+    pixels: Vec<u8>,
+    width: i32,
+    height: i32,
+}
+
+#[derive(Default)]
+pub(crate) struct FrameSlot {
+    bgra: Vec<u8>,
+    width: u32,
+    height: u32,
+    dirty: Vec<PixelRect>,
+    popup: PopupLayer,
+}
+
+impl FrameSlot {
+    fn add_dirty(&mut self, r: PixelRect) {
+        // Keep the list short: beyond a handful of rects the union is cheaper to upload.
+        if self.dirty.len() >= 16 {
+            self.dirty.clear();
+            self.dirty.push(PixelRect { x: 0, y: 0, width: self.width, height: self.height });
+        } else {
+            self.dirty.push(r);
+        }
+    }
+
+    fn blit_popup(&mut self) {
+        let p = &self.popup;
+        if !p.visible || p.pixels.is_empty() {
+            return;
+        }
+        let (px, py) = (p.rect.0, p.rect.1);
+        for row in 0..p.height {
+            let y = py + row;
+            if y < 0 || y >= self.height as i32 {
+                continue;
+            }
+            let x0 = px.max(0);
+            let x1 = (px + p.width).min(self.width as i32);
+            if x1 <= x0 {
+                continue;
+            }
+            let src = ((row * p.width + (x0 - px)) * 4) as usize;
+            let dst = ((y as u32 * self.width + x0 as u32) * 4) as usize;
+            let n = ((x1 - x0) * 4) as usize;
+            if let (Some(s), Some(d)) = (p.pixels.get(src..src + n), self.bgra.get_mut(dst..dst + n)) {
+                d.copy_from_slice(s);
+            }
+        }
+    }
+}
+
+/// Mutable page state mirrored from CEF callbacks.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PageState {
+    pub(crate) url: String,
+    pub(crate) title: String,
+    pub(crate) loading: bool,
+}
+
+/// State shared between CEF callbacks (UI thread) and handles (any thread).
+pub(crate) struct BrowserShared {
+    pub(crate) id: BrowserId,
+    pub(crate) size: Mutex<(i32, i32)>,
+    pub(crate) frame: Mutex<FrameSlot>,
+    pub(crate) frame_pending: AtomicBool,
+    pub(crate) devtools: Arc<DevToolsChannel>,
+    pub(crate) host: Mutex<Option<CefRef<cef::BrowserHost>>>,
+    pub(crate) browser: Mutex<Option<CefRef<cef::Browser>>>,
+    pub(crate) registration: Mutex<Option<CefRef<cef::Registration>>>,
+    pub(crate) page: Mutex<PageState>,
+    pub(crate) cef_id: Mutex<Option<i32>>,
+    pub(crate) opener: Option<BrowserId>,
+    pub(crate) frame_rate: Mutex<u32>,
+    pub(crate) closed: AtomicBool,
+}
+
+impl BrowserShared {
+    pub(crate) fn new(id: BrowserId, size: (i32, i32), url: &str, opener: Option<BrowserId>, frame_rate: u32) -> Self {
+        Self {
+            id,
+            size: Mutex::new(size),
+            frame: Mutex::new(FrameSlot::default()),
+            frame_pending: AtomicBool::new(false),
+            devtools: Arc::new(DevToolsChannel::new()),
+            host: Mutex::new(None),
+            browser: Mutex::new(None),
+            registration: Mutex::new(None),
+            page: Mutex::new(PageState { url: url.to_string(), ..Default::default() }),
+            cef_id: Mutex::new(None),
+            opener,
+            frame_rate: Mutex::new(frame_rate),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Stores a painted view; returns true when the app must be told (first unread frame).
+    pub(crate) fn store_view(&self, buffer: &[u8], width: u32, height: u32, dirty: &[PixelRect]) -> bool {
+        let mut slot = self.frame.lock();
+        if slot.width != width || slot.height != height {
+            slot.width = width;
+            slot.height = height;
+            slot.dirty.clear();
+            slot.dirty.push(PixelRect { x: 0, y: 0, width, height });
+        } else {
+            for r in dirty {
+                slot.add_dirty(*r);
+            }
+        }
+        slot.bgra.clear();
+        slot.bgra.extend_from_slice(buffer);
+        slot.blit_popup();
+        drop(slot);
+        !self.frame_pending.swap(true, Ordering::AcqRel)
+    }
+
+    /// Stores a painted `<select>`/popup widget and composites it over the view.
+    pub(crate) fn store_popup(&self, buffer: &[u8], width: i32, height: i32) -> bool {
+        let mut slot = self.frame.lock();
+        slot.popup.pixels.clear();
+        slot.popup.pixels.extend_from_slice(buffer);
+        slot.popup.width = width;
+        slot.popup.height = height;
+        slot.blit_popup();
+        let r = slot.popup.rect;
+        slot.add_dirty(PixelRect { x: r.0.max(0) as u32, y: r.1.max(0) as u32, width: width.max(0) as u32, height: height.max(0) as u32 });
+        drop(slot);
+        !self.frame_pending.swap(true, Ordering::AcqRel)
+    }
+
+    pub(crate) fn popup_show(&self, show: bool) {
+        let mut slot = self.frame.lock();
+        slot.popup.visible = show;
+        if !show {
+            slot.popup.pixels.clear();
+        }
+    }
+
+    pub(crate) fn popup_rect(&self, rect: (i32, i32, i32, i32)) {
+        self.frame.lock().popup.rect = rect;
+    }
+
+    fn with_host(&self, f: impl FnOnce(&cef::BrowserHost) + Send + 'static) -> Result<(), BrowserError>
+    where
+        Self: Sized,
+    {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(BrowserError::Closed);
+        }
+        let id = self.id;
+        run_on_ui(move || {
+            if let Some(shared) = crate::registry::get(id) {
+                let host = shared.host.lock().as_ref().map(|h| h.0.clone());
+                if let Some(h) = host {
+                    f(&h);
+                }
+            }
+        });
+        Ok(())
+    }
+
+    fn with_browser(&self, f: impl FnOnce(&cef::Browser) + Send + 'static) -> Result<(), BrowserError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(BrowserError::Closed);
+        }
+        let id = self.id;
+        run_on_ui(move || {
+            if let Some(shared) = crate::registry::get(id) {
+                let b = shared.browser.lock().as_ref().map(|b| b.0.clone());
+                if let Some(b) = b {
+                    f(&b);
+                }
+            }
+        });
+        Ok(())
+    }
+}
+
+/// Sends DevTools messages through a browser host.
+pub(crate) struct HostSender(pub(crate) CefRef<cef::BrowserHost>);
+
+impl RawSender for HostSender {
+    fn send_raw(&self, message: &[u8]) {
+        // Off the UI thread this returns 0 but CEF still posts and delivers it.
+        self.0 .0.send_dev_tools_message(Some(message));
+    }
+}
+
+/// The app's handle to one off-screen browser; clone freely, use from any thread.
+#[derive(Clone)]
+pub struct BrowserHandle {
+    pub(crate) shared: Arc<BrowserShared>,
+}
+
+impl std::fmt::Debug for BrowserHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowserHandle").field("id", &self.shared.id).finish()
+    }
+}
+
+fn mouse_event(x: i32, y: i32, modifiers: Modifiers, buttons: ButtonsHeld) -> cef::MouseEvent {
+    cef::MouseEvent { x, y, modifiers: input::event_flags(modifiers, buttons) }
+}
+
+impl BrowserHandle {
+    /// This browser's id.
+    pub fn id(&self) -> BrowserId {
+        self.shared.id
+    }
+
+    /// The browser's DevTools channel.
+    pub fn devtools(&self) -> Arc<DevToolsChannel> {
+        self.shared.devtools.clone()
+    }
+
+    /// The browser that opened this one as a popup, if any.
+    pub fn opener(&self) -> Option<BrowserId> {
+        self.shared.opener
+    }
+
+    /// Current main-frame URL.
+    pub fn url(&self) -> String {
+        self.shared.page.lock().url.clone()
+    }
+
+    /// Current page title.
+    pub fn title(&self) -> String {
+        self.shared.page.lock().title.clone()
+    }
+
+    /// True while the page is loading.
+    pub fn is_loading(&self) -> bool {
+        self.shared.page.lock().loading
+    }
+
+    /// True once the browser has closed.
+    pub fn is_closed(&self) -> bool {
+        self.shared.closed.load(Ordering::Acquire)
+    }
+
+    /// True once CEF created the browser (its DevTools channel is attached).
+    pub fn is_created(&self) -> bool {
+        self.shared.host.lock().is_some()
+    }
+
+    /// The view size CEF paints at.
+    pub fn view_size(&self) -> (u32, u32) {
+        let (w, h) = *self.shared.size.lock();
+        (w as u32, h as u32)
+    }
+
+    /// Takes the latest frame if one was painted since the last take.
+    pub fn take_frame(&self) -> Option<Frame> {
+        if !self.shared.frame_pending.swap(false, Ordering::AcqRel) {
+            return None;
+        }
+        let mut slot = self.shared.frame.lock();
+        if slot.bgra.is_empty() {
+            return None;
+        }
+        let dirty = std::mem::take(&mut slot.dirty);
+        Some(Frame { width: slot.width, height: slot.height, bgra: slot.bgra.clone(), dirty })
+    }
+
+    /// The latest frame whether or not it was taken before (None before the first paint).
+    pub fn last_frame(&self) -> Option<Frame> {
+        let slot = self.shared.frame.lock();
+        if slot.bgra.is_empty() {
+            return None;
+        }
+        Some(Frame {
+            width: slot.width,
+            height: slot.height,
+            bgra: slot.bgra.clone(),
+            dirty: vec![PixelRect { x: 0, y: 0, width: slot.width, height: slot.height }],
+        })
+    }
+
+    /// Changes the view size (ask for the node's displayed size, not its zoomed-out world size).
+    pub fn resize(&self, width: u32, height: u32) -> Result<(), BrowserError> {
+        let size = check_size(width, height)?;
+        {
+            let mut cur = self.shared.size.lock();
+            if *cur == size {
+                return Ok(());
+            }
+            *cur = size;
+        }
+        self.shared.with_host(|h| h.was_resized())
+    }
+
+    /// Navigates the main frame (the URL must pass the policy; it is normalised first).
+    pub fn navigate(&self, address: &str) -> Result<String, BrowserError> {
+        let url = url_policy::normalize_address(address)?;
+        let target = url.clone();
+        self.shared.with_browser(move |b| {
+            if let Some(frame) = b.get_main_frame() {
+                frame.load_url(Some(&cef::CefStringUtf16::from(target.as_str())));
+            }
+        })?;
+        Ok(url)
+    }
+
+    /// Reloads the page (also recovers a crashed renderer).
+    pub fn reload(&self) -> Result<(), BrowserError> {
+        self.shared.with_browser(|b| b.reload())
+    }
+
+    /// Goes back in history.
+    pub fn go_back(&self) -> Result<(), BrowserError> {
+        self.shared.with_browser(|b| b.go_back())
+    }
+
+    /// Goes forward in history.
+    pub fn go_forward(&self) -> Result<(), BrowserError> {
+        self.shared.with_browser(|b| b.go_forward())
+    }
+
+    /// Stops loading.
+    pub fn stop(&self) -> Result<(), BrowserError> {
+        self.shared.with_browser(|b| b.stop_load())
+    }
+
+    /// Closes the browser; a `Closed` event follows.
+    pub fn close(&self) -> Result<(), BrowserError> {
+        self.shared.with_host(|h| h.close_browser(1))
+    }
+
+    /// Gives or takes keyboard focus.
+    pub fn set_focus(&self, focused: bool) -> Result<(), BrowserError> {
+        self.shared.with_host(move |h| h.set_focus(i32::from(focused)))
+    }
+
+    /// Hides (stops painting) or shows the view, e.g. when its node is off-screen.
+    pub fn set_hidden(&self, hidden: bool) -> Result<(), BrowserError> {
+        self.shared.with_host(move |h| h.was_hidden(i32::from(hidden)))
+    }
+
+    /// Sets the paint rate (1..=60 fps); lower it for small or idle nodes.
+    pub fn set_frame_rate(&self, fps: u32) -> Result<(), BrowserError> {
+        let fps = fps.clamp(1, 60);
+        *self.shared.frame_rate.lock() = fps;
+        self.shared.with_host(move |h| h.set_windowless_frame_rate(fps as i32))
+    }
+
+    /// Asks for a full repaint.
+    pub fn invalidate(&self) -> Result<(), BrowserError> {
+        self.shared.with_host(|h| h.invalidate(cef::PaintElementType::from(sys::cef_paint_element_type_t::PET_VIEW)))
+    }
+
+    /// Mouse moved to view coordinates (or left the view).
+    pub fn send_mouse_move(&self, x: i32, y: i32, modifiers: Modifiers, buttons: ButtonsHeld, leave: bool) -> Result<(), BrowserError> {
+        let ev = mouse_event(x, y, modifiers, buttons);
+        self.shared.with_host(move |h| h.send_mouse_move_event(Some(&ev), i32::from(leave)))
+    }
+
+    /// A mouse button went down or up at view coordinates.
+    pub fn send_mouse_click(&self, x: i32, y: i32, button: MouseButton, up: bool, click_count: u32, modifiers: Modifiers) -> Result<(), BrowserError> {
+        let held = ButtonsHeld { left: button == MouseButton::Left && !up, middle: button == MouseButton::Middle && !up, right: button == MouseButton::Right && !up };
+        let ev = mouse_event(x, y, modifiers, held);
+        let b = match button {
+            MouseButton::Left => sys::cef_mouse_button_type_t::MBT_LEFT,
+            MouseButton::Middle => sys::cef_mouse_button_type_t::MBT_MIDDLE,
+            MouseButton::Right => sys::cef_mouse_button_type_t::MBT_RIGHT,
+        };
+        let count = click_count.clamp(1, 3) as i32;
+        self.shared.with_host(move |h| h.send_mouse_click_event(Some(&ev), cef::MouseButtonType::from(b), i32::from(up), count))
+    }
+
+    /// Wheel scrolled by (dx, dy) pixels at view coordinates (positive dy scrolls up, as in CEF).
+    pub fn send_mouse_wheel(&self, x: i32, y: i32, dx: i32, dy: i32, modifiers: Modifiers) -> Result<(), BrowserError> {
+        let ev = mouse_event(x, y, modifiers, ButtonsHeld::default());
+        self.shared.with_host(move |h| h.send_mouse_wheel_event(Some(&ev), dx, dy))
+    }
+
+    /// A key press or release (translated to VK codes and char events).
+    pub fn send_key(&self, key: &KeyInput) -> Result<(), BrowserError> {
+        let events = input::key_events(key);
+        self.shared.with_host(move |h| {
+            for e in events {
+                let kind = match e.kind {
+                    KeyEventKind::RawKeyDown => sys::cef_key_event_type_t::KEYEVENT_RAWKEYDOWN,
+                    KeyEventKind::KeyUp => sys::cef_key_event_type_t::KEYEVENT_KEYUP,
+                    KeyEventKind::Char => sys::cef_key_event_type_t::KEYEVENT_CHAR,
+                };
+                let ev = cef::KeyEvent {
+                    type_: cef::KeyEventType::from(kind),
+                    modifiers: e.modifiers,
+                    windows_key_code: e.windows_key_code,
+                    native_key_code: e.native_key_code,
+                    is_system_key: 0,
+                    character: e.character,
+                    unmodified_character: e.unmodified_character,
+                    focus_on_editable_field: 0,
+                };
+                h.send_key_event(Some(&ev));
+            }
+        })
+    }
+}

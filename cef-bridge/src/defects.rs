@@ -1,0 +1,149 @@
+//! Work-arounds for the two defects of cef-rs 132.3.2, in one place.
+//!
+//! 1. `CefStringUtf8::from(&CefStringUtf16)` passes a NULL output pointer to
+//!    `cef_string_utf16_to_utf8` and segfaults. Every CEF string this crate
+//!    reads goes through [`string_from_cef`] / [`string_from_raw`], which decode
+//!    the UTF-16 buffer directly.
+//! 2. The generated trampolines of callbacks with out-parameters hand the Rust
+//!    callback a *copy* and never write it back (`get_view_rect`,
+//!    `get_screen_info`, `on_before_popup`'s window info…). With the trait
+//!    version the view is 0×0 and the browser process dies (SIGTRAP) right after
+//!    `on_after_created`. We overwrite the raw vtable slots with `extern "C"`
+//!    functions that write through the C pointers ([`patch_render_handler`],
+//!    [`patch_life_span_handler`]). Those functions own a reference to each
+//!    ref-counted argument and must release it (CEF's C API convention).
+//!
+//! Both are fixed upstream in cef-rs 134/135; this module disappears then.
+
+use cef::{rc::Rc as _, sys, CefStringUtf16};
+
+/// Decodes a CEF UTF-16 string without the crashing UTF-8 conversion (defect 1).
+pub fn string_from_cef(s: &CefStringUtf16) -> String {
+    let raw: *const sys::_cef_string_utf16_t = s.into();
+    // SAFETY: `raw` points at the string's live cef_string_utf16_t for the
+    // duration of this call (borrowed from `s`).
+    unsafe { string_from_raw(raw) }
+}
+
+/// Decodes a raw `cef_string_t` pointer (NULL or empty gives "").
+///
+/// # Safety
+/// `raw` must be NULL or point at a valid `cef_string_utf16_t` whose buffer
+/// holds `length` UTF-16 units.
+pub unsafe fn string_from_raw(raw: *const sys::_cef_string_utf16_t) -> String {
+    match raw.as_ref() {
+        Some(r) if !r.str_.is_null() && r.length > 0 => String::from_utf16_lossy(std::slice::from_raw_parts(r.str_, r.length)),
+        _ => String::new(),
+    }
+}
+
+/// Releases one reference of a ref-counted CEF argument handed to a raw callback.
+///
+/// # Safety
+/// `object` must be NULL or a pointer to a CEF ref-counted struct whose first
+/// member is `cef_base_ref_counted_t`, and the caller must own one reference.
+pub(crate) unsafe fn release_arg<T>(object: *mut T) {
+    if !object.is_null() {
+        let base = &*(object as *const sys::cef_base_ref_counted_t);
+        base.release();
+    }
+}
+
+/// The CEF identifier of a raw browser pointer (without taking a reference).
+///
+/// # Safety
+/// `browser` must be NULL or a valid `_cef_browser_t`.
+pub(crate) unsafe fn browser_identifier(browser: *mut sys::_cef_browser_t) -> Option<i32> {
+    let b = browser.as_ref()?;
+    let f = b.get_identifier?;
+    Some(f(browser))
+}
+
+/// Installs the raw `get_view_rect` slot on a render handler (defect 2).
+///
+/// # Safety
+/// `object` must be the render handler's freshly wrapped C struct.
+pub(crate) unsafe fn patch_render_handler(object: *mut sys::_cef_render_handler_t) {
+    (*object).get_view_rect = Some(raw_get_view_rect);
+}
+
+/// Installs the raw `on_before_popup` slot on a life-span handler (defect 2:
+/// allowing an off-screen popup means writing `window_info` through its pointer).
+///
+/// # Safety
+/// `object` must be the life-span handler's freshly wrapped C struct.
+pub(crate) unsafe fn patch_life_span_handler(object: *mut sys::_cef_life_span_handler_t) {
+    (*object).on_before_popup = Some(raw_on_before_popup);
+}
+
+extern "C" fn raw_get_view_rect(_self: *mut sys::_cef_render_handler_t, browser: *mut sys::_cef_browser_t, rect: *mut sys::_cef_rect_t) {
+    // SAFETY: CEF passes a valid browser (one reference owned by us) and a valid rect.
+    unsafe {
+        let id = browser_identifier(browser);
+        release_arg(browser);
+        if let Some(rect) = rect.as_mut() {
+            let (w, h) = id.and_then(crate::registry::view_size).unwrap_or(crate::browser::DEFAULT_POPUP_SIZE);
+            // A 0×0 view kills the browser process: never report less than 1×1.
+            *rect = sys::_cef_rect_t { x: 0, y: 0, width: w.max(1), height: h.max(1) };
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn raw_on_before_popup(
+    _self: *mut sys::_cef_life_span_handler_t,
+    browser: *mut sys::_cef_browser_t,
+    frame: *mut sys::_cef_frame_t,
+    _popup_id: ::std::os::raw::c_int,
+    target_url: *const sys::cef_string_t,
+    _target_frame_name: *const sys::cef_string_t,
+    target_disposition: sys::cef_window_open_disposition_t,
+    user_gesture: ::std::os::raw::c_int,
+    _popup_features: *const sys::cef_popup_features_t,
+    window_info: *mut sys::_cef_window_info_t,
+    _client: *mut *mut sys::_cef_client_t,
+    settings: *mut sys::_cef_browser_settings_t,
+    _extra_info: *mut *mut sys::_cef_dictionary_value_t,
+    _no_javascript_access: *mut ::std::os::raw::c_int,
+) -> ::std::os::raw::c_int {
+    // SAFETY: pointers come from CEF and are valid for this call; we own one
+    // reference of `browser` and `frame`.
+    unsafe {
+        let opener = browser_identifier(browser);
+        release_arg(browser);
+        release_arg(frame);
+        let url = string_from_raw(target_url);
+        let as_popup = matches!(target_disposition, sys::cef_window_open_disposition_t::CEF_WOD_NEW_POPUP);
+        let decision = crate::popups::decide(opener, &url, as_popup, user_gesture != 0);
+        match decision {
+            crate::popups::PopupDecision::AllowOffscreen => {
+                if let Some(wi) = window_info.as_mut() {
+                    wi.windowless_rendering_enabled = 1;
+                    wi.parent_window = 0;
+                    wi.shared_texture_enabled = 0;
+                }
+                if let Some(s) = settings.as_mut() {
+                    s.windowless_frame_rate = crate::browser::DEFAULT_FRAME_RATE as i32;
+                }
+                0
+            }
+            crate::popups::PopupDecision::Deny => 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_utf16_without_the_crashing_conversion() {
+        // With cef 132.3.2, CefStringUtf8::from(&s) on this value segfaults.
+        for text in ["", "plain", "Grüße — 日本語 😀"] {
+            let s = CefStringUtf16::from(text);
+            assert_eq!(string_from_cef(&s), text);
+        }
+        // SAFETY: NULL is explicitly allowed.
+        assert_eq!(unsafe { string_from_raw(std::ptr::null()) }, "");
+    }
+}

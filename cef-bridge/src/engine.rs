@@ -1,0 +1,511 @@
+//! Engine start-up, the external message pump, and shutdown.
+//!
+//! CEF runs on the app's main thread with `external_message_pump`: CEF says
+//! when it wants [`Engine::pump`] called (from any thread, through
+//! [`EngineHost::schedule_pump`], which the app wires to its event loop's
+//! wake-up), and the app must also pump at least every
+//! [`MAX_PUMP_INTERVAL`] or CEF stalls after initialisation.
+
+use crate::browser::{check_size, BrowserError, BrowserHandle, BrowserOptions, BrowserShared};
+use crate::events::BrowserEvent;
+use crate::handlers::{BridgeApp, BridgeClient};
+use crate::{registry, url_policy};
+use cef::{args::Args, App, CefStringUtf16, ImplCommandLine};
+use parking_lot::{Condvar, Mutex};
+use std::collections::HashSet;
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// CEF must be pumped at least this often.
+pub const MAX_PUMP_INTERVAL: Duration = Duration::from_millis(33);
+
+/// Engine errors.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    /// CEF runs once per process.
+    #[error("the browser engine was already started in this process")]
+    AlreadyStarted,
+    /// Another process holds the profile.
+    #[error("browser profile {0} is in use by another termsprawl instance")]
+    ProfileInUse(PathBuf),
+    /// A file-system step failed.
+    #[error("{what} {path}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// Path involved.
+        path: PathBuf,
+        /// Underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `cef_initialize` failed.
+    #[error("CEF failed to initialise (exit code {0}); is third_party/cef complete and are its apt libraries installed?")]
+    InitializeFailed(i32),
+    /// `on_context_initialized` never came.
+    #[error("CEF did not finish initialising within {0:?}")]
+    InitTimeout(Duration),
+    /// Creating a browser failed.
+    #[error(transparent)]
+    Browser(#[from] BrowserError),
+}
+
+/// Where the browser profile (cookies, logins, cache) lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Profile {
+    /// A persistent profile directory; one instance at a time.
+    Persistent(PathBuf),
+    /// A throw-away profile in a temporary directory, removed at shutdown.
+    Ephemeral,
+}
+
+/// Which Chromium platform flags to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DisplayMode {
+    /// An X server is present (a window, or Xvfb).
+    X11,
+    /// No display server: Ozone's headless platform.
+    Headless,
+}
+
+impl DisplayMode {
+    /// X11 when `DISPLAY` is set, headless otherwise.
+    pub fn detect() -> Self {
+        match std::env::var_os("DISPLAY") {
+            Some(d) if !d.is_empty() => DisplayMode::X11,
+            _ => DisplayMode::Headless,
+        }
+    }
+}
+
+/// Engine settings.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Browser profile.
+    pub profile: Profile,
+    /// Platform flags.
+    pub display: DisplayMode,
+    /// Where downloads are saved.
+    pub downloads_dir: PathBuf,
+    /// Chromium log file (None: inside the profile or temp dir).
+    pub log_file: Option<PathBuf>,
+}
+
+/// What the engine needs from the app.
+pub trait EngineHost: Send + Sync + 'static {
+    /// CEF wants [`Engine::pump`] called after `delay` (may be called on any thread).
+    fn schedule_pump(&self, delay: Duration);
+    /// A browser event (called on the main thread, inside [`Engine::pump`]).
+    fn browser_event(&self, event: BrowserEvent);
+}
+
+// ------------------------------------------------------------------ process-wide state
+
+static STARTED: AtomicBool = AtomicBool::new(false);
+static CONTEXT_READY: AtomicBool = AtomicBool::new(false);
+static SWITCHES: OnceLock<Vec<(String, Option<String>)>> = OnceLock::new();
+static DOWNLOADS: OnceLock<PathBuf> = OnceLock::new();
+static FINISHED_DOWNLOADS: Mutex<Option<HashSet<u32>>> = Mutex::new(None);
+static HOST: OnceLock<Arc<dyn EngineHost>> = OnceLock::new();
+
+struct PumpSchedule {
+    at: Mutex<Option<Instant>>,
+    cv: Condvar,
+}
+static SCHEDULE: PumpSchedule = PumpSchedule { at: Mutex::new(None), cv: Condvar::new() };
+
+pub(crate) fn mark_context_initialized() {
+    CONTEXT_READY.store(true, Ordering::Release);
+}
+
+pub(crate) fn schedule_pump(delay_ms: i64) {
+    let delay = Duration::from_millis(delay_ms.max(0) as u64);
+    let at = Instant::now() + delay;
+    {
+        let mut g = SCHEDULE.at.lock();
+        if g.is_none_or(|cur| at < cur) {
+            *g = Some(at);
+        }
+    }
+    SCHEDULE.cv.notify_all();
+    if let Some(h) = HOST.get() {
+        h.schedule_pump(delay);
+    }
+}
+
+pub(crate) fn chromium_switches() -> Vec<(String, Option<String>)> {
+    SWITCHES.get().cloned().unwrap_or_default()
+}
+
+/// The Chromium switches for a display mode (from NOTES-cef: software rendering
+/// on these machines, no background traffic to the outside network).
+pub fn switches_for(display: DisplayMode) -> Vec<(String, Option<String>)> {
+    let mut s: Vec<(String, Option<String>)> = vec![
+        ("disable-gpu".into(), None),
+        ("disable-gpu-compositing".into(), None),
+        ("disable-component-update".into(), None),
+        ("disable-background-networking".into(), None),
+        ("disable-domain-reliability".into(), None),
+        ("disable-sync".into(), None),
+        ("no-first-run".into(), None),
+        ("no-default-browser-check".into(), None),
+        ("password-store".into(), Some("basic".into())),
+        ("use-mock-keychain".into(), None),
+    ];
+    if display == DisplayMode::Headless {
+        s.insert(0, ("ozone-platform".into(), Some("headless".into())));
+    }
+    s
+}
+
+pub(crate) fn download_path(suggested: &str) -> Option<PathBuf> {
+    let dir = DOWNLOADS.get()?;
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        tracing::warn!(error = %e, "cannot create the downloads folder");
+        return None;
+    }
+    Some(unique_download_path(dir, suggested))
+}
+
+/// A free path in `dir` for a suggested file name (sanitised; "name (2).ext" on clashes).
+pub fn unique_download_path(dir: &Path, suggested: &str) -> PathBuf {
+    let clean: String = suggested
+        .chars()
+        .map(|c| if c == '/' || c == '\\' || c.is_control() { '_' } else { c })
+        .collect::<String>()
+        .trim_start_matches('.')
+        .trim()
+        .to_string();
+    let clean = if clean.is_empty() { "download".to_string() } else { clean };
+    let (stem, ext) = match clean.rfind('.') {
+        Some(i) if i > 0 => (clean[..i].to_string(), clean[i..].to_string()),
+        _ => (clean.clone(), String::new()),
+    };
+    let mut candidate = dir.join(&clean);
+    let mut n = 2;
+    while candidate.exists() {
+        candidate = dir.join(format!("{stem} ({n}){ext}"));
+        n += 1;
+    }
+    candidate
+}
+
+pub(crate) fn first_download_end(id: u32) -> bool {
+    FINISHED_DOWNLOADS.lock().get_or_insert_with(HashSet::new).insert(id)
+}
+
+// ------------------------------------------------------------------ subprocess entry
+
+/// Runs CEF's helper-process logic when this process is a Chromium child
+/// (renderer, GPU, utility, zygote). Returns the exit code to exit with, or
+/// None in the browser (main) process. Call it first thing in `main`.
+pub fn run_subprocess_if_child() -> Option<i32> {
+    let args = Args::new();
+    let is_child = args.as_cmd_line().is_some_and(|cl| cl.has_switch(Some(&CefStringUtf16::from("type"))) == 1);
+    if !is_child {
+        return None;
+    }
+    let mut app = App::new(BridgeApp::create());
+    let code = cef::execute_process(Some(args.as_main_args()), Some(&mut app), std::ptr::null_mut());
+    Some(code.max(0))
+}
+
+// ------------------------------------------------------------------ engine
+
+/// The running browser engine. Lives on the main thread.
+pub struct Engine {
+    _app: App,
+    _profile_lock: Option<File>,
+    temp_profile: Option<PathBuf>,
+    shut_down: bool,
+}
+
+fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> EngineError + 'a {
+    move |source| EngineError::Io { what, path: path.to_path_buf(), source }
+}
+
+fn lock_profile(dir: &Path) -> Result<File, EngineError> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io_err("cannot create profile dir", dir))?;
+    let path = dir.join("termsprawl-profile.lock");
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io_err("cannot open", &path))?;
+    // SAFETY: flock on a file descriptor we own.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc != 0 {
+        return Err(EngineError::ProfileInUse(dir.to_path_buf()));
+    }
+    Ok(file)
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+impl Engine {
+    /// Starts CEF on the calling (main) thread and waits until it is ready.
+    pub fn start(config: EngineConfig, host: Arc<dyn EngineHost>) -> Result<Engine, EngineError> {
+        if STARTED.swap(true, Ordering::SeqCst) {
+            return Err(EngineError::AlreadyStarted);
+        }
+        let (profile_lock, temp_profile, root) = match &config.profile {
+            Profile::Persistent(dir) => (Some(lock_profile(dir)?), None, dir.clone()),
+            Profile::Ephemeral => {
+                let dir = std::env::temp_dir().join(format!("termsprawl-cef-{}-{}", std::process::id(), Instant::now().elapsed().as_nanos()));
+                let lock = lock_profile(&dir)?;
+                (Some(lock), Some(dir.clone()), dir)
+            }
+        };
+        let _ = SWITCHES.set(switches_for(config.display));
+        let _ = DOWNLOADS.set(config.downloads_dir.clone());
+        let _ = HOST.set(host.clone());
+        registry::set_event_sink(Box::new(move |e| host.browser_event(e)));
+
+        let mut settings = cef::Settings::default();
+        // Chromium refuses to run as root with its sandbox; as a normal user the
+        // sandbox works through user namespaces and stays on.
+        settings.no_sandbox = i32::from(is_root() || std::env::var_os("TERMSPRAWL_NO_SANDBOX").is_some());
+        settings.windowless_rendering_enabled = 1;
+        settings.external_message_pump = 1;
+        settings.root_cache_path = CefStringUtf16::from(root.to_string_lossy().as_ref());
+        if temp_profile.is_none() {
+            settings.cache_path = CefStringUtf16::from(root.to_string_lossy().as_ref());
+            settings.persist_session_cookies = 1;
+        }
+        let log_file = config.log_file.clone().unwrap_or_else(|| root.join("chromium.log"));
+        settings.log_file = CefStringUtf16::from(log_file.to_string_lossy().as_ref());
+        settings.log_severity = cef::LogSeverity::from(cef::sys::cef_log_severity_t::LOGSEVERITY_WARNING);
+        settings.background_color = 0xFFFF_FFFF;
+
+        let args = Args::new();
+        let mut app = App::new(BridgeApp::create());
+        let ok = cef::initialize(Some(args.as_main_args()), Some(&settings), Some(&mut app), std::ptr::null_mut());
+        if ok != 1 {
+            return Err(EngineError::InitializeFailed(cef::get_exit_code()));
+        }
+        let engine = Engine { _app: app, _profile_lock: profile_lock, temp_profile, shut_down: false };
+        let timeout = Duration::from_secs(20);
+        if !engine.pump_until(timeout, || CONTEXT_READY.load(Ordering::Acquire)) {
+            return Err(EngineError::InitTimeout(timeout));
+        }
+        tracing::info!(display = ?config.display, persistent = engine.temp_profile.is_none(), "browser engine started");
+        Ok(engine)
+    }
+
+    /// Does CEF's pending work (call when scheduled, and at least every [`MAX_PUMP_INTERVAL`]).
+    pub fn pump(&self) {
+        *SCHEDULE.at.lock() = None;
+        cef::do_message_loop_work();
+    }
+
+    /// When the next pump is due (at the latest [`MAX_PUMP_INTERVAL`] from now).
+    pub fn next_pump_deadline(&self) -> Instant {
+        let cap = Instant::now() + MAX_PUMP_INTERVAL;
+        SCHEDULE.at.lock().map_or(cap, |at| at.min(cap))
+    }
+
+    /// Waits for the next scheduled pump (at most until `limit`) and pumps.
+    pub fn wait_and_pump(&self, limit: Instant) {
+        let mut g = SCHEDULE.at.lock();
+        loop {
+            let now = Instant::now();
+            let due = g.map_or(now + MAX_PUMP_INTERVAL, |at| at.min(now + MAX_PUMP_INTERVAL)).min(limit);
+            if now >= due || g.is_some_and(|at| at <= now) {
+                break;
+            }
+            let _ = SCHEDULE.cv.wait_until(&mut g, due);
+            if Instant::now() >= limit {
+                break;
+            }
+        }
+        drop(g);
+        self.pump();
+    }
+
+    /// Pumps until `done()` or `timeout`; returns whether `done()` became true.
+    pub fn pump_until(&self, timeout: Duration, mut done: impl FnMut() -> bool) -> bool {
+        let end = Instant::now() + timeout;
+        loop {
+            if done() {
+                return true;
+            }
+            if Instant::now() >= end {
+                return false;
+            }
+            self.wait_and_pump(end);
+        }
+    }
+
+    /// Pumps for `duration`.
+    pub fn pump_for(&self, duration: Duration) {
+        self.pump_until(duration, || false);
+    }
+
+    /// Creates an off-screen browser (the URL must pass the policy). The handle is
+    /// usable at once; DevTools messages are queued until CEF created it.
+    pub fn create_browser(&self, options: &BrowserOptions) -> Result<BrowserHandle, EngineError> {
+        let size = check_size(options.width, options.height)?;
+        if !url_policy::is_allowed_nav_url(&options.url) {
+            return Err(BrowserError::Refused(url_policy::UrlPolicyError::RefusedScheme(options.url.split(':').next().unwrap_or("").to_string())).into());
+        }
+        let fps = options.frame_rate.clamp(1, 60);
+        let shared = Arc::new(BrowserShared::new(registry::next_id(), size, &options.url, None, fps));
+        registry::insert(shared.clone());
+        let window = cef::WindowInfo {
+            windowless_rendering_enabled: 1,
+            parent_window: 0,
+            bounds: cef::Rect { x: 0, y: 0, width: size.0, height: size.1 },
+            ..Default::default()
+        };
+        let settings = cef::BrowserSettings { windowless_frame_rate: fps as i32, background_color: 0xFFFF_FFFF, ..Default::default() };
+        let mut client = cef::Client::new(BridgeClient::for_browser(shared.id));
+        let ok = cef::browser_host_create_browser(
+            Some(&window),
+            Some(&mut client),
+            Some(&CefStringUtf16::from(options.url.as_str())),
+            Some(&settings),
+            Option::<&mut cef::DictionaryValue>::None,
+            Option::<&mut cef::RequestContext>::None,
+        );
+        if ok != 1 {
+            registry::remove(shared.id);
+            return Err(BrowserError::CreateFailed.into());
+        }
+        Ok(BrowserHandle { shared })
+    }
+
+    /// A handle to a live browser by id (e.g. a popup announced by an event).
+    pub fn browser(&self, id: crate::BrowserId) -> Option<BrowserHandle> {
+        registry::get(id).map(|shared| BrowserHandle { shared })
+    }
+
+    /// Every live browser.
+    pub fn browsers(&self) -> Vec<BrowserHandle> {
+        registry::all().into_iter().map(|shared| BrowserHandle { shared }).collect()
+    }
+
+    /// Closes every browser, shuts CEF down and waits for its child processes to exit.
+    pub fn shutdown(mut self) {
+        self.shutdown_inner();
+    }
+
+    fn shutdown_inner(&mut self) {
+        if self.shut_down {
+            return;
+        }
+        self.shut_down = true;
+        for b in self.browsers() {
+            let _ = b.close();
+        }
+        let closed = self.pump_until(Duration::from_secs(5), || registry::all().is_empty());
+        if !closed {
+            tracing::warn!(left = registry::all().len(), "browsers did not close within 5 s");
+        }
+        // A few more turns let CEF finish posted work before shutdown.
+        self.pump_for(Duration::from_millis(50));
+        cef::shutdown();
+        reap_children(Duration::from_secs(5));
+        if let Some(dir) = self.temp_profile.take() {
+            if let Err(e) = std::fs::remove_dir_all(&dir) {
+                tracing::debug!(error = %e, "temporary profile not removed");
+            }
+        }
+        tracing::info!("browser engine stopped");
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.shutdown_inner();
+    }
+}
+
+/// Pids of this process's children that run this same executable (CEF helpers).
+pub fn helper_children() -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let Ok(exe) = std::fs::read_link("/proc/self/exe") else { return vec![] };
+    let Ok(dir) = std::fs::read_dir("/proc") else { return vec![] };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let ppid = stat.rfind(')').and_then(|i| stat[i + 2..].split(' ').nth(1)).and_then(|p| p.parse::<i32>().ok());
+            ppid == Some(me) && std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == exe)
+        })
+        .collect()
+}
+
+/// Waits for CEF's helper children to exit (reaping them); kills stragglers.
+fn reap_children(timeout: Duration) {
+    let end = Instant::now() + timeout;
+    loop {
+        let kids = helper_children();
+        for pid in &kids {
+            let mut status = 0;
+            // SAFETY: waitpid on our own child with WNOHANG.
+            unsafe { libc::waitpid(*pid, &mut status, libc::WNOHANG) };
+        }
+        let kids = helper_children().into_iter().filter(|p| !is_zombie(*p)).collect::<Vec<_>>();
+        if kids.is_empty() {
+            break;
+        }
+        if Instant::now() >= end {
+            tracing::warn!(?kids, "Chromium helpers still running after shutdown; killing them");
+            for pid in kids {
+                // SAFETY: signalling our own child.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                let mut status = 0;
+                // SAFETY: reaping our own child.
+                unsafe { libc::waitpid(pid, &mut status, 0) };
+            }
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.rfind(')').is_some_and(|i| s[i + 2..].starts_with('Z')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn switches_differ_by_display() {
+        let h = switches_for(DisplayMode::Headless);
+        assert!(h.contains(&("ozone-platform".into(), Some("headless".into()))));
+        let x = switches_for(DisplayMode::X11);
+        assert!(!x.iter().any(|(n, _)| n == "ozone-platform"));
+        for s in [&h, &x] {
+            assert!(s.iter().any(|(n, _)| n == "disable-gpu"));
+            assert!(s.iter().any(|(n, _)| n == "disable-gpu-compositing"));
+        }
+    }
+
+    #[test]
+    fn download_names_are_sanitised_and_unique() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = unique_download_path(dir.path(), "../../etc/passwd");
+        assert_eq!(p.parent().unwrap(), dir.path());
+        assert_eq!(p.file_name().unwrap(), "_.._etc_passwd");
+        std::fs::write(dir.path().join("report.pdf"), b"x").unwrap();
+        assert_eq!(unique_download_path(dir.path(), "report.pdf").file_name().unwrap(), "report (2).pdf");
+        assert_eq!(unique_download_path(dir.path(), "").file_name().unwrap(), "download");
+    }
+
+    #[test]
+    fn profile_lock_is_exclusive() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = lock_profile(dir.path()).unwrap();
+        assert!(matches!(lock_profile(dir.path()), Err(EngineError::ProfileInUse(_))));
+        drop(a);
+        assert!(lock_profile(dir.path()).is_ok());
+    }
+}

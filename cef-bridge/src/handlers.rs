@@ -1,0 +1,466 @@
+//! The CEF handler objects: where CEF's callbacks enter this crate.
+//!
+//! One [`BridgeClient`] per created browser carries the id the browser was
+//! registered under; popups inherit their opener's client, so every callback
+//! after creation resolves its browser through CEF's own id (`registry::by_cef`).
+
+use crate::browser::{BrowserShared, CefRef, HostSender, DEFAULT_FRAME_RATE, DEFAULT_POPUP_SIZE};
+use crate::cef_object::cef_object;
+use crate::defects::{self, string_from_cef};
+use crate::events::{BrowserEvent, BrowserId, PixelRect, Termination};
+use crate::{engine, popups, registry, url_policy};
+use cef::{
+    sys, CefStringUtf16, DevToolsMessageObserver, DisplayHandler, DownloadHandler, ImplApp, ImplBeforeDownloadCallback, ImplBrowser,
+    ImplBrowserHost, ImplBrowserProcessHandler, ImplClient, ImplCommandLine, ImplDevToolsMessageObserver, ImplDisplayHandler,
+    ImplDownloadHandler, ImplDownloadItem, ImplDownloadItemCallback, ImplFrame, ImplLifeSpanHandler, ImplLoadHandler,
+    ImplMediaAccessCallback, ImplPermissionHandler, ImplPermissionPromptCallback, ImplRenderHandler, ImplRequest, ImplRequestHandler,
+    LifeSpanHandler, LoadHandler, PermissionHandler, RenderHandler, RequestHandler,
+};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+fn shared_of(browser: Option<&mut impl ImplBrowser>) -> Option<Arc<BrowserShared>> {
+    browser.and_then(|b| registry::by_cef(b.get_identifier()))
+}
+
+// ------------------------------------------------------------------ app
+
+cef_object!(BridgeApp, _cef_app_t, WrapApp {});
+
+impl ImplApp for BridgeApp {
+    fn get_raw(&self) -> *mut sys::_cef_app_t {
+        self.object.cast()
+    }
+    fn on_before_command_line_processing(&self, process_type: Option<&CefStringUtf16>, command_line: Option<&mut impl ImplCommandLine>) {
+        // Only the browser process decides flags; children inherit them.
+        if process_type.map(string_from_cef).is_some_and(|t| !t.is_empty()) {
+            return;
+        }
+        let Some(cl) = command_line else { return };
+        for (name, value) in engine::chromium_switches() {
+            let n = CefStringUtf16::from(name.as_str());
+            match value {
+                Some(v) => cl.append_switch_with_value(Some(&n), Some(&CefStringUtf16::from(v.as_str()))),
+                None => cl.append_switch(Some(&n)),
+            }
+        }
+    }
+    fn get_browser_process_handler(&self) -> Option<cef::BrowserProcessHandler> {
+        Some(cef::BrowserProcessHandler::new(BridgeProcessHandler::create()))
+    }
+}
+
+cef_object!(BridgeProcessHandler, _cef_browser_process_handler_t, WrapBrowserProcessHandler {});
+
+impl ImplBrowserProcessHandler for BridgeProcessHandler {
+    fn get_raw(&self) -> *mut sys::_cef_browser_process_handler_t {
+        self.object.cast()
+    }
+    fn on_context_initialized(&self) {
+        engine::mark_context_initialized();
+    }
+    fn on_already_running_app_relaunch(&self, _command_line: Option<&mut impl ImplCommandLine>, _dir: Option<&CefStringUtf16>) -> i32 {
+        // Handled: without this a second start on the same profile opens a Chrome "New Tab" window.
+        1
+    }
+    fn on_schedule_message_pump_work(&self, delay_ms: i64) {
+        engine::schedule_pump(delay_ms);
+    }
+}
+
+// ------------------------------------------------------------------ client
+
+cef_object!(BridgeClient, _cef_client_t, WrapClient {
+    id: BrowserId,
+    render: RenderHandler,
+    life: LifeSpanHandler,
+    load: LoadHandler,
+    display: DisplayHandler,
+    request: RequestHandler,
+    permission: PermissionHandler,
+    download: DownloadHandler,
+});
+
+impl BridgeClient {
+    /// A client (with its handlers) for the browser registered as `id`.
+    pub(crate) fn for_browser(id: BrowserId) -> Self {
+        Self::create(
+            id,
+            RenderHandler::new(BridgeRender::create()),
+            LifeSpanHandler::new(BridgeLifeSpan::create(id)),
+            LoadHandler::new(BridgeLoad::create()),
+            DisplayHandler::new(BridgeDisplay::create()),
+            RequestHandler::new(BridgeRequest::create()),
+            PermissionHandler::new(BridgePermission::create()),
+            DownloadHandler::new(BridgeDownload::create()),
+        )
+    }
+}
+
+impl ImplClient for BridgeClient {
+    fn get_raw(&self) -> *mut sys::_cef_client_t {
+        self.object.cast()
+    }
+    fn get_render_handler(&self) -> Option<RenderHandler> {
+        Some(self.render.clone())
+    }
+    fn get_life_span_handler(&self) -> Option<LifeSpanHandler> {
+        Some(self.life.clone())
+    }
+    fn get_load_handler(&self) -> Option<LoadHandler> {
+        Some(self.load.clone())
+    }
+    fn get_display_handler(&self) -> Option<DisplayHandler> {
+        Some(self.display.clone())
+    }
+    fn get_request_handler(&self) -> Option<RequestHandler> {
+        Some(self.request.clone())
+    }
+    fn get_permission_handler(&self) -> Option<PermissionHandler> {
+        Some(self.permission.clone())
+    }
+    fn get_download_handler(&self) -> Option<DownloadHandler> {
+        Some(self.download.clone())
+    }
+}
+
+// ------------------------------------------------------------------ render
+
+cef_object!(BridgeRender, _cef_render_handler_t, WrapRenderHandler {}, patch = defects::patch_render_handler);
+
+impl ImplRenderHandler for BridgeRender {
+    fn get_raw(&self) -> *mut sys::_cef_render_handler_t {
+        self.object.cast()
+    }
+    fn on_paint(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        type_: cef::PaintElementType,
+        dirty_rects_count: usize,
+        dirty_rects: Option<&cef::Rect>,
+        buffer: *const u8,
+        width: i32,
+        height: i32,
+    ) {
+        let Some(shared) = shared_of(browser) else { return };
+        if buffer.is_null() || width <= 0 || height <= 0 {
+            return;
+        }
+        let len = width as usize * height as usize * 4;
+        // SAFETY: CEF guarantees `buffer` holds width*height BGRA pixels for this call.
+        let pixels = unsafe { std::slice::from_raw_parts(buffer, len) };
+        let ty: sys::cef_paint_element_type_t = type_.into();
+        let notify = if ty == sys::cef_paint_element_type_t::PET_POPUP {
+            shared.store_popup(pixels, width, height)
+        } else {
+            // The wrapper hands over only the first dirty rect: with several, repaint all.
+            let dirty: Vec<PixelRect> = match (dirty_rects_count, dirty_rects) {
+                (1, Some(r)) => vec![PixelRect { x: r.x.max(0) as u32, y: r.y.max(0) as u32, width: r.width.max(0) as u32, height: r.height.max(0) as u32 }],
+                _ => vec![PixelRect { x: 0, y: 0, width: width as u32, height: height as u32 }],
+            };
+            shared.store_view(pixels, width as u32, height as u32, &dirty)
+        };
+        if notify {
+            registry::emit(BrowserEvent::FrameReady { id: shared.id });
+        }
+    }
+    fn on_popup_show(&self, browser: Option<&mut impl ImplBrowser>, show: i32) {
+        let Some(shared) = shared_of(browser) else { return };
+        shared.popup_show(show != 0);
+        if show == 0 {
+            // Repaint what the dropdown covered.
+            if let Some(h) = shared.host.lock().as_ref() {
+                h.0.invalidate(cef::PaintElementType::from(sys::cef_paint_element_type_t::PET_VIEW));
+            }
+        }
+    }
+    fn on_popup_size(&self, browser: Option<&mut impl ImplBrowser>, rect: Option<&cef::Rect>) {
+        let (Some(shared), Some(r)) = (shared_of(browser), rect) else { return };
+        shared.popup_rect((r.x, r.y, r.width, r.height));
+    }
+}
+
+// ------------------------------------------------------------------ life span
+
+cef_object!(BridgeLifeSpan, _cef_life_span_handler_t, WrapLifeSpanHandler { client: BrowserId }, patch = defects::patch_life_span_handler);
+
+impl ImplLifeSpanHandler for BridgeLifeSpan {
+    fn get_raw(&self) -> *mut sys::_cef_life_span_handler_t {
+        self.object.cast()
+    }
+    fn on_after_created(&self, browser: Option<&mut impl ImplBrowser>) {
+        let Some(b) = browser else { return };
+        let cef_id = b.get_identifier();
+        let Some(host) = b.get_host() else {
+            tracing::error!(cef_id, "created browser has no host");
+            return;
+        };
+        let url = b.get_main_frame().and_then(|f| f.get_url()).map(|u| string_from_cef(&u)).unwrap_or_default();
+        // The browser this client was made for, unless it is already bound (then: a popup).
+        let (shared, popup) = match registry::get(self.client) {
+            Some(s) if s.cef_id.lock().is_none() && b.is_popup() == 0 => (s, false),
+            _ => {
+                let opener = popups::take_pending_opener().and_then(registry::by_cef).map(|s| s.id);
+                let s = Arc::new(BrowserShared::new(registry::next_id(), DEFAULT_POPUP_SIZE, &url, opener, DEFAULT_FRAME_RATE));
+                registry::insert(s.clone());
+                (s, true)
+            }
+        };
+        registry::bind_cef_id(shared.id, cef_id);
+        let mut observer = DevToolsMessageObserver::new(BridgeObserver::create(shared.id));
+        let registration = host.add_dev_tools_message_observer(Some(&mut observer));
+        if registration.is_none() {
+            tracing::error!(id = %shared.id, "DevTools observer registration failed");
+        }
+        *shared.registration.lock() = registration.map(CefRef);
+        *shared.browser.lock() = host.get_browser().map(CefRef);
+        *shared.host.lock() = Some(CefRef(host.clone()));
+        shared.devtools.attach(Arc::new(HostSender(CefRef(host))));
+        tracing::debug!(id = %shared.id, cef_id, popup, "browser created");
+        match (popup, shared.opener) {
+            (true, Some(opener)) => registry::emit(BrowserEvent::PopupOpened { id: shared.id, opener }),
+            _ => registry::emit(BrowserEvent::Created { id: shared.id }),
+        }
+    }
+    fn on_before_close(&self, browser: Option<&mut impl ImplBrowser>) {
+        let Some(shared) = shared_of(browser) else { return };
+        shared.closed.store(true, Ordering::Release);
+        shared.devtools.detach("browser closed");
+        // Drop CEF references on the UI thread, before the browser goes away.
+        let registration = shared.registration.lock().take();
+        let host = shared.host.lock().take();
+        let b = shared.browser.lock().take();
+        drop((registration, host, b));
+        registry::remove(shared.id);
+        tracing::debug!(id = %shared.id, "browser closed");
+        registry::emit(BrowserEvent::Closed { id: shared.id });
+    }
+}
+
+// ------------------------------------------------------------------ load + display
+
+cef_object!(BridgeLoad, _cef_load_handler_t, WrapLoadHandler {});
+
+impl ImplLoadHandler for BridgeLoad {
+    fn get_raw(&self) -> *mut sys::_cef_load_handler_t {
+        self.object.cast()
+    }
+    fn on_loading_state_change(&self, browser: Option<&mut impl ImplBrowser>, is_loading: i32, can_go_back: i32, can_go_forward: i32) {
+        let Some(shared) = shared_of(browser) else { return };
+        shared.page.lock().loading = is_loading != 0;
+        registry::emit(BrowserEvent::LoadingStateChanged { id: shared.id, loading: is_loading != 0, can_go_back: can_go_back != 0, can_go_forward: can_go_forward != 0 });
+    }
+    fn on_load_end(&self, browser: Option<&mut impl ImplBrowser>, frame: Option<&mut impl ImplFrame>, http_status_code: i32) {
+        if !frame.is_some_and(|f| f.is_main() == 1) {
+            return;
+        }
+        let Some(shared) = shared_of(browser) else { return };
+        registry::emit(BrowserEvent::LoadFinished { id: shared.id, http_status: http_status_code });
+    }
+    fn on_load_error(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        frame: Option<&mut impl ImplFrame>,
+        error_code: cef::Errorcode,
+        error_text: Option<&CefStringUtf16>,
+        failed_url: Option<&CefStringUtf16>,
+    ) {
+        if !frame.is_some_and(|f| f.is_main() == 1) {
+            return;
+        }
+        let code: sys::cef_errorcode_t = error_code.into();
+        let code = code as i32;
+        // ERR_ABORTED: a navigation replaced by another one, not a failure.
+        if code == sys::cef_errorcode_t::ERR_ABORTED as i32 {
+            return;
+        }
+        let Some(shared) = shared_of(browser) else { return };
+        registry::emit(BrowserEvent::LoadFailed {
+            id: shared.id,
+            url: failed_url.map(string_from_cef).unwrap_or_default(),
+            error_code: code,
+            error_text: error_text.map(string_from_cef).unwrap_or_default(),
+        });
+    }
+}
+
+cef_object!(BridgeDisplay, _cef_display_handler_t, WrapDisplayHandler {});
+
+impl ImplDisplayHandler for BridgeDisplay {
+    fn get_raw(&self) -> *mut sys::_cef_display_handler_t {
+        self.object.cast()
+    }
+    fn on_address_change(&self, browser: Option<&mut impl ImplBrowser>, frame: Option<&mut impl ImplFrame>, url: Option<&CefStringUtf16>) {
+        if !frame.is_some_and(|f| f.is_main() == 1) {
+            return;
+        }
+        let Some(shared) = shared_of(browser) else { return };
+        let url = url.map(string_from_cef).unwrap_or_default();
+        shared.page.lock().url = url.clone();
+        registry::emit(BrowserEvent::AddressChanged { id: shared.id, url });
+    }
+    fn on_title_change(&self, browser: Option<&mut impl ImplBrowser>, title: Option<&CefStringUtf16>) {
+        let Some(shared) = shared_of(browser) else { return };
+        let title = title.map(string_from_cef).unwrap_or_default();
+        shared.page.lock().title = title.clone();
+        registry::emit(BrowserEvent::TitleChanged { id: shared.id, title });
+    }
+}
+
+// ------------------------------------------------------------------ request policy
+
+cef_object!(BridgeRequest, _cef_request_handler_t, WrapRequestHandler {});
+
+impl ImplRequestHandler for BridgeRequest {
+    fn get_raw(&self) -> *mut sys::_cef_request_handler_t {
+        self.object.cast()
+    }
+    fn on_before_browse(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        frame: Option<&mut impl ImplFrame>,
+        request: Option<&mut impl ImplRequest>,
+        _user_gesture: i32,
+        _is_redirect: i32,
+    ) -> i32 {
+        // The policy governs what the node shows: its main frame. Subframes stay
+        // inside the web sandbox of their embedding page.
+        if !frame.is_some_and(|f| f.is_main() == 1) {
+            return 0;
+        }
+        let url = request.and_then(|r| r.get_url()).map(|u| string_from_cef(&u)).unwrap_or_default();
+        if url_policy::is_allowed_nav_url(&url) {
+            return 0;
+        }
+        if let Some(shared) = shared_of(browser) {
+            tracing::info!(id = %shared.id, "navigation refused by the URL policy");
+            registry::emit(BrowserEvent::NavigationBlocked { id: shared.id, url });
+        }
+        1
+    }
+    fn on_open_urlfrom_tab(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        _frame: Option<&mut impl ImplFrame>,
+        target_url: Option<&CefStringUtf16>,
+        _target_disposition: cef::WindowOpenDisposition,
+        _user_gesture: i32,
+    ) -> i32 {
+        let url = target_url.map(string_from_cef).unwrap_or_default();
+        if let Some(shared) = shared_of(browser) {
+            if url_policy::is_allowed_nav_url(&url) && shared.opener.is_none() {
+                registry::emit(BrowserEvent::NewTabRequested { opener: shared.id, url });
+            }
+        }
+        1
+    }
+    fn on_render_process_terminated(&self, browser: Option<&mut impl ImplBrowser>, status: cef::TerminationStatus, error_code: i32, _error_string: Option<&CefStringUtf16>) {
+        let Some(shared) = shared_of(browser) else { return };
+        shared.devtools.fail_pending("render process terminated");
+        let status: sys::cef_termination_status_t = status.into();
+        let status = match status {
+            sys::cef_termination_status_t::TS_ABNORMAL_TERMINATION => Termination::Abnormal,
+            sys::cef_termination_status_t::TS_PROCESS_WAS_KILLED => Termination::Killed,
+            sys::cef_termination_status_t::TS_PROCESS_CRASHED => Termination::Crashed,
+            sys::cef_termination_status_t::TS_PROCESS_OOM => Termination::OutOfMemory,
+            sys::cef_termination_status_t::TS_LAUNCH_FAILED => Termination::LaunchFailed,
+            _ => Termination::Other,
+        };
+        tracing::warn!(id = %shared.id, ?status, error_code, "render process terminated");
+        registry::emit(BrowserEvent::RenderProcessTerminated { id: shared.id, status, error_code });
+    }
+}
+
+// ------------------------------------------------------------------ permissions + downloads
+
+cef_object!(BridgePermission, _cef_permission_handler_t, WrapPermissionHandler {});
+
+impl ImplPermissionHandler for BridgePermission {
+    fn get_raw(&self) -> *mut sys::_cef_permission_handler_t {
+        self.object.cast()
+    }
+    fn on_request_media_access_permission(
+        &self,
+        _browser: Option<&mut impl ImplBrowser>,
+        _frame: Option<&mut impl ImplFrame>,
+        _origin: Option<&CefStringUtf16>,
+        _requested: u32,
+        callback: Option<&mut impl ImplMediaAccessCallback>,
+    ) -> i32 {
+        // Camera and microphone: always denied.
+        if let Some(cb) = callback {
+            cb.cancel();
+        }
+        1
+    }
+    fn on_show_permission_prompt(
+        &self,
+        _browser: Option<&mut impl ImplBrowser>,
+        _prompt_id: u64,
+        _origin: Option<&CefStringUtf16>,
+        _requested: u32,
+        callback: Option<&mut impl ImplPermissionPromptCallback>,
+    ) -> i32 {
+        // Geolocation, notifications and every other prompt: denied.
+        if let Some(cb) = callback {
+            cb.cont(cef::PermissionRequestResult::from(sys::cef_permission_request_result_t::CEF_PERMISSION_RESULT_DENY));
+        }
+        1
+    }
+}
+
+cef_object!(BridgeDownload, _cef_download_handler_t, WrapDownloadHandler {});
+
+impl ImplDownloadHandler for BridgeDownload {
+    fn get_raw(&self) -> *mut sys::_cef_download_handler_t {
+        self.object.cast()
+    }
+    fn can_download(&self, _browser: Option<&mut impl ImplBrowser>, _url: Option<&CefStringUtf16>, _method: Option<&CefStringUtf16>) -> i32 {
+        1
+    }
+    fn on_before_download(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        _item: Option<&mut impl ImplDownloadItem>,
+        suggested_name: Option<&CefStringUtf16>,
+        callback: Option<&mut impl ImplBeforeDownloadCallback>,
+    ) -> i32 {
+        let Some(shared) = shared_of(browser) else { return 0 };
+        let name = suggested_name.map(string_from_cef).unwrap_or_default();
+        let Some(path) = engine::download_path(&name) else { return 0 };
+        if let Some(cb) = callback {
+            // show_dialog = 0: saved straight to the downloads folder, never opened.
+            cb.cont(Some(&CefStringUtf16::from(path.to_string_lossy().as_ref())), 0);
+        }
+        registry::emit(BrowserEvent::DownloadStarted { id: shared.id, path });
+        1
+    }
+    fn on_download_updated(&self, browser: Option<&mut impl ImplBrowser>, item: Option<&mut impl ImplDownloadItem>, _cb: Option<&mut impl ImplDownloadItemCallback>) {
+        let (Some(shared), Some(item)) = (shared_of(browser), item) else { return };
+        let complete = item.is_complete() == 1;
+        let ended = complete || item.is_canceled() == 1 || item.is_interrupted() == 1;
+        if !ended || !engine::first_download_end(item.get_id()) {
+            return;
+        }
+        let path = item.get_full_path().map(|p| string_from_cef(&p)).unwrap_or_default();
+        registry::emit(BrowserEvent::DownloadFinished { id: shared.id, path: path.into(), complete });
+    }
+}
+
+// ------------------------------------------------------------------ DevTools observer
+
+cef_object!(BridgeObserver, _cef_dev_tools_message_observer_t, WrapDevToolsMessageObserver { id: BrowserId });
+
+impl ImplDevToolsMessageObserver for BridgeObserver {
+    fn get_raw(&self) -> *mut sys::_cef_dev_tools_message_observer_t {
+        self.object.cast()
+    }
+    fn on_dev_tools_message(&self, _browser: Option<&mut impl ImplBrowser>, message: Option<&[u8]>) -> i32 {
+        // Parse it ourselves and return 1: CEF's own parser fails on Chromium's
+        // key order ("sessionId" after "result") and drops child-session traffic.
+        if let (Some(shared), Some(m)) = (registry::get(self.id), message) {
+            shared.devtools.deliver(m);
+        }
+        1
+    }
+}
