@@ -1,1 +1,30 @@
-//! terminal: PTY + VT state (crate doc replaced when the crate lands).
+//! terminal: everything about terminal nodes except drawing them. It owns the
+//! PTY and child process ([`Terminal`]), the VT state fed on a reader thread
+//! ([`Screen`], on alacritty_terminal), the renderer-neutral [`GridSnapshot`]
+//! with resolved colours, keyboard/paste/mouse encoding ([`keys`], [`mouse`]),
+//! selection and text extraction, session persistence ([`tmux`], [`persist`])
+//! and the agent CLI registry ([`agents`]). It must not know about wgpu, winit,
+//! CEF, the canvas or the tool server: the app reaches it through
+//! [`TerminalHost`] callbacks and plain data types.
+
+pub mod agents;
+mod colors;
+mod error;
+mod host;
+pub mod keys;
+pub mod mouse;
+pub mod persist;
+mod screen;
+mod selection;
+mod session;
+mod snapshot;
+mod text;
+pub mod tmux;
+
+pub use colors::{xterm_256, Rgb, Theme, DIM_FACTOR};
+pub use error::TerminalError;
+pub use host::{ExitStatus, TerminalHost};
+pub use screen::{InputModes, Screen, ScreenConfig, ScreenEvent, TermSize, DEFAULT_SCROLLBACK};
+pub use selection::{SelectionKind, Side};
+pub use session::{CommandSpec, Persistence, Terminal, TerminalConfig};
+pub use snapshot::{Cell, CellFlags, CursorShape, CursorSnapshot, GridSnapshot, Hyperlink, SelectionSpan};

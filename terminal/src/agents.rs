@@ -1,0 +1,315 @@
+//! Agent CLIs that can run in a terminal node: the preset registry, the
+//! user's `custom` agent from `preferences.json`, probing for the executable,
+//! and the running / waiting-for-input / exited status heuristic.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Errors about agent configuration or availability.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The agent's executable was not found (or is not executable): the node needs setup.
+    #[error("agent executable {looked_for:?} was not found on PATH; install it or set its path")]
+    NeedsSetup {
+        /// What was searched for.
+        looked_for: String,
+    },
+    /// `preferences.json` exists but cannot be used; nothing is launched.
+    #[error("malformed agent preferences {path}: {reason}")]
+    MalformedPreferences {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// `preferences.json` could not be read.
+    #[error("could not read agent preferences {path}: {source}")]
+    PreferencesIo {
+        /// The file.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// `custom` was requested but preferences define no custom agent.
+    #[error("no custom agent is configured in preferences.json")]
+    NoCustomAgent,
+    /// An agent id outside the registry.
+    #[error("unknown agent {0:?}; expected claude, codex, gemini, grok, openclaude or custom")]
+    Unknown(String),
+}
+
+/// The agents the app knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AgentKind {
+    /// Anthropic Claude Code.
+    Claude,
+    /// OpenAI Codex CLI.
+    Codex,
+    /// Google Gemini CLI.
+    Gemini,
+    /// Grok CLI.
+    Grok,
+    /// OpenClaude (Claude Code fork for other providers).
+    OpenClaude,
+    /// The user's own agent from preferences.json.
+    Custom,
+}
+
+impl AgentKind {
+    /// All kinds, presets first.
+    pub const ALL: [AgentKind; 6] =
+        [Self::Claude, Self::Codex, Self::Gemini, Self::Grok, Self::OpenClaude, Self::Custom];
+
+    /// The id used in tool requests and node data.
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Claude => "claude",
+            Self::Codex => "codex",
+            Self::Gemini => "gemini",
+            Self::Grok => "grok",
+            Self::OpenClaude => "openclaude",
+            Self::Custom => "custom",
+        }
+    }
+
+    /// Parses an id.
+    pub fn from_id(id: &str) -> Result<Self, AgentError> {
+        Self::ALL.into_iter().find(|k| k.id() == id).ok_or_else(|| AgentError::Unknown(id.to_owned()))
+    }
+}
+
+/// How an initial instruction is handed to an agent at launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InstructionStyle {
+    /// As the last positional argument (`claude "do X"`).
+    Positional,
+    /// After a flag (`gemini -i "do X"`).
+    Flag(String),
+}
+
+/// A resolved agent definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentSpec {
+    /// Which agent.
+    pub kind: AgentKind,
+    /// Executable name (looked up on PATH) or absolute path.
+    pub executable: String,
+    /// How to pass an instruction.
+    pub instruction: InstructionStyle,
+}
+
+/// The preset registry: (kind, executable, instruction flag; `None` = positional).
+/// Each CLI's interactive mode accepts the first prompt this way and keeps running.
+pub const AGENT_REGISTRY: [(AgentKind, &str, Option<&str>); 5] = [
+    (AgentKind::Claude, "claude", None),
+    (AgentKind::Codex, "codex", None),
+    (AgentKind::Gemini, "gemini", Some("--prompt-interactive")),
+    (AgentKind::Grok, "grok", Some("--prompt")),
+    (AgentKind::OpenClaude, "openclaude", None),
+];
+
+impl AgentSpec {
+    /// The preset for `kind`, or the custom agent from `prefs`.
+    pub fn resolve(kind: AgentKind, prefs: &Preferences) -> Result<Self, AgentError> {
+        if kind == AgentKind::Custom {
+            let custom = prefs.custom.as_ref().ok_or(AgentError::NoCustomAgent)?;
+            let instruction = match &custom.instruction_flag {
+                Some(flag) => InstructionStyle::Flag(flag.clone()),
+                None => InstructionStyle::Positional,
+            };
+            return Ok(Self { kind, executable: custom.executable.clone(), instruction });
+        }
+        let (_, executable, flag) = AGENT_REGISTRY
+            .iter()
+            .find(|(k, _, _)| *k == kind)
+            .ok_or_else(|| AgentError::Unknown(kind.id().to_owned()))?;
+        let instruction = match flag {
+            Some(flag) => InstructionStyle::Flag((*flag).to_owned()),
+            None => InstructionStyle::Positional,
+        };
+        Ok(Self { kind, executable: (*executable).to_owned(), instruction })
+    }
+
+    /// Arguments for launching with an optional first instruction.
+    pub fn launch_args(&self, instruction: Option<&str>) -> Vec<String> {
+        match (instruction.filter(|i| !i.is_empty()), &self.instruction) {
+            (None, _) => Vec::new(),
+            (Some(text), InstructionStyle::Positional) => vec![text.to_owned()],
+            (Some(text), InstructionStyle::Flag(flag)) => vec![flag.clone(), text.to_owned()],
+        }
+    }
+}
+
+/// The custom agent entry of preferences.json.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomAgent {
+    /// Executable name or absolute path.
+    pub executable: String,
+    /// Flag preceding the instruction; positional when absent.
+    pub instruction_flag: Option<String>,
+}
+
+/// Agent-related parts of `agent-tools/preferences.json` (other keys are ignored).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Preferences {
+    /// `{"custom": {"executable": "...", "instructionFlag": "..."}}`.
+    pub custom: Option<CustomAgent>,
+}
+
+impl Preferences {
+    /// Loads preferences; a missing file means defaults, a malformed one is an error.
+    pub fn load(path: &Path) -> Result<Self, AgentError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(source) => return Err(AgentError::PreferencesIo { path: path.to_owned(), source }),
+        };
+        Self::parse(&text).map_err(|reason| AgentError::MalformedPreferences { path: path.to_owned(), reason })
+    }
+
+    /// Parses preferences JSON, describing the first problem found.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+        let root = value.as_object().ok_or("top level must be an object")?;
+        let custom = match root.get("custom") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::Object(custom)) => {
+                let executable = match custom.get("executable") {
+                    Some(serde_json::Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+                    Some(serde_json::Value::String(_)) => return Err("custom.executable is empty".into()),
+                    Some(_) => return Err("custom.executable must be a string".into()),
+                    None => return Err("custom.executable is missing".into()),
+                };
+                if executable.contains('\0') {
+                    return Err("custom.executable contains NUL".into());
+                }
+                let instruction_flag = match custom.get("instructionFlag") {
+                    None | Some(serde_json::Value::Null) => None,
+                    Some(serde_json::Value::String(s)) if s.trim().is_empty() => None,
+                    Some(serde_json::Value::String(s)) if s.trim().starts_with('-') => Some(s.trim().to_owned()),
+                    Some(serde_json::Value::String(_)) => {
+                        return Err("custom.instructionFlag must start with '-'".into())
+                    },
+                    Some(_) => return Err("custom.instructionFlag must be a string".into()),
+                };
+                Some(CustomAgent { executable, instruction_flag })
+            },
+            Some(_) => return Err("custom must be an object".into()),
+        };
+        Ok(Self { custom })
+    }
+}
+
+/// Finds `executable` on `path_var` (a PATH-style list), or checks it directly when it
+/// is an absolute path. Returns the resolved file, or `NeedsSetup`.
+pub fn probe(executable: &str, path_var: Option<&OsStr>) -> Result<PathBuf, AgentError> {
+    let needs_setup = || AgentError::NeedsSetup { looked_for: executable.to_owned() };
+    if executable.is_empty() {
+        return Err(needs_setup());
+    }
+    let candidate = Path::new(executable);
+    if candidate.is_absolute() {
+        return if is_executable_file(candidate) { Ok(candidate.to_owned()) } else { Err(needs_setup()) };
+    }
+    // A relative path with a separator would depend on the app's cwd: refuse it.
+    if executable.contains('/') {
+        return Err(needs_setup());
+    }
+    let path_var = path_var.ok_or_else(needs_setup)?;
+    std::env::split_paths(path_var)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(executable))
+        .find(|file| is_executable_file(file))
+        .ok_or_else(needs_setup)
+}
+
+fn is_executable_file(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// What an agent node shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentStatus {
+    /// Producing output (or just started).
+    Running,
+    /// Quiet for at least the idle threshold after having produced output.
+    WaitingForInput,
+    /// The process ended.
+    Exited,
+}
+
+/// Status from timestamps alone: exited wins; otherwise quiet for `idle_after`
+/// since the last output means waiting for input; no output yet counts as running.
+pub fn agent_status(now: Instant, last_output: Option<Instant>, exited: bool, idle_after: Duration) -> AgentStatus {
+    if exited {
+        return AgentStatus::Exited;
+    }
+    match last_output {
+        Some(at) if now.saturating_duration_since(at) >= idle_after => AgentStatus::WaitingForInput,
+        _ => AgentStatus::Running,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_covers_every_preset_and_builds_arguments() {
+        let prefs = Preferences::default();
+        for kind in AgentKind::ALL.into_iter().filter(|k| *k != AgentKind::Custom) {
+            let spec = AgentSpec::resolve(kind, &prefs).unwrap();
+            assert_eq!(AgentKind::from_id(kind.id()).unwrap(), kind);
+            assert!(!spec.executable.is_empty());
+        }
+        let claude = AgentSpec::resolve(AgentKind::Claude, &prefs).unwrap();
+        assert_eq!(claude.launch_args(Some("fix it")), vec!["fix it"]);
+        assert!(claude.launch_args(None).is_empty());
+        let gemini = AgentSpec::resolve(AgentKind::Gemini, &prefs).unwrap();
+        assert_eq!(gemini.launch_args(Some("hi")), vec!["--prompt-interactive", "hi"]);
+        assert!(matches!(AgentSpec::resolve(AgentKind::Custom, &prefs), Err(AgentError::NoCustomAgent)));
+        assert!(matches!(AgentKind::from_id("vim"), Err(AgentError::Unknown(_))));
+    }
+
+    #[test]
+    fn custom_agent_from_preferences() {
+        let prefs = Preferences::parse(r#"{"custom":{"executable":"my-agent","instructionFlag":"--task"},"externalTerminal":"x"}"#).unwrap();
+        let spec = AgentSpec::resolve(AgentKind::Custom, &prefs).unwrap();
+        assert_eq!(spec.executable, "my-agent");
+        assert_eq!(spec.launch_args(Some("go")), vec!["--task", "go"]);
+        let positional = Preferences::parse(r#"{"custom":{"executable":"a"}}"#).unwrap();
+        assert_eq!(positional.custom.unwrap().instruction_flag, None);
+        assert_eq!(Preferences::parse("{}").unwrap(), Preferences::default());
+    }
+
+    #[test]
+    fn malformed_preferences_are_rejected_with_a_reason() {
+        for (text, needle) in [
+            ("not json", "invalid JSON"),
+            ("[]", "top level"),
+            (r#"{"custom":"claude"}"#, "custom must be an object"),
+            (r#"{"custom":{}}"#, "executable is missing"),
+            (r#"{"custom":{"executable":5}}"#, "must be a string"),
+            (r#"{"custom":{"executable":"  "}}"#, "empty"),
+            (r#"{"custom":{"executable":"a","instructionFlag":3}}"#, "instructionFlag must be a string"),
+            (r#"{"custom":{"executable":"a","instructionFlag":"task"}}"#, "start with '-'"),
+        ] {
+            let err = Preferences::parse(text).unwrap_err();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn status_is_a_function_of_timestamps() {
+        let t0 = Instant::now();
+        let idle = Duration::from_secs(5);
+        assert_eq!(agent_status(t0, None, false, idle), AgentStatus::Running);
+        assert_eq!(agent_status(t0 + Duration::from_secs(4), Some(t0), false, idle), AgentStatus::Running);
+        assert_eq!(agent_status(t0 + Duration::from_secs(5), Some(t0), false, idle), AgentStatus::WaitingForInput);
+        assert_eq!(agent_status(t0 + Duration::from_secs(9), Some(t0), true, idle), AgentStatus::Exited);
+        // A clock reading before the last output (different sources) is not "idle".
+        assert_eq!(agent_status(t0, Some(t0 + Duration::from_secs(1)), false, idle), AgentStatus::Running);
+    }
+}

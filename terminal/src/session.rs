@@ -1,0 +1,498 @@
+//! A live terminal: a child process on a PTY, with reader, parser, writer and
+//! waiter threads feeding a shared [`Screen`] and calling the [`TerminalHost`].
+//!
+//! Threads (all named `term-*`): the reader does blocking PTY reads and hands
+//! chunks to the parser; the parser owns the VT parser lock time, flushes
+//! stalled synchronized updates, and calls the host outside the lock; the
+//! writer performs blocking PTY writes so the caller never blocks; the waiter
+//! reaps the child. Linux reports EIO on the master once the child side is
+//! gone; that is treated as end of file.
+
+use std::ffi::OsString;
+use std::io::{ErrorKind, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, PtySize};
+
+use crate::colors::Theme;
+use crate::error::TerminalError;
+use crate::host::{ExitStatus, TerminalHost};
+use crate::persist;
+use crate::screen::{InputModes, Screen, ScreenConfig, ScreenEvent, TermSize, DEFAULT_SCROLLBACK};
+use crate::snapshot::GridSnapshot;
+use crate::tmux::TmuxSession;
+
+/// How long output may keep arriving after the child exits before exit is reported anyway
+/// (a background job can hold the PTY open forever).
+const EXIT_DRAIN_GRACE: Duration = Duration::from_millis(500);
+
+/// How long the writer keeps the PTY writer open after input ends, waiting for the child to
+/// exit; portable-pty sends "\n" + EOF when it is dropped, which must not reach a tmux client.
+const WRITER_CLOSE_WAIT: Duration = Duration::from_secs(5);
+
+/// Read chunks in flight between reader and parser; bounds memory under a flood.
+const READ_QUEUE_DEPTH: usize = 64;
+
+/// What to run in a terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// Program (looked up on PATH).
+    pub program: String,
+    /// Arguments.
+    pub args: Vec<String>,
+}
+
+/// How a terminal's contents outlive the app.
+#[derive(Debug, Clone, Default)]
+pub enum Persistence {
+    /// Nothing survives.
+    #[default]
+    None,
+    /// Run inside this tmux session; reopening re-attaches. Dropping the
+    /// `Terminal` detaches; [`TmuxSession::kill`] ends it.
+    Tmux(TmuxSession),
+    /// Start a fresh process, but first show this saved snapshot (from
+    /// [`Screen::ansi_snapshot`]) under a "session restored" marker.
+    Restore(Vec<u8>),
+}
+
+/// Everything needed to start a terminal.
+#[derive(Debug, Clone)]
+pub struct TerminalConfig {
+    /// Command to run; `None` runs `$SHELL` (or `/bin/sh`).
+    pub command: Option<CommandSpec>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Extra environment (e.g. `TERMSPRAWL_NODE_ID`), on top of the app's own plus
+    /// `TERM=xterm-256color` and `COLORTERM=truecolor`.
+    pub env: Vec<(String, String)>,
+    /// Initial size.
+    pub size: TermSize,
+    /// Scrollback lines (ignored inside tmux, which keeps its own history).
+    pub scrollback_lines: usize,
+    /// Colours.
+    pub theme: Theme,
+    /// Session persistence.
+    pub persistence: Persistence,
+}
+
+impl TerminalConfig {
+    /// A shell in `cwd` at `size` with defaults for everything else.
+    pub fn new(cwd: impl Into<PathBuf>, size: TermSize) -> Self {
+        Self {
+            command: None,
+            cwd: cwd.into(),
+            env: Vec::new(),
+            size,
+            scrollback_lines: DEFAULT_SCROLLBACK,
+            theme: Theme::default(),
+            persistence: Persistence::None,
+        }
+    }
+}
+
+/// Messages into the parser thread.
+enum ParserMsg {
+    Data(Vec<u8>),
+    Eof,
+    Exited(ExitStatus),
+}
+
+/// Exit status shared between the waiter, the writer and callers.
+#[derive(Default)]
+struct ExitCell {
+    status: Mutex<Option<ExitStatus>>,
+    changed: Condvar,
+}
+
+impl ExitCell {
+    fn set(&self, status: ExitStatus) {
+        *self.status.lock() = Some(status);
+        self.changed.notify_all();
+    }
+
+    fn wait(&self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        let mut status = self.status.lock();
+        while status.is_none() {
+            if self.changed.wait_until(&mut status, deadline).timed_out() {
+                break;
+            }
+        }
+        status.clone()
+    }
+}
+
+/// A running terminal session. Dropping it hangs up the child (a tmux client
+/// detaches, leaving the session alive); threads finish on their own.
+pub struct Terminal {
+    screen: Arc<Mutex<Screen>>,
+    input: Sender<Vec<u8>>,
+    master: Mutex<Box<dyn MasterPty + Send>>,
+    killer: Mutex<Box<dyn ChildKiller + Send + Sync>>,
+    pid: Option<u32>,
+    exit: Arc<ExitCell>,
+    tmux: Option<TmuxSession>,
+}
+
+impl Terminal {
+    /// Starts the child on a new PTY and the session threads.
+    pub fn spawn(config: TerminalConfig, host: Arc<dyn TerminalHost>) -> Result<Self, TerminalError> {
+        config.size.validate()?;
+        if !config.cwd.is_dir() {
+            return Err(TerminalError::BadWorkingDir(config.cwd.clone()));
+        }
+        for (name, value) in &config.env {
+            let reason = if name.is_empty() || name.contains('=') {
+                "name must be non-empty and contain no '='"
+            } else if name.contains('\0') || value.contains('\0') {
+                "contains NUL"
+            } else {
+                continue;
+            };
+            return Err(TerminalError::BadEnv { name: name.clone(), reason });
+        }
+
+        let mut screen = Screen::new(
+            config.size,
+            ScreenConfig { scrollback_lines: config.scrollback_lines, theme: config.theme.clone() },
+        )?;
+        if let Persistence::Restore(snapshot) = &config.persistence {
+            screen.feed(&persist::restore_stream(snapshot));
+            // Replies to anything in the old output must not reach the new process.
+            screen.take_events();
+        }
+
+        let (program, args) = resolve_command(&config);
+        let mut cmd = CommandBuilder::new(&program);
+        cmd.args(&args);
+        cmd.cwd(&config.cwd);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("COLORTERM", "truecolor");
+        // A tmux client started from inside tmux would refuse to nest.
+        cmd.env_remove("TMUX");
+        for (key, value) in &config.env {
+            cmd.env(key, value);
+        }
+
+        let pty = native_pty_system()
+            .openpty(pty_size(config.size))
+            .map_err(|e| TerminalError::OpenPty(e.to_string()))?;
+        let mut child = pty.slave.spawn_command(cmd).map_err(|e| TerminalError::Spawn {
+            program: program.to_string_lossy().into_owned(),
+            reason: e.to_string(),
+        })?;
+        // Our copy of the slave must go, or the reader never sees EOF.
+        drop(pty.slave);
+        let pid = child.process_id();
+        let killer = child.clone_killer();
+        let reader = pty.master.try_clone_reader().map_err(|e| TerminalError::OpenPty(e.to_string()))?;
+        let writer = pty.master.take_writer().map_err(|e| TerminalError::OpenPty(e.to_string()))?;
+        tracing::debug!(pid, program = %program.to_string_lossy(), "terminal spawned");
+
+        let screen = Arc::new(Mutex::new(screen));
+        let exit = Arc::new(ExitCell::default());
+        let (input_tx, input_rx) = mpsc::channel::<Vec<u8>>();
+        let (parser_tx, parser_rx) = mpsc::sync_channel::<ParserMsg>(READ_QUEUE_DEPTH);
+
+        spawn_thread("term-writer", {
+            let exit = exit.clone();
+            move || writer_loop(writer, input_rx, exit)
+        })?;
+        spawn_thread("term-reader", {
+            let tx = parser_tx.clone();
+            move || reader_loop(reader, tx)
+        })?;
+        spawn_thread("term-waiter", {
+            let tx = parser_tx;
+            let exit = exit.clone();
+            move || {
+                let status: ExitStatus = match child.wait() {
+                    Ok(status) => status.into(),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "waiting for terminal child failed");
+                        ExitStatus { code: 1, signal: None }
+                    },
+                };
+                exit.set(status.clone());
+                let _ = tx.send(ParserMsg::Exited(status));
+            }
+        })?;
+        spawn_thread("term-parser", {
+            let screen = screen.clone();
+            let input = input_tx.clone();
+            move || parser_loop(parser_rx, screen, input, host)
+        })?;
+
+        let tmux = match config.persistence {
+            Persistence::Tmux(session) => Some(session),
+            _ => None,
+        };
+        Ok(Self {
+            screen,
+            input: input_tx,
+            master: Mutex::new(pty.master),
+            killer: Mutex::new(killer),
+            pid,
+            exit,
+            tmux,
+        })
+    }
+
+    /// Sends raw bytes to the program (already-encoded keys, mouse reports, paste).
+    /// Never blocks: a writer thread drains the queue.
+    pub fn write(&self, bytes: impl Into<Vec<u8>>) -> Result<(), TerminalError> {
+        let bytes = bytes.into();
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.input.send(bytes).map_err(|_| TerminalError::WriterClosed)
+    }
+
+    /// Encodes and sends a key press, honouring the program's current modes.
+    pub fn send_key(&self, key: crate::keys::Key, mods: crate::keys::Modifiers) -> Result<(), TerminalError> {
+        let modes = self.input_modes();
+        self.write(crate::keys::encode_key(key, mods, &modes))
+    }
+
+    /// Pastes text (bracketed when the program asked for it).
+    pub fn paste(&self, text: &str) -> Result<(), TerminalError> {
+        let modes = self.input_modes();
+        self.write(crate::keys::encode_paste(text, modes.bracketed_paste))
+    }
+
+    /// Resizes the grid and the PTY (the child gets SIGWINCH).
+    pub fn resize(&self, size: TermSize) -> Result<(), TerminalError> {
+        self.screen.lock().resize(size)?;
+        self.master.lock().resize(pty_size(size)).map_err(|e| TerminalError::Resize(e.to_string()))
+    }
+
+    /// Runs `f` with the screen locked (snapshot, selection, scrolling). Keep it short:
+    /// the parser waits for the lock.
+    pub fn with_screen<R>(&self, f: impl FnOnce(&mut Screen) -> R) -> R {
+        f(&mut self.screen.lock())
+    }
+
+    /// A drawable copy of the visible grid.
+    pub fn snapshot(&self) -> GridSnapshot {
+        self.screen.lock().snapshot()
+    }
+
+    /// See [`Screen::generation`]: compare with the last drawn frame's value.
+    pub fn generation(&self) -> u64 {
+        self.screen.lock().generation()
+    }
+
+    /// Current input modes (for key, mouse and wheel encoding).
+    pub fn input_modes(&self) -> InputModes {
+        self.screen.lock().input_modes()
+    }
+
+    /// When the program last produced output.
+    pub fn last_output_at(&self) -> Option<Instant> {
+        self.screen.lock().last_output_at()
+    }
+
+    /// Text for agents: the last `max_chars` of history and screen. Inside tmux the
+    /// pane's own history is read (falling back to the screen if tmux fails).
+    pub fn read_text(&self, max_chars: usize) -> String {
+        if let Some(session) = &self.tmux {
+            match session.capture_text(max_chars) {
+                Ok(text) => return text,
+                Err(e) => tracing::warn!(error = %e, "tmux capture failed; using the visible screen"),
+            }
+        }
+        self.screen.lock().read_text(max_chars)
+    }
+
+    /// The child's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// The tmux session backing this terminal, if any.
+    pub fn tmux_session(&self) -> Option<&TmuxSession> {
+        self.tmux.as_ref()
+    }
+
+    /// The exit status, once the child has exited and been reaped.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        self.exit.status.lock().clone()
+    }
+
+    /// Blocks up to `timeout` for the child to exit (for shutdown paths and tests).
+    pub fn wait_exit(&self, timeout: Duration) -> Option<ExitStatus> {
+        self.exit.wait(timeout)
+    }
+
+    /// Sends SIGHUP to the child (for a tmux client: detach).
+    pub fn hangup(&self) {
+        if self.exit_status().is_none() {
+            if let Err(e) = self.killer.lock().kill() {
+                tracing::debug!(error = %e, "hangup of terminal child failed");
+            }
+        }
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        // SIGHUP, as a closing terminal window would. The writer thread keeps the PTY
+        // writer until the child is gone (see WRITER_CLOSE_WAIT).
+        self.hangup();
+    }
+}
+
+fn resolve_command(config: &TerminalConfig) -> (OsString, Vec<OsString>) {
+    let user_command = config.command.as_ref().map(|c| (c.program.as_str(), c.args.as_slice()));
+    if let Persistence::Tmux(session) = &config.persistence {
+        let mut env = vec![
+            ("TERM_PROGRAM".to_owned(), "termsprawl".to_owned()),
+            ("COLORTERM".to_owned(), "truecolor".to_owned()),
+        ];
+        env.extend(config.env.iter().cloned());
+        let (program, args) = session.client_command(&config.cwd, &env, user_command);
+        return (program.into_os_string(), args);
+    }
+    match &config.command {
+        Some(spec) => (spec.program.clone().into(), spec.args.iter().map(OsString::from).collect()),
+        None => (default_shell(), Vec::new()),
+    }
+}
+
+fn default_shell() -> OsString {
+    std::env::var_os("SHELL")
+        .filter(|s| !s.is_empty() && Path::new(s).is_absolute())
+        .unwrap_or_else(|| "/bin/sh".into())
+}
+
+fn pty_size(size: TermSize) -> PtySize {
+    PtySize {
+        rows: size.rows,
+        cols: size.cols,
+        pixel_width: size.cols.saturating_mul(size.cell_width),
+        pixel_height: size.rows.saturating_mul(size.cell_height),
+    }
+}
+
+fn spawn_thread(name: &'static str, f: impl FnOnce() + Send + 'static) -> Result<(), TerminalError> {
+    std::thread::Builder::new()
+        .name(name.to_owned())
+        .spawn(f)
+        .map(|_| ())
+        .map_err(|e| TerminalError::Thread(name, e))
+}
+
+fn reader_loop(mut reader: Box<dyn Read + Send>, tx: SyncSender<ParserMsg>) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                if tx.send(ParserMsg::Data(buf[..n].to_vec())).is_err() {
+                    return;
+                }
+            },
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            // Linux: EIO once every slave fd is closed, i.e. end of file.
+            Err(e) if e.raw_os_error() == Some(5) => break,
+            Err(e) => {
+                tracing::warn!(error = %e, "terminal pty read failed");
+                break;
+            },
+        }
+    }
+    let _ = tx.send(ParserMsg::Eof);
+}
+
+fn writer_loop(mut writer: Box<dyn Write + Send>, input: Receiver<Vec<u8>>, exit: Arc<ExitCell>) {
+    for bytes in input.iter() {
+        if let Err(e) = writer.write_all(&bytes).and_then(|()| writer.flush()) {
+            tracing::debug!(error = %e, "terminal pty write failed");
+            break;
+        }
+    }
+    exit.wait(WRITER_CLOSE_WAIT);
+    drop(writer);
+}
+
+fn parser_loop(
+    rx: Receiver<ParserMsg>,
+    screen: Arc<Mutex<Screen>>,
+    input: Sender<Vec<u8>>,
+    host: Arc<dyn TerminalHost>,
+) {
+    let mut eof = false;
+    let mut exited: Option<(ExitStatus, Instant)> = None;
+    loop {
+        let sync_deadline = screen.lock().sync_deadline();
+        let exit_deadline = exited.as_ref().map(|(_, at)| *at + EXIT_DRAIN_GRACE);
+        let deadline = match (sync_deadline, exit_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let msg = match deadline {
+            Some(deadline) => {
+                match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                    Ok(msg) => Some(msg),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            },
+            None => match rx.recv() {
+                Ok(msg) => Some(msg),
+                Err(_) => break,
+            },
+        };
+        let events = {
+            let mut screen = screen.lock();
+            match &msg {
+                Some(ParserMsg::Data(bytes)) => screen.feed(bytes),
+                Some(_) => {},
+                None => {
+                    if screen.sync_deadline().is_some_and(|d| d <= Instant::now()) {
+                        screen.flush_sync();
+                    }
+                },
+            }
+            screen.take_events()
+        };
+        dispatch(&events, &input, host.as_ref());
+        match msg {
+            Some(ParserMsg::Data(_)) => host.wakeup(),
+            Some(ParserMsg::Eof) => eof = true,
+            Some(ParserMsg::Exited(status)) => exited = Some((status, Instant::now())),
+            None => host.wakeup(),
+        }
+        if let Some((status, at)) = &exited {
+            if eof || Instant::now() >= *at + EXIT_DRAIN_GRACE {
+                {
+                    let mut screen = screen.lock();
+                    screen.flush_sync();
+                }
+                host.wakeup();
+                tracing::debug!(code = status.code, "terminal child exited");
+                host.exited(status.clone());
+                return;
+            }
+        }
+    }
+}
+
+fn dispatch(events: &[ScreenEvent], input: &Sender<Vec<u8>>, host: &dyn TerminalHost) {
+    for event in events {
+        match event {
+            ScreenEvent::Title(title) => host.title_changed(title.clone()),
+            ScreenEvent::Bell => host.bell(),
+            ScreenEvent::ClipboardStore(text) => host.clipboard_store(text.clone()),
+            ScreenEvent::PtyWrite(bytes) => {
+                // The writer is gone only after the child exited; replies no longer matter.
+                let _ = input.send(bytes.clone());
+            },
+        }
+    }
+}

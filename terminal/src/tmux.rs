@@ -1,0 +1,326 @@
+//! Sessions that survive app restarts by running inside tmux on a private
+//! socket: reopening a node re-attaches (`new-session -A`) with scrollback
+//! intact. The app's own tmux config is never read (`-f /dev/null`).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Oldest tmux whose behaviour this module relies on (`-e` on new-session, array options).
+pub const MIN_VERSION: TmuxVersion = TmuxVersion { major: 3, minor: 2 };
+
+/// History kept inside tmux, in lines.
+pub const HISTORY_LIMIT: u32 = 50_000;
+
+/// Errors preparing or managing tmux sessions.
+#[derive(Debug, thiserror::Error)]
+pub enum TmuxError {
+    /// `tmux` could not be run.
+    #[error("tmux is not available: {0}")]
+    NotInstalled(String),
+    /// `tmux -V` printed something unrecognisable.
+    #[error("could not parse the tmux version from {0:?}")]
+    UnknownVersion(String),
+    /// tmux is older than [`MIN_VERSION`].
+    #[error("tmux {found} is too old; {MIN_VERSION} or newer is needed")]
+    TooOld {
+        /// Version found.
+        found: TmuxVersion,
+    },
+    /// A session name outside `[A-Za-z0-9_-]{1,64}`.
+    #[error("invalid tmux session name {0:?}: use 1-64 of A-Z a-z 0-9 _ -")]
+    BadName(String),
+    /// The socket path does not fit in a unix socket address.
+    #[error("tmux socket path {0} is too long for a unix socket")]
+    SocketPathTooLong(PathBuf),
+    /// Creating the socket directory failed.
+    #[error("could not create tmux socket directory {path}: {source}")]
+    SocketDir {
+        /// Directory.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// A tmux command failed.
+    #[error("tmux {command} failed: {reason}")]
+    Command {
+        /// Sub-command that failed.
+        command: &'static str,
+        /// stderr or spawn error.
+        reason: String,
+    },
+}
+
+/// A tmux version (`3.3a` → 3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TmuxVersion {
+    /// Major version.
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+}
+
+impl std::fmt::Display for TmuxVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+impl TmuxVersion {
+    /// Parses `tmux -V` output such as `tmux 3.3a`, `tmux next-3.4` or `tmux 3.2-rc2`.
+    pub fn parse(output: &str) -> Option<Self> {
+        let word = output.split_whitespace().nth(1)?;
+        let start = word.find(|c: char| c.is_ascii_digit())?;
+        let mut parts = word[start..].split('.');
+        let major = parts.next()?.parse().ok()?;
+        let minor_digits: String = parts.next()?.chars().take_while(char::is_ascii_digit).collect();
+        Some(Self { major, minor: minor_digits.parse().ok()? })
+    }
+}
+
+/// A usable tmux executable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tmux {
+    program: PathBuf,
+    version: TmuxVersion,
+}
+
+impl Tmux {
+    /// Finds `tmux` on PATH and checks it is at least [`MIN_VERSION`].
+    pub fn detect() -> Result<Self, TmuxError> {
+        Self::detect_at(Path::new("tmux"))
+    }
+
+    /// Checks a specific tmux executable.
+    pub fn detect_at(program: &Path) -> Result<Self, TmuxError> {
+        let output = Command::new(program)
+            .arg("-V")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| TmuxError::NotInstalled(e.to_string()))?;
+        if !output.status.success() {
+            return Err(TmuxError::NotInstalled(format!("`{} -V` exited with {}", program.display(), output.status)));
+        }
+        let text = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+        let version = TmuxVersion::parse(&text).ok_or(TmuxError::UnknownVersion(text))?;
+        if version < MIN_VERSION {
+            return Err(TmuxError::TooOld { found: version });
+        }
+        Ok(Self { program: program.to_owned(), version })
+    }
+
+    /// The detected version.
+    pub fn version(&self) -> TmuxVersion {
+        self.version
+    }
+
+    /// The executable.
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+}
+
+/// One named tmux session on the app's private socket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TmuxSession {
+    tmux: Tmux,
+    socket: PathBuf,
+    name: String,
+}
+
+impl TmuxSession {
+    /// The session `name` on the socket `<data_dir>/tmux/termsprawl.sock`
+    /// (the directory is created with mode 0700).
+    pub fn new(tmux: Tmux, data_dir: &Path, name: &str) -> Result<Self, TmuxError> {
+        let valid = !name.is_empty()
+            && name.len() <= 64
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid {
+            return Err(TmuxError::BadName(name.to_owned()));
+        }
+        let dir = data_dir.join("tmux");
+        let socket = dir.join("termsprawl.sock");
+        // sun_path holds 108 bytes including the terminating NUL.
+        if socket.as_os_str().len() >= 104 {
+            return Err(TmuxError::SocketPathTooLong(socket));
+        }
+        create_private_dir(&dir).map_err(|source| TmuxError::SocketDir { path: dir.clone(), source })?;
+        Ok(Self { tmux, socket, name: name.to_owned() })
+    }
+
+    /// Session name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Socket path.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// Program and arguments for the PTY: a tmux client that creates the session
+    /// (running `command`, or the default shell when `None`) or re-attaches to it.
+    pub(crate) fn client_command(
+        &self,
+        cwd: &Path,
+        env: &[(String, String)],
+        command: Option<(&str, &[String])>,
+    ) -> (PathBuf, Vec<OsString>) {
+        let mut args: Vec<OsString> = self.base_args();
+        let default_terminal = if has_terminfo("tmux-256color") { "tmux-256color" } else { "screen-256color" };
+        let options: [&[&str]; 9] = [
+            &["start-server"],
+            &["set-option", "-g", "status", "off"],
+            &["set-option", "-g", "history-limit", &HISTORY_LIMIT.to_string()],
+            &["set-option", "-s", "escape-time", "10"],
+            &["set-option", "-g", "mouse", "on"],
+            &["set-option", "-s", "set-clipboard", "on"],
+            &["set-option", "-g", "set-titles", "on"],
+            &["set-option", "-g", "default-terminal", default_terminal],
+            // A fixed array slot, so re-attaching does not append duplicates.
+            &["set-option", "-s", "terminal-features[90]", "xterm*:RGB:clipboard:title"],
+        ];
+        for option in options {
+            args.extend(option.iter().map(OsString::from));
+            args.push(";".into());
+        }
+        args.extend(["new-session", "-A", "-s", &self.name].map(OsString::from));
+        args.push("-c".into());
+        args.push(cwd.as_os_str().to_owned());
+        for (key, value) in env {
+            args.push("-e".into());
+            args.push(format!("{key}={value}").into());
+        }
+        if let Some((program, program_args)) = command {
+            args.push("--".into());
+            args.push(program.into());
+            args.extend(program_args.iter().map(OsString::from));
+        }
+        (self.tmux.program.clone(), args)
+    }
+
+    fn base_args(&self) -> Vec<OsString> {
+        vec!["-u".into(), "-S".into(), self.socket.as_os_str().to_owned(), "-f".into(), "/dev/null".into()]
+    }
+
+    fn run(&self, command: &'static str, extra: &[&str]) -> Result<std::process::Output, TmuxError> {
+        let mut args = self.base_args();
+        args.push(command.into());
+        args.extend(extra.iter().map(OsString::from));
+        Command::new(&self.tmux.program)
+            .args(&args)
+            .env_remove("TMUX")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| TmuxError::Command { command, reason: e.to_string() })
+    }
+
+    fn target(&self) -> String {
+        // `=` makes tmux match the name exactly rather than by prefix.
+        format!("={}", self.name)
+    }
+
+    /// Whether the session is alive.
+    pub fn exists(&self) -> bool {
+        self.run("has-session", &["-t", &self.target()]).is_ok_and(|out| out.status.success())
+    }
+
+    /// Ends the session and everything running in it (when its node is closed for good).
+    /// Returns `false` if there was no such session.
+    pub fn kill(&self) -> Result<bool, TmuxError> {
+        if !self.exists() {
+            return Ok(false);
+        }
+        let out = self.run("kill-session", &["-t", &self.target()])?;
+        if out.status.success() {
+            Ok(true)
+        } else {
+            Err(TmuxError::Command {
+                command: "kill-session",
+                reason: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            })
+        }
+    }
+
+    /// The last `max_chars` of the pane's history and screen as plain text
+    /// (wrapped lines joined, trailing spaces and blank lines trimmed).
+    pub fn capture_text(&self, max_chars: usize) -> Result<String, TmuxError> {
+        let target = format!("{}:", self.target());
+        let out = self.run("capture-pane", &["-p", "-J", "-S", "-", "-E", "-", "-t", &target])?;
+        if !out.status.success() {
+            return Err(TmuxError::Command {
+                command: "capture-pane",
+                reason: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            });
+        }
+        let raw = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<&str> = raw.lines().map(|l| l.trim_end_matches(' ')).collect();
+        let text = lines.join("\n");
+        let text = text.trim_end_matches('\n');
+        let count = text.chars().count();
+        Ok(text.chars().skip(count.saturating_sub(max_chars)).collect())
+    }
+}
+
+/// Ends session `name` on the app's socket under `data_dir` (node closed for good).
+pub fn kill_session(tmux: &Tmux, data_dir: &Path, name: &str) -> Result<bool, TmuxError> {
+    TmuxSession::new(tmux.clone(), data_dir, name)?.kill()
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
+fn has_terminfo(name: &str) -> bool {
+    let first = &name[..1];
+    ["/usr/share/terminfo", "/lib/terminfo", "/etc/terminfo", "/usr/lib/terminfo"]
+        .iter()
+        .any(|dir| Path::new(dir).join(first).join(name).exists())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_versions() {
+        assert_eq!(TmuxVersion::parse("tmux 3.3a"), Some(TmuxVersion { major: 3, minor: 3 }));
+        assert_eq!(TmuxVersion::parse("tmux next-3.4"), Some(TmuxVersion { major: 3, minor: 4 }));
+        assert_eq!(TmuxVersion::parse("tmux 3.2-rc2"), Some(TmuxVersion { major: 3, minor: 2 }));
+        assert_eq!(TmuxVersion::parse("tmux 2.9"), Some(TmuxVersion { major: 2, minor: 9 }));
+        assert_eq!(TmuxVersion::parse("tmux master"), None);
+        assert_eq!(TmuxVersion::parse(""), None);
+        assert!(TmuxVersion { major: 2, minor: 9 } < MIN_VERSION);
+        assert!(TmuxVersion { major: 3, minor: 3 } >= MIN_VERSION);
+    }
+
+    #[test]
+    fn rejects_bad_names_and_long_sockets() {
+        let tmux = Tmux { program: "tmux".into(), version: MIN_VERSION };
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["", "a:b", "a.b", "with space", &"x".repeat(65)] {
+            assert!(matches!(TmuxSession::new(tmux.clone(), dir.path(), name), Err(TmuxError::BadName(_))));
+        }
+        let deep = dir.path().join("d".repeat(100));
+        assert!(matches!(TmuxSession::new(tmux.clone(), &deep, "ok"), Err(TmuxError::SocketPathTooLong(_))));
+        let s = TmuxSession::new(tmux, dir.path(), "node-1").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join("tmux")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        let (_, args) = s.client_command(Path::new("/tmp"), &[("A".into(), "1".into())], Some(("bash", &["-l".into()])));
+        let args: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let joined = args.join(" ");
+        assert!(joined.contains("-f /dev/null"));
+        assert!(joined.contains("status off"));
+        assert!(joined.contains("history-limit 50000"));
+        assert!(joined.ends_with("new-session -A -s node-1 -c /tmp -e A=1 -- bash -l"), "{joined}");
+    }
+
+    #[test]
+    fn missing_tmux_is_a_clear_error() {
+        let err = Tmux::detect_at(Path::new("/nonexistent/tmux")).unwrap_err();
+        assert!(matches!(err, TmuxError::NotInstalled(_)));
+    }
+}
