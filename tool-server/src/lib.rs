@@ -1,1 +1,35 @@
-//! tool-server: agent operation catalogue and HTTP server (crate doc replaced when the crate lands).
+//! The agent tool server: the fixed catalogue of operations an AI agent may
+//! call ([`AGENT_TOOLS`] with JSON input schemas), the per-surface usage guides
+//! ([`TOOL_GUIDES`]), the request validator ([`validate_tool_request`]), session
+//! provisioning with bearer tokens persisted as private files, the
+//! authenticated localhost HTTP transport (`POST /call` on `127.0.0.1`), and
+//! per-project FIFO queues that serialize accepted operations before handing
+//! them to the app. It owns transport, authentication, validation and
+//! serialization only: it must NOT know about CEF, PTYs, the canvas model or
+//! rendering — every accepted operation is fulfilled by the app through the
+//! [`ToolHost`] trait, so the whole crate is testable with a fake host.
+
+mod catalogue;
+mod files;
+mod guides;
+mod http;
+mod invoke;
+mod lock;
+mod queue;
+mod server;
+mod sessions;
+mod validate;
+
+pub use catalogue::{tool_spec, Operation, ToolSpec, AGENT_TOOLS, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS};
+pub use files::{
+    ensure_private_dir, read_private, remove_private, write_private, write_private_json, FileError,
+};
+pub use guides::{guide, GuideTopic, TOOL_GUIDES};
+pub use invoke::{ExecuteFuture, InvokeError, ToolHost};
+pub use lock::{LockError, ServerLock};
+pub use server::{Endpoint, ServerConfig, ServerError, ToolServer};
+pub use sessions::{
+    valid_node_id, IntegrationState, IntegrationStatus, SessionError, SessionStore, SessionToken,
+    ToolIdentity, ToolSession,
+};
+pub use validate::{validate_tool_request, ToolRequest, ValidationError};

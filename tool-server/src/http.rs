@@ -1,0 +1,206 @@
+//! The HTTP transport: `POST /call` on 127.0.0.1 with a bearer token. It
+//! refuses browsers (any `Origin`), DNS rebinding (a `Host` other than our
+//! own loopback authority), oversized bodies and slow clients before the
+//! invoke path sees a byte of the body.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Body, Incoming};
+use hyper::header::{self, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+use tokio::sync::{watch, Semaphore};
+use tokio::time::Instant;
+
+use crate::invoke::Invoker;
+use crate::server::ServerConfig;
+use crate::sessions::ToolSession;
+
+/// What every connection shares.
+pub(crate) struct HttpState {
+    pub(crate) invoker: Arc<Invoker>,
+    pub(crate) port: u16,
+    pub(crate) config: ServerConfig,
+}
+
+/// The only path served.
+const CALL_PATH: &str = "/call";
+/// The 403 message, deliberately uninformative.
+const UNSUPPORTED: &str = "Unsupported request";
+
+/// Accepts connections until `shutdown` flips; connection tasks stop with it.
+pub(crate) async fn serve(listener: std::net::TcpListener, state: Arc<HttpState>, mut shutdown: watch::Receiver<bool>) {
+    let listener = match TcpListener::from_std(listener) {
+        Ok(listener) => listener,
+        Err(e) => {
+            tracing::error!(error = %e, "tool server cannot register its listener");
+            return;
+        }
+    };
+    let slots = Arc::new(Semaphore::new(state.config.max_connections));
+    loop {
+        let accepted = tokio::select! {
+            _ = shutdown.changed() => break,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _peer)) => stream,
+            Err(e) => {
+                // Typically EMFILE; back off instead of spinning.
+                tracing::warn!(error = %e, "tool server accept failed");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            tracing::warn!("tool server connection limit reached; closing new connection");
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let state = Arc::clone(&state);
+        let mut stop = shutdown.clone();
+        tokio::spawn(async move {
+            let _slot = slot;
+            let timeout = state.config.request_timeout;
+            let service = service_fn(move |request| handle(Arc::clone(&state), request));
+            let connection = http1::Builder::new()
+                .timer(TokioTimer::new())
+                // Also bounds how long an idle keep-alive connection may sit.
+                .header_read_timeout(timeout)
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::select! {
+                result = connection => {
+                    if let Err(e) = result {
+                        tracing::debug!(error = %e, "tool server connection ended");
+                    }
+                }
+                _ = stop.changed() => {}
+            }
+        });
+    }
+}
+
+async fn handle(state: Arc<HttpState>, request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+    let response = respond(&state, request).await;
+    tracing::debug!(status = response.status().as_u16(), "tool server response");
+    Ok(response)
+}
+
+async fn respond(state: &HttpState, request: Request<Incoming>) -> Response<Full<Bytes>> {
+    if !supported(&request, state.port) {
+        return reply(StatusCode::FORBIDDEN, json!({"ok": false, "error": UNSUPPORTED}), false);
+    }
+    let Some(session) = authenticate(&request, state) else {
+        return reply(StatusCode::UNAUTHORIZED, json!({"ok": false, "error": "Unknown or revoked session"}), false);
+    };
+    // Headers are in; the body gets the same budget from here.
+    let deadline = Instant::now() + state.config.request_timeout;
+    let body = match read_body(request.into_body(), state.config.max_body_bytes, deadline).await {
+        Ok(body) => body,
+        Err(message) => return reply(StatusCode::BAD_REQUEST, json!({"ok": false, "error": message}), true),
+    };
+    let raw: Value = match serde_json::from_slice(&body) {
+        Ok(raw) => raw,
+        Err(_) => {
+            return reply(StatusCode::BAD_REQUEST, json!({"ok": false, "error": "Request body must be JSON"}), false)
+        }
+    };
+    call(state, &session, &raw).await
+}
+
+async fn call(state: &HttpState, session: &ToolSession, raw: &Value) -> Response<Full<Bytes>> {
+    match state.invoker.invoke(session, raw).await {
+        Ok(value) => reply(StatusCode::OK, json!({"ok": true, "value": value}), false),
+        Err(e) => {
+            let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
+            reply(status, json!({"ok": false, "error": e.to_string()}), false)
+        }
+    }
+}
+
+/// Method, path, `Origin` and `Host` checks.
+fn supported(request: &Request<Incoming>, port: u16) -> bool {
+    let uri = request.uri();
+    if request.method() != Method::POST
+        || uri.scheme().is_some()
+        || uri.authority().is_some()
+        || uri.path() != CALL_PATH
+        || uri.query().is_some()
+    {
+        return false;
+    }
+    let headers = request.headers();
+    // Browsers always send Origin on cross-origin POSTs; agents never do.
+    if headers.contains_key(header::ORIGIN) {
+        return false;
+    }
+    let mut hosts = headers.get_all(header::HOST).iter();
+    let (Some(host), None) = (hosts.next(), hosts.next()) else { return false };
+    let Ok(host) = host.to_str() else { return false };
+    // Exact loopback authorities only: a rebinding page's requests carry its
+    // own domain (evil.com, 127.0.0.1.nip.io, 0x7f.1, …) here.
+    [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")]
+        .iter()
+        .any(|allowed| allowed == host)
+}
+
+/// Finds the session for `Authorization: Bearer <token>`.
+fn authenticate(request: &Request<Incoming>, state: &HttpState) -> Option<ToolSession> {
+    let mut values = request.headers().get_all(header::AUTHORIZATION).iter();
+    let (Some(value), None) = (values.next(), values.next()) else { return None };
+    let value = value.as_bytes();
+    let scheme = value.get(..7)?;
+    if !scheme.eq_ignore_ascii_case(b"bearer ") {
+        return None;
+    }
+    state.invoker.sessions.authenticate(&value[7..])
+}
+
+/// Reads the body, refusing it by its declared length before reading a byte,
+/// cutting chunked bodies off at the cap, and giving up at `deadline`.
+async fn read_body(mut body: Incoming, limit: usize, deadline: Instant) -> Result<Bytes, String> {
+    let too_large = || format!("Request body exceeds {limit} bytes");
+    if body.size_hint().lower() > limit as u64 {
+        return Err(too_large());
+    }
+    let collect = async {
+        let mut buffer = BytesMut::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|_| "Could not read request body".to_owned())?;
+            if let Ok(data) = frame.into_data() {
+                if buffer.len() + data.len() > limit {
+                    return Err(too_large());
+                }
+                buffer.extend_from_slice(&data);
+            }
+        }
+        Ok(buffer.freeze())
+    };
+    match tokio::time::timeout_at(deadline, collect).await {
+        Ok(result) => result,
+        Err(_) => Err("Request timed out".to_owned()),
+    }
+}
+
+fn reply(status: StatusCode, body: Value, close: bool) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if close {
+        // The rest of the body was not read; the connection cannot be reused.
+        headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}

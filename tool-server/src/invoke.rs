@@ -1,0 +1,205 @@
+//! The invoke path: validate → recheck the identity → answer discovery
+//! operations directly → gate browser operations → queue per project →
+//! recheck the token at dequeue → hand the operation to the app's [`ToolHost`].
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use thiserror::Error;
+
+use crate::catalogue::Operation;
+use crate::guides::{guide, GuideTopic};
+use crate::queue::ProjectQueues;
+use crate::server::Endpoint;
+use crate::sessions::{IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession};
+use crate::validate::{validate_tool_request, ToolRequest, ValidationError};
+
+/// What [`ToolHost::execute`] returns: the operation's JSON value, or an
+/// error message for the agent.
+pub type ExecuteFuture = Pin<Box<dyn Future<Output = Result<Value, String>> + Send + 'static>>;
+
+/// Adapters whose `session_info` call marks a session connected.
+const CONNECTING_ADAPTERS: &[&str] = &["claude-mcp", "codex-mcp"];
+
+/// The app side of the tool server: fulfils accepted operations against live
+/// state. Called on the tool server's thread, so every method must return
+/// promptly; `execute` does its work elsewhere (for example by posting a
+/// command to the main thread) and resolves when that work replies.
+pub trait ToolHost: Send + Sync + 'static {
+    /// Runs an accepted, validated operation for `identity`. Operations of one
+    /// project are never run concurrently: the next starts only when the
+    /// returned future resolves, so it should carry its own deadline (the
+    /// seed's is 10 s). Error strings go to the agent verbatim and must not
+    /// contain secrets.
+    fn execute(&self, identity: &ToolIdentity, request: ToolRequest) -> ExecuteFuture;
+
+    /// Whether `identity` may still act: its project exists (and is local) and
+    /// its agent node is active or still on that project's canvas.
+    fn valid(&self, identity: &ToolIdentity) -> bool;
+
+    /// Whether the user has enabled agent browser control.
+    fn browser_enabled(&self) -> bool;
+
+    /// A session's integration status changed (provisioned, connected, …).
+    fn on_status(&self, node_id: &str, status: &IntegrationStatus) {
+        let _ = (node_id, status);
+    }
+}
+
+/// Why an invocation failed; `Display` is the message sent to the agent.
+#[derive(Debug, Error)]
+pub enum InvokeError {
+    /// The request failed validation.
+    #[error(transparent)]
+    Invalid(#[from] ValidationError),
+    /// The token is not (or no longer) the node's live token.
+    #[error("Unknown or revoked session")]
+    Unauthorized,
+    /// The host says the identity may no longer act.
+    #[error("This agent session is no longer valid: its project or node is gone")]
+    InvalidSession,
+    /// A browser operation while browser control is disabled.
+    #[error("Enable agent browser control")]
+    BrowserDisabled,
+    /// A discovery operation could not be answered.
+    #[error("{0}")]
+    Refused(String),
+    /// The host's `execute` failed.
+    #[error("{0}")]
+    Failed(String),
+    /// The operation's task ended without a result (it panicked or the server stopped).
+    #[error("The operation was interrupted")]
+    Interrupted,
+}
+
+impl InvokeError {
+    /// The HTTP status for this error: 401 for a bad session, else 400.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            InvokeError::Unauthorized => 401,
+            _ => 400,
+        }
+    }
+}
+
+/// Everything the invoke path needs; shared by every connection.
+pub(crate) struct Invoker {
+    pub(crate) host: Arc<dyn ToolHost>,
+    pub(crate) sessions: Arc<SessionStore>,
+    pub(crate) queues: Arc<ProjectQueues>,
+    pub(crate) endpoint: Endpoint,
+}
+
+impl Invoker {
+    /// Runs one request for an authenticated `session` (a snapshot taken at
+    /// authentication; the live token is rechecked before any effect).
+    pub(crate) async fn invoke(self: &Arc<Self>, session: &ToolSession, raw: &Value) -> Result<Value, InvokeError> {
+        let request = validate_tool_request(raw)?;
+        if !self.host.valid(&session.identity) {
+            return Err(InvokeError::InvalidSession);
+        }
+        let operation = request.operation;
+        tracing::debug!(node = %session.identity.node_id, %operation, "tool call");
+        match operation {
+            Operation::SessionInfo => return self.session_info(session, &request).await,
+            Operation::GuideRead => return guide_read(&request),
+            Operation::AgentStatus => return self.agent_status(session, &request),
+            _ => {}
+        }
+        if operation.is_browser() && !self.host.browser_enabled() {
+            return Err(InvokeError::BrowserDisabled);
+        }
+
+        // Take the place in line now, synchronously, so queue order is arrival
+        // order; run the rest in its own task so a client that hangs up cannot
+        // cancel an operation half-way or strand the queue.
+        let mut ticket = self.queues.enqueue(&session.identity.project_id);
+        let this = Arc::clone(self);
+        let session = session.clone();
+        let task = tokio::spawn(async move {
+            ticket.wait_turn().await;
+            if !this.sessions.is_current(&session.identity.node_id, &session.token) {
+                return Err(InvokeError::Unauthorized);
+            }
+            if !this.host.valid(&session.identity) {
+                return Err(InvokeError::InvalidSession);
+            }
+            let result = this.host.execute(&session.identity, request).await.map_err(InvokeError::Failed);
+            drop(ticket);
+            result
+        });
+        match task.await {
+            Ok(result) => result,
+            Err(e) => {
+                tracing::error!(%operation, panicked = e.is_panic(), "tool operation task ended without a result");
+                Err(InvokeError::Interrupted)
+            }
+        }
+    }
+
+    async fn session_info(&self, session: &ToolSession, request: &ToolRequest) -> Result<Value, InvokeError> {
+        let node_id = session.identity.node_id.clone();
+        let mut current = self.sessions.get(&node_id).filter(|s| s.token == session.token).ok_or(InvokeError::Unauthorized)?;
+        if let Some(adapter) = request.str_arg("adapter").filter(|a| CONNECTING_ADAPTERS.contains(a)) {
+            let connected = IntegrationStatus {
+                state: IntegrationState::Connected,
+                adapter: Some(adapter.to_owned()),
+                detail: None,
+            };
+            if current.status != connected {
+                let sessions = Arc::clone(&self.sessions);
+                let id = node_id.clone();
+                let status = connected.clone();
+                // The write fsyncs; keep it off the connection thread.
+                let written = tokio::task::spawn_blocking(move || sessions.set_status(&id, status))
+                    .await
+                    .map_err(|_| InvokeError::Interrupted)?;
+                match written {
+                    Ok(updated) => {
+                        self.host.on_status(&node_id, &updated.status);
+                        current = updated;
+                    }
+                    Err(e) => {
+                        tracing::warn!(node = %node_id, error = %e, "could not record connected status");
+                        return Err(InvokeError::Refused("Could not record the session status".into()));
+                    }
+                }
+            }
+        }
+        Ok(json!({
+            "identity": current.identity,
+            "status": current.status,
+            "endpoint": {"url": self.endpoint.url},
+            "browserControl": self.host.browser_enabled(),
+            "operations": Operation::ALL.iter().map(|op| op.name()).collect::<Vec<_>>(),
+            "guides": GuideTopic::NAMES,
+        }))
+    }
+
+    fn agent_status(&self, session: &ToolSession, request: &ToolRequest) -> Result<Value, InvokeError> {
+        let wanted = request.str_arg("nodeId");
+        let agents: Vec<Value> = self
+            .sessions
+            .in_project(&session.identity.project_id)
+            .into_iter()
+            .filter(|s| wanted.is_none_or(|w| s.identity.node_id == w))
+            .filter(|s| self.host.valid(&s.identity))
+            .map(|s| json!({"nodeId": s.identity.node_id, "status": s.status}))
+            .collect();
+        if let (Some(node), true) = (wanted, agents.is_empty()) {
+            return Err(InvokeError::Refused(format!("No agent session for node {}", node.escape_debug())));
+        }
+        Ok(json!({ "agents": agents }))
+    }
+}
+
+fn guide_read(request: &ToolRequest) -> Result<Value, InvokeError> {
+    // The validator guarantees topic is one of the enum's names.
+    let topic = request
+        .str_arg("topic")
+        .and_then(GuideTopic::from_name)
+        .ok_or_else(|| InvokeError::Refused("Unknown guide topic".into()))?;
+    Ok(json!({"topic": topic.name(), "text": guide(topic)}))
+}

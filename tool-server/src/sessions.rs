@@ -1,0 +1,431 @@
+//! Agent sessions: identities, integration status, bearer tokens, and their
+//! persistence as `agent-tools/sessions/<nodeId>.json`.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use parking_lot::{Mutex, RwLock};
+use serde::{Deserialize, Serialize};
+use subtle::{ConditionallySelectable, ConstantTimeEq};
+use thiserror::Error;
+
+use crate::files::{self, FileError};
+
+/// Length of a session token: 32 random bytes as lowercase hex.
+pub(crate) const TOKEN_LEN: usize = 64;
+/// Largest session file read back when reusing a token.
+const SESSION_FILE_LIMIT: u64 = 64 * 1024;
+/// Longest accepted project id, in bytes.
+const MAX_PROJECT_ID: usize = 256;
+
+/// Which agent node, in which project, a session speaks for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolIdentity {
+    /// The agent node's id.
+    pub node_id: String,
+    /// The project the node belongs to.
+    pub project_id: String,
+}
+
+impl ToolIdentity {
+    /// Builds an identity.
+    pub fn new(node_id: impl Into<String>, project_id: impl Into<String>) -> Self {
+        ToolIdentity { node_id: node_id.into(), project_id: project_id.into() }
+    }
+}
+
+/// Where an agent's tool integration stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntegrationState {
+    /// The agent CLI is missing or was started before tools were provisioned.
+    NeedsSetup,
+    /// Credentials are provisioned; no adapter has announced itself yet.
+    Ready,
+    /// An adapter (MCP or CLI) has called `session_info`.
+    Connected,
+    /// Tools cannot be offered for this node (see `detail`).
+    Unavailable,
+}
+
+/// An agent's integration status, shown on its node and reported by `agent_status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntegrationStatus {
+    /// The state.
+    pub state: IntegrationState,
+    /// The adapter that connected (`claude-mcp`, `codex-mcp`), when connected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<String>,
+    /// A human-readable explanation, e.g. what setup is needed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl IntegrationStatus {
+    /// A status with no adapter or detail.
+    pub fn new(state: IntegrationState) -> Self {
+        IntegrationStatus { state, adapter: None, detail: None }
+    }
+
+    /// A status with a detail line.
+    pub fn with_detail(state: IntegrationState, detail: impl Into<String>) -> Self {
+        IntegrationStatus { state, adapter: None, detail: Some(detail.into()) }
+    }
+}
+
+/// A session bearer token: 64 lowercase hex characters. Its `Debug` output is
+/// redacted and it has no `Display`, so it cannot slip into a log line.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SessionToken(String);
+
+impl SessionToken {
+    /// A fresh token from 32 bytes of OS randomness.
+    pub fn generate() -> Result<Self, SessionError> {
+        let mut bytes = [0u8; TOKEN_LEN / 2];
+        getrandom::fill(&mut bytes).map_err(|e| SessionError::Random(e.to_string()))?;
+        Ok(SessionToken(files::hex(&bytes)))
+    }
+
+    /// Parses a token, accepting only 64 lowercase hex characters.
+    pub fn parse(text: &str) -> Option<Self> {
+        is_token(text.as_bytes()).then(|| SessionToken(text.to_owned()))
+    }
+
+    /// The secret text, for handing to the agent's environment or an `Authorization` header.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// Constant-time comparison with presented bytes of any length.
+    pub fn matches(&self, presented: &[u8]) -> bool {
+        presented.len() == self.0.len() && bool::from(self.0.as_bytes().ct_eq(presented))
+    }
+}
+
+impl fmt::Debug for SessionToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SessionToken(<redacted>)")
+    }
+}
+
+/// True when `bytes` is 64 lowercase hex characters.
+pub(crate) fn is_token(bytes: &[u8]) -> bool {
+    bytes.len() == TOKEN_LEN && bytes.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A live session: identity, token and status. Persisted as
+/// `{nodeId, projectId, token, status}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSession {
+    /// Who the session speaks for.
+    #[serde(flatten)]
+    pub identity: ToolIdentity,
+    /// The bearer token.
+    pub token: SessionToken,
+    /// The integration status.
+    pub status: IntegrationStatus,
+}
+
+/// A failure provisioning, updating or revoking a session.
+#[derive(Debug, Error)]
+pub enum SessionError {
+    /// The node id does not match `^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$`.
+    #[error("invalid node id {0:?}")]
+    InvalidNodeId(String),
+    /// The project id is empty, too long, or contains control characters.
+    #[error("invalid project id")]
+    InvalidProjectId,
+    /// No session exists for the node.
+    #[error("no session for node {0}")]
+    UnknownNode(String),
+    /// The session file could not be written or removed.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// The OS random source failed.
+    #[error("OS random source failed: {0}")]
+    Random(String),
+}
+
+/// True when `id` matches `^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$` (also what
+/// makes it safe as a file name).
+pub fn valid_node_id(id: &str) -> bool {
+    let bytes = id.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 128
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+}
+
+fn check_identity(identity: &ToolIdentity) -> Result<(), SessionError> {
+    if !valid_node_id(&identity.node_id) {
+        return Err(SessionError::InvalidNodeId(identity.node_id.chars().take(140).collect()));
+    }
+    let project = &identity.project_id;
+    if project.is_empty() || project.len() > MAX_PROJECT_ID || project.chars().any(char::is_control) {
+        return Err(SessionError::InvalidProjectId);
+    }
+    Ok(())
+}
+
+/// The live sessions of one data directory, mirrored to `sessions/*.json`.
+#[derive(Debug)]
+pub struct SessionStore {
+    dir: PathBuf,
+    sessions: RwLock<HashMap<String, ToolSession>>,
+    /// Serializes writers so the map and the files change in the same order.
+    writes: Mutex<()>,
+}
+
+impl SessionStore {
+    /// Opens (creating, 0700) the `sessions` directory inside `agent_tools_dir`.
+    /// Sessions on disk stay dormant until provisioned again with `reuse`.
+    pub fn open(agent_tools_dir: &Path) -> Result<Self, SessionError> {
+        let dir = agent_tools_dir.join("sessions");
+        files::ensure_private_dir(&dir)?;
+        Ok(SessionStore { dir, sessions: RwLock::new(HashMap::new()), writes: Mutex::new(()) })
+    }
+
+    /// The `sessions` directory.
+    pub fn directory(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Creates or refreshes the session for `identity` and persists it.
+    ///
+    /// With `reuse`, the token of a persisted session for the same node and
+    /// project is kept (so an agent started earlier keeps working); otherwise,
+    /// or when the file is missing, unreadable or mismatched, a new token is
+    /// drawn. Any previous token for the node stops working immediately.
+    pub fn provision(
+        &self,
+        identity: ToolIdentity,
+        status: IntegrationStatus,
+        reuse: bool,
+    ) -> Result<ToolSession, SessionError> {
+        check_identity(&identity)?;
+        let _writing = self.writes.lock();
+        let file = format!("{}.json", identity.node_id);
+        let reused = if reuse { self.persisted_token(&file, &identity) } else { None };
+        let token = match reused {
+            Some(token) => token,
+            None => SessionToken::generate()?,
+        };
+        let session = ToolSession { identity, token, status };
+        files::write_private_json(&self.dir, &file, &session)?;
+        self.sessions.write().insert(session.identity.node_id.clone(), session.clone());
+        tracing::debug!(node = %session.identity.node_id, reused = reuse, "tool session provisioned");
+        Ok(session)
+    }
+
+    fn persisted_token(&self, file: &str, identity: &ToolIdentity) -> Option<SessionToken> {
+        let bytes = match files::read_private(&self.dir, file, SESSION_FILE_LIMIT) {
+            Ok(bytes) => bytes?,
+            Err(e) => {
+                tracing::warn!(node = %identity.node_id, error = %e, "ignoring unreadable session file");
+                return None;
+            }
+        };
+        let stored: ToolSession = serde_json::from_slice(&bytes).ok()?;
+        // Deserialization does not validate the token's shape; check it here.
+        (stored.identity == *identity && is_token(stored.token.0.as_bytes())).then_some(stored.token)
+    }
+
+    /// Deletes the node's session file and forgets the session; queued work
+    /// for its token fails when dequeued. Returns whether a live session existed.
+    pub fn revoke(&self, node_id: &str) -> Result<bool, SessionError> {
+        if !valid_node_id(node_id) {
+            return Err(SessionError::InvalidNodeId(node_id.chars().take(140).collect()));
+        }
+        let _writing = self.writes.lock();
+        // Forget first: even if the unlink fails the token must stop working.
+        let existed = self.sessions.write().remove(node_id).is_some();
+        files::remove_private(&self.dir, &format!("{node_id}.json"))?;
+        tracing::debug!(node = %node_id, existed, "tool session revoked");
+        Ok(existed)
+    }
+
+    /// Replaces a live session's status and persists it.
+    pub fn set_status(&self, node_id: &str, status: IntegrationStatus) -> Result<ToolSession, SessionError> {
+        let _writing = self.writes.lock();
+        let mut session = self.get(node_id).ok_or_else(|| SessionError::UnknownNode(node_id.to_owned()))?;
+        session.status = status;
+        files::write_private_json(&self.dir, &format!("{node_id}.json"), &session)?;
+        self.sessions.write().insert(node_id.to_owned(), session.clone());
+        Ok(session)
+    }
+
+    /// The live session of a node.
+    pub fn get(&self, node_id: &str) -> Option<ToolSession> {
+        self.sessions.read().get(node_id).cloned()
+    }
+
+    /// Every live session of a project.
+    pub fn in_project(&self, project_id: &str) -> Vec<ToolSession> {
+        let mut found: Vec<ToolSession> = self
+            .sessions
+            .read()
+            .values()
+            .filter(|s| s.identity.project_id == project_id)
+            .cloned()
+            .collect();
+        found.sort_by(|a, b| a.identity.node_id.cmp(&b.identity.node_id));
+        found
+    }
+
+    /// True when `token` is still the live token of the node.
+    pub fn is_current(&self, node_id: &str, token: &SessionToken) -> bool {
+        self.sessions.read().get(node_id).is_some_and(|s| s.token.matches(token.0.as_bytes()))
+    }
+
+    /// Finds the session whose token equals `presented`. Every live token is
+    /// compared in constant time, so timing reveals neither which one matched
+    /// nor how much of a guess was right.
+    pub fn authenticate(&self, presented: &[u8]) -> Option<ToolSession> {
+        if !is_token(presented) {
+            return None;
+        }
+        let sessions = self.sessions.read();
+        let mut found = subtle::Choice::from(0);
+        let mut index = 0u64;
+        let entries: Vec<&ToolSession> = sessions.values().collect();
+        for (i, session) in entries.iter().enumerate() {
+            let equal = session.token.0.as_bytes().ct_eq(presented);
+            index.conditional_assign(&(i as u64), equal);
+            found |= equal;
+        }
+        if bool::from(found) {
+            entries.get(index as usize).map(|s| (*s).clone())
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn identity(node: &str) -> ToolIdentity {
+        ToolIdentity::new(node, "project-1")
+    }
+
+    fn ready() -> IntegrationStatus {
+        IntegrationStatus::new(IntegrationState::Ready)
+    }
+
+    #[test]
+    fn node_id_pattern() {
+        for ok in ["a", "A9", "n_1-x", &"a".repeat(128)] {
+            assert!(valid_node_id(ok), "{ok}");
+        }
+        for bad in ["", "_a", "-a", "a.b", "a/b", "..", "é", &"a".repeat(129), "a b"] {
+            assert!(!valid_node_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn provisions_fresh_tokens_and_persists_them() {
+        let root = tempfile::tempdir().unwrap();
+        let store = SessionStore::open(root.path()).unwrap();
+        let a = store.provision(identity("a"), ready(), false).unwrap();
+        assert!(is_token(a.token.expose().as_bytes()));
+        let b = store.provision(identity("a"), ready(), false).unwrap();
+        assert_ne!(a.token, b.token, "reuse=false must draw a new token");
+        assert!(!store.is_current("a", &a.token));
+        assert!(store.is_current("a", &b.token));
+        let on_disk: serde_json::Value =
+            serde_json::from_slice(&fs::read(store.directory().join("a.json")).unwrap()).unwrap();
+        assert_eq!(on_disk["nodeId"], "a");
+        assert_eq!(on_disk["projectId"], "project-1");
+        assert_eq!(on_disk["token"], b.token.expose());
+        assert_eq!(on_disk["status"]["state"], "ready");
+    }
+
+    #[test]
+    fn reuses_only_a_matching_well_formed_persisted_token() {
+        let root = tempfile::tempdir().unwrap();
+        let first = SessionStore::open(root.path()).unwrap().provision(identity("a"), ready(), false).unwrap();
+
+        // A restart: a new store reads the persisted token back.
+        let store = SessionStore::open(root.path()).unwrap();
+        assert!(store.get("a").is_none(), "persisted sessions stay dormant until provisioned");
+        let again = store.provision(identity("a"), ready(), true).unwrap();
+        assert_eq!(again.token, first.token);
+
+        // Different project: not reused.
+        let other = store.provision(ToolIdentity::new("a", "project-2"), ready(), true).unwrap();
+        assert_ne!(other.token, first.token);
+
+        // Malformed token on disk: not reused.
+        let path = store.directory().join("a.json");
+        let mut doc: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        doc["token"] = serde_json::json!("A".repeat(64));
+        fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+        let fresh = store.provision(ToolIdentity::new("a", "project-2"), ready(), true).unwrap();
+        assert_ne!(fresh.token.expose(), "A".repeat(64));
+        assert!(is_token(fresh.token.expose().as_bytes()));
+
+        // Garbage file: not reused, replaced.
+        fs::write(&path, b"not json").unwrap();
+        let replaced = store.provision(ToolIdentity::new("a", "project-2"), ready(), true).unwrap();
+        assert_ne!(replaced.token, fresh.token);
+    }
+
+    #[test]
+    fn rejects_bad_identities() {
+        let root = tempfile::tempdir().unwrap();
+        let store = SessionStore::open(root.path()).unwrap();
+        assert!(matches!(store.provision(identity("../x"), ready(), false), Err(SessionError::InvalidNodeId(_))));
+        assert!(matches!(
+            store.provision(ToolIdentity::new("a", ""), ready(), false),
+            Err(SessionError::InvalidProjectId)
+        ));
+        assert!(matches!(store.revoke("../../etc"), Err(SessionError::InvalidNodeId(_))));
+    }
+
+    #[test]
+    fn authenticates_in_constant_time_and_revokes() {
+        let root = tempfile::tempdir().unwrap();
+        let store = SessionStore::open(root.path()).unwrap();
+        let a = store.provision(identity("a"), ready(), false).unwrap();
+        let b = store.provision(identity("b"), ready(), false).unwrap();
+        assert_eq!(store.authenticate(a.token.expose().as_bytes()).unwrap().identity.node_id, "a");
+        assert_eq!(store.authenticate(b.token.expose().as_bytes()).unwrap().identity.node_id, "b");
+        assert!(store.authenticate(&[b'0'; 64]).is_none());
+        assert!(store.authenticate(b"short").is_none());
+        assert!(store.authenticate(a.token.expose().to_uppercase().as_bytes()).is_none());
+
+        assert!(store.revoke("a").unwrap());
+        assert!(store.authenticate(a.token.expose().as_bytes()).is_none());
+        assert!(!store.directory().join("a.json").exists());
+        assert!(!store.revoke("a").unwrap());
+        assert_eq!(store.in_project("project-1").len(), 1);
+    }
+
+    #[test]
+    fn token_debug_is_redacted() {
+        let token = SessionToken::generate().unwrap();
+        let shown = format!("{token:?} {:?}", ToolSession { identity: identity("a"), token: token.clone(), status: ready() });
+        assert!(!shown.contains(token.expose()));
+        assert!(SessionToken::parse(token.expose()).is_some());
+        assert!(SessionToken::parse("abc").is_none());
+    }
+
+    #[test]
+    fn set_status_persists() {
+        let root = tempfile::tempdir().unwrap();
+        let store = SessionStore::open(root.path()).unwrap();
+        store.provision(identity("a"), ready(), false).unwrap();
+        let mut status = IntegrationStatus::new(IntegrationState::Connected);
+        status.adapter = Some("claude-mcp".into());
+        store.set_status("a", status.clone()).unwrap();
+        assert_eq!(store.get("a").unwrap().status, status);
+        let text = fs::read_to_string(store.directory().join("a.json")).unwrap();
+        assert!(text.contains("\"connected\"") && text.contains("claude-mcp"));
+        assert!(matches!(store.set_status("zz", status), Err(SessionError::UnknownNode(_))));
+    }
+}
