@@ -1,1 +1,38 @@
-//! canvas-render: wgpu rendering of the canvas (placeholder crate doc, replaced when the crate lands).
+//! canvas-render draws the termsprawl canvas with wgpu: the pan/zoom [`Camera`], node chrome
+//! (title bars with vector icons, badges, focus and selection), uploaded content textures
+//! (browser frames), terminal cell grids from one glyph atlas, and sticky/group text. Each
+//! node is cached as its own texture and re-rendered only when its inputs change; frames
+//! composite those textures into a window surface or an offscreen texture (RGBA / PNG).
+//! The app describes each frame with a renderer-neutral [`Scene`]. This crate must NOT know
+//! about CEF, PTYs, terminal emulation state or winit event types: it takes pixels, grids
+//! of cells and a `wgpu::Surface`/texture view, nothing else.
+
+mod camera;
+mod cells;
+mod chrome;
+mod composite;
+mod content;
+mod error;
+mod geometry;
+mod glyphs;
+mod gpu;
+mod image;
+mod quad;
+mod renderer;
+mod scene;
+mod text;
+mod theme;
+
+pub use camera::{Camera, MAX_ZOOM, MIN_ZOOM};
+pub use cells::{CellView, CursorShape, TerminalGridView};
+pub use chrome::{body_rect, content_rect};
+pub use content::DirtyRect;
+pub use error::{RenderError, Result};
+pub use geometry::{Rect, Vec2};
+pub use glyphs::{CellMetrics, TerminalFont, EMBEDDED_MONO_FAMILY};
+pub use gpu::Gpu;
+pub use image::RgbaImage;
+pub use renderer::{raster_scale, FrameStats, RenderTarget, Renderer, RendererConfig};
+pub use scene::{Badge, Color, ContentKey, NodeContent, NodeId, NodeKind, NodeView, Scene};
+pub use theme::Theme;
+pub use wgpu;

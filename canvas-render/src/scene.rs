@@ -1,0 +1,156 @@
+//! The renderer-neutral scene the app fills every frame: nodes in world coordinates, their
+//! chrome state and their content. Nothing here knows about CEF, PTYs or the app's model.
+
+use crate::cells::TerminalGridView;
+use crate::geometry::Rect;
+
+/// An sRGB colour with straight (non-premultiplied) alpha.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Color {
+    /// Red.
+    pub r: u8,
+    /// Green.
+    pub g: u8,
+    /// Blue.
+    pub b: u8,
+    /// Alpha (255 = opaque).
+    pub a: u8,
+}
+
+impl Color {
+    /// An opaque colour from its channels.
+    pub const fn rgb(r: u8, g: u8, b: u8) -> Self {
+        Self { r, g, b, a: 255 }
+    }
+
+    /// A colour from its channels and alpha.
+    pub const fn rgba(r: u8, g: u8, b: u8, a: u8) -> Self {
+        Self { r, g, b, a }
+    }
+
+    /// An opaque colour from `0xRRGGBB`.
+    pub const fn hex(v: u32) -> Self {
+        Self::rgb((v >> 16) as u8, (v >> 8) as u8, v as u8)
+    }
+
+    /// The same colour with another alpha.
+    pub const fn with_alpha(self, a: u8) -> Self {
+        Self { a, ..self }
+    }
+
+    /// Linear mix towards `other` by `t` in 0..=1 (in sRGB space, like the rest of the UI).
+    pub fn mix(self, other: Color, t: f32) -> Color {
+        let t = t.clamp(0.0, 1.0);
+        let m = |a: u8, b: u8| (a as f32 + (b as f32 - a as f32) * t).round() as u8;
+        Color::rgba(m(self.r, other.r), m(self.g, other.g), m(self.b, other.b), m(self.a, other.a))
+    }
+
+    /// Channels as floats in 0..=1, straight alpha.
+    pub fn to_f32(self) -> [f32; 4] {
+        [self.r as f32 / 255.0, self.g as f32 / 255.0, self.b as f32 / 255.0, self.a as f32 / 255.0]
+    }
+}
+
+/// Which kind of node this is; selects the title-bar icon and the body style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NodeKind {
+    /// A Chromium browser view.
+    Browser,
+    /// A shell terminal.
+    Terminal,
+    /// An AI-agent terminal.
+    Agent,
+    /// A sticky note (body tinted with the node colour).
+    Sticky,
+    /// A group frame around other nodes (translucent body).
+    Group,
+    /// A produced artifact (document, image, file).
+    Artifact,
+}
+
+/// Stable identity of a node across frames; keys the per-node texture cache.
+pub type NodeId = u64;
+
+/// Identity of an uploaded content texture (see `Renderer::upload_bgra`).
+pub type ContentKey = u64;
+
+/// A short status label drawn as a pill at the right of the title bar.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Badge {
+    /// Label text (kept short: it is not wrapped).
+    pub text: String,
+    /// Pill colour; the label is drawn in a readable colour on top.
+    pub color: Color,
+}
+
+/// What fills a node's body below its title bar.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeContent {
+    /// Pixels uploaded with `Renderer::upload_bgra(key, ..)`; `generation` is informative
+    /// (the upload itself marks the content changed) and lets the app see what is shown.
+    Texture {
+        /// The uploaded texture to show.
+        key: ContentKey,
+        /// The app's frame counter for that texture.
+        generation: u64,
+    },
+    /// Wrapped plain text (sticky notes, artifacts).
+    Text(String),
+    /// A terminal cell grid.
+    Terminal(TerminalGridView),
+    /// Nothing: frame and title only (groups).
+    Empty,
+}
+
+/// One node as the app wants it drawn this frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeView {
+    /// Stable id (cache key).
+    pub id: NodeId,
+    /// Outer rectangle in world units, title bar included.
+    pub rect: Rect,
+    /// Stacking order: higher draws on top; ties keep scene order.
+    pub z: i32,
+    /// Kind (icon and body style).
+    pub kind: NodeKind,
+    /// Title shown in the title bar (ellipsised when too long).
+    pub title: String,
+    /// Accent colour of the node (icon tint; the whole body for stickies and groups).
+    pub color: Color,
+    /// Optional status pill.
+    pub badge: Option<Badge>,
+    /// Whether the node has keyboard focus (accent border and glow).
+    pub focused: bool,
+    /// Whether the node is part of the selection (outer ring).
+    pub selected: bool,
+    /// Body content.
+    pub content: NodeContent,
+}
+
+/// Everything drawn in one frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scene {
+    /// Canvas background colour (the dot grid is derived from it).
+    pub background: Color,
+    /// Nodes in any order; drawn by ascending `z`.
+    pub nodes: Vec<NodeView>,
+}
+
+impl Default for Scene {
+    fn default() -> Self {
+        Self { background: crate::theme::Theme::default().canvas, nodes: Vec::new() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_helpers() {
+        assert_eq!(Color::hex(0x102030), Color::rgb(0x10, 0x20, 0x30));
+        assert_eq!(Color::rgb(0, 0, 0).mix(Color::rgb(200, 100, 50), 0.5), Color::rgb(100, 50, 25));
+        assert_eq!(Color::rgb(1, 2, 3).with_alpha(7).a, 7);
+        assert_eq!(Color::rgba(255, 0, 0, 51).to_f32(), [1.0, 0.0, 0.0, 0.2]);
+    }
+}
