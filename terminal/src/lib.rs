@@ -7,6 +7,8 @@
 //! CEF, the canvas or the tool server: the app reaches it through
 //! [`TerminalHost`] callbacks and plain data types.
 
+#![warn(missing_docs)]
+
 pub mod agents;
 mod colors;
 mod error;

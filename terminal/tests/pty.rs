@@ -152,3 +152,38 @@ fn bracketed_paste_is_wrapped_when_the_program_asks() {
     wait_screen(&term, "pasted bytes", |s| s.contains("033 [ 2 0 0 ~ h i 033 [ 2 0 1 ~"));
     host.wait_exit();
 }
+
+#[test]
+fn restored_snapshot_is_shown_above_the_new_session() {
+    let mut old = terminal::Screen::new(TermSize::new(80, 24), terminal::ScreenConfig::default()).unwrap();
+    old.feed(b"old output \x1b[32mgreen\x1b[0m\r\n$ ");
+    let snapshot = old.ansi_snapshot(terminal::persist::MAX_SNAPSHOT_BYTES);
+
+    let host = TestHost::new();
+    let mut config = TerminalConfig::new(std::env::temp_dir(), TermSize::new(80, 24));
+    config.command = Some(CommandSpec { program: "sh".into(), args: vec!["-c".into(), "echo fresh".into()] });
+    config.persistence = terminal::Persistence::Restore(snapshot);
+    let term = Terminal::spawn(config, host.clone()).unwrap();
+    host.wait_exit();
+    let text = term.read_text(1000);
+    assert_eq!(text, format!("old output green\n$\n{}\nfresh", terminal::persist::RESTORED_MARKER));
+}
+
+#[test]
+fn selection_and_scrollback_through_a_live_terminal() {
+    let host = TestHost::new();
+    let term = sh(host.clone(), "seq 1 100; printf 'alpha beta'");
+    host.wait_exit();
+    wait_screen(&term, "output", |s| s.contains("alpha beta"));
+    let copied = term.with_screen(|screen| {
+        screen.start_selection(terminal::SelectionKind::Semantic, 23, 7, terminal::Side::Left);
+        screen.selection_text()
+    });
+    assert_eq!(copied.as_deref(), Some("beta"));
+    term.with_screen(|screen| screen.scroll_pages(100));
+    let top = term.snapshot();
+    assert_eq!(top.display_offset, top.history_size);
+    assert_eq!(top.row_text(0), "1");
+    term.with_screen(|screen| screen.scroll_to_bottom());
+    assert_eq!(term.snapshot().display_offset, 0);
+}
