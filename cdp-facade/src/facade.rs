@@ -1,0 +1,159 @@
+//! The [`Facade`] handle: starts the virtual CDP browser's HTTP + WebSocket
+//! server on its own thread and holds the state shared by its connections.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+
+use crate::error::FacadeError;
+use crate::guest::Guests;
+use crate::http_access::{self, Body};
+use crate::ids::{random_guid, random_hex_id, MessageIds, SessionIds};
+use crate::server_thread::{bind_loopback, ServerThread};
+use crate::token::Token;
+use crate::ws::ClientSlot;
+use crate::{discovery, ws};
+
+/// Default cap on one incoming WebSocket message (screenshots are replies, so they are not affected).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 64 << 20;
+
+/// Facade settings.
+#[derive(Clone, Debug)]
+pub struct FacadeConfig {
+    /// Log CDP method names and ids (never payloads) at info level.
+    pub debug: bool,
+    /// Largest accepted incoming WebSocket message; bigger ones close the connection with 1009.
+    pub max_message_bytes: usize,
+}
+
+impl Default for FacadeConfig {
+    fn default() -> Self {
+        Self { debug: false, max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES }
+    }
+}
+
+impl FacadeConfig {
+    /// Defaults, with `debug` on when `TERMSPRAWL_FACADE_DEBUG=1`.
+    pub fn from_env() -> Self {
+        Self { debug: std::env::var("TERMSPRAWL_FACADE_DEBUG").is_ok_and(|v| v == "1"), ..Self::default() }
+    }
+}
+
+/// State shared by the facade's HTTP handlers and its single CDP client.
+pub(crate) struct Shared {
+    /// The per-boot token.
+    pub token: Token,
+    /// The app's browser nodes.
+    pub guests: Arc<dyn Guests>,
+    /// Our loopback port (for Host checks and URLs).
+    pub port: u16,
+    /// Settings.
+    pub config: FacadeConfig,
+    /// The emulated browser target's id.
+    pub browser_target_id: String,
+    /// The one browser context every page belongs to.
+    pub browser_context_id: String,
+    /// Ids for messages sent to guests.
+    pub message_ids: MessageIds,
+    /// Ids for facade sessions.
+    pub session_ids: SessionIds,
+    /// The connected CDP client, if any.
+    pub clients: ClientSlot,
+}
+
+impl Shared {
+    /// `ws://127.0.0.1:<port>/devtools/browser/<id>?token=<token>`.
+    pub(crate) fn browser_ws_url(&self) -> String {
+        format!("ws://127.0.0.1:{}{}?token={}", self.port, self.browser_ws_path(), self.token.as_str())
+    }
+
+    /// `/devtools/browser/<id>`.
+    pub(crate) fn browser_ws_path(&self) -> String {
+        format!("/devtools/browser/{}", self.browser_target_id)
+    }
+}
+
+/// The running virtual CDP browser. Dropping it closes it.
+pub struct Facade {
+    shared: Arc<Shared>,
+    server: ServerThread,
+}
+
+impl Facade {
+    /// Binds 127.0.0.1 on a random port and serves discovery + CDP from a new thread.
+    pub fn start(config: FacadeConfig, token: Token, guests: Arc<dyn Guests>) -> Result<Self, FacadeError> {
+        let listener = bind_loopback()?;
+        let port = listener.local_addr().map_err(FacadeError::Bind)?.port();
+        let shared = Arc::new(Shared {
+            token,
+            guests,
+            port,
+            config,
+            browser_target_id: random_guid()?,
+            browser_context_id: random_hex_id()?,
+            message_ids: MessageIds::default(),
+            session_ids: SessionIds::new()?,
+            clients: ClientSlot::default(),
+        });
+        let handler_shared = shared.clone();
+        let handler = move |req: Request<Incoming>| {
+            let shared = handler_shared.clone();
+            async move { route(shared, req).await }
+        };
+        let stop_shared = shared.clone();
+        let on_stop = Box::pin(async move { stop_shared.clients.evict_current().await });
+        let server = ServerThread::spawn("cdp-facade", listener, handler, on_stop)?;
+        tracing::info!(port, "CDP facade listening on 127.0.0.1");
+        Ok(Self { shared, server })
+    }
+
+    /// The loopback port.
+    pub fn port(&self) -> u16 {
+        self.server.addr().port()
+    }
+
+    /// `http://127.0.0.1:<port>` (discovery endpoints need the token as `?token=` or Bearer).
+    pub fn http_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port())
+    }
+
+    /// The browser WebSocket URL, token included, as `/json/version` reports it.
+    pub fn browser_ws_url(&self) -> String {
+        self.shared.browser_ws_url()
+    }
+
+    /// The shared browser context id every page target reports.
+    pub fn browser_context_id(&self) -> &str {
+        &self.shared.browser_context_id
+    }
+
+    /// Disconnects the client (cleaning up its guest sessions) and stops the server.
+    pub fn close(mut self) {
+        self.server.stop();
+    }
+}
+
+impl Drop for Facade {
+    fn drop(&mut self) {
+        self.server.stop();
+    }
+}
+
+async fn route(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    if !http_access::host_allowed(req.headers(), shared.port) {
+        return http_access::json_error(StatusCode::FORBIDDEN, "forbidden host");
+    }
+    let path = req.uri().path();
+    if path.starts_with("/devtools/") {
+        return ws::upgrade(shared, req);
+    }
+    if path.starts_with("/json") {
+        return discovery::handle(&shared, &req).await;
+    }
+    let mut not_found = Response::new(Full::new(Bytes::from_static(b"not found")));
+    *not_found.status_mut() = StatusCode::NOT_FOUND;
+    not_found
+}

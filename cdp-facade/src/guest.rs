@@ -1,0 +1,182 @@
+//! The boundary with the app: how the facade sees browser nodes ("guests").
+//!
+//! The app implements [`Guests`] and [`GuestChannel`] with cef-bridge's
+//! DevTools channels; tests implement them with a fake. Nothing here knows
+//! about CEF or the canvas.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Stable id of one live browser node tab, e.g. `"node1::tab1"`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GuestId(String);
+
+impl GuestId {
+    /// Wraps the app's id string.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self(id.into())
+    }
+
+    /// The id as the app spelled it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for GuestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for GuestId {
+    fn from(id: &str) -> Self {
+        Self::new(id)
+    }
+}
+
+/// A failure reported by the app across the boundary (its text is shown to clients, so it must carry no secret).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct GuestError(String);
+
+impl GuestError {
+    /// Wraps a human-readable reason.
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self(reason.into())
+    }
+}
+
+/// What `Browser.getVersion` and `/json/version` report; the app fills it from CEF.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrowserVersion {
+    /// Product string, e.g. `Chrome/131.0.6778.205` (Playwright reads the version after `/`).
+    pub product: String,
+    /// Chromium/CEF revision, e.g. `@<commit>`; empty when unknown.
+    pub revision: String,
+    /// The user agent the guests send.
+    pub user_agent: String,
+    /// V8 version, e.g. `13.1.201.22`; empty when unknown (then omitted from `/json/version`).
+    pub js_version: String,
+}
+
+/// The app's registry of browser nodes, as the facade and the agent server need it.
+///
+/// `list`, `channel`, `normalize_url` and `version` are called from the
+/// facade's async thread and must return quickly (no waiting on the main
+/// thread). `open`, `close` and `activate` may block; they run on a blocking
+/// worker.
+pub trait Guests: Send + Sync + 'static {
+    /// Live browser nodes, in a stable order (the first is used for profile-wide commands such as cookies).
+    fn list(&self) -> Vec<GuestId>;
+    /// The DevTools channel of a live guest; `None` once it is gone. Must return the same `Arc` for the same browser.
+    fn channel(&self, id: &GuestId) -> Option<Arc<dyn GuestChannel>>;
+    /// Opens a visible browser node at an already-normalized URL; returns once the browser exists and `list`/`channel` know it.
+    fn open(&self, url: &str) -> Result<GuestId, GuestError>;
+    /// Closes the browser node behind `id` (the node goes away from the canvas).
+    fn close(&self, id: &GuestId) -> Result<(), GuestError>;
+    /// Focuses the node and pans the canvas to it.
+    fn activate(&self, id: &GuestId);
+    /// The app's URL policy: the URL to open, or why it is refused.
+    fn normalize_url(&self, raw: &str) -> Result<String, GuestError>;
+    /// Product, revision, user agent and V8 version of the embedded Chromium.
+    fn version(&self) -> BrowserVersion;
+}
+
+/// One guest's DevTools channel (a CEF browser host's DevTools message API).
+///
+/// Contract:
+/// - `send` takes one complete CDP message as JSON text: `{"id", "method",
+///   "params"?, "sessionId"?}`. The facade only uses ids in
+///   [`crate::FACADE_ID_RANGE`]; other users of the same channel (the app's
+///   tool runtime) must use ids below it. `sessionId` addresses a child
+///   session (iframe, worker) the guest announced; without it the message
+///   goes to the page itself.
+/// - Every raw message the guest emits (replies `{id, result|error,
+///   sessionId?}` and events `{method, params, sessionId?}`, whoever caused
+///   them) is handed to every subscribed [`GuestSink`], in order. Delivery
+///   may happen re-entrantly inside `send`.
+/// - `crashed` is true while the guest's renderer is dead.
+pub trait GuestChannel: Send + Sync {
+    /// Sends one CDP message (JSON text) to the guest.
+    fn send(&self, message: &str) -> Result<(), GuestError>;
+    /// Adds a sink that receives every message from this guest until [`GuestSink::deliver`] returns false.
+    fn subscribe(&self, sink: GuestSink);
+    /// Whether the guest's renderer has crashed (polled every 500 ms by the facade).
+    fn crashed(&self) -> bool;
+}
+
+/// What a sink carries from the app to the facade.
+#[derive(Debug)]
+pub(crate) enum SinkEvent {
+    /// One raw CDP message (JSON text) from the guest.
+    Message(String),
+    /// The renderer crashed or the browser went away.
+    Gone,
+}
+
+/// The receiving end the facade hands to [`GuestChannel::subscribe`].
+///
+/// Cheap and non-blocking to call from any thread (CEF's UI thread included).
+/// Once the facade is no longer interested, every call returns false and the
+/// app should drop the sink.
+#[derive(Debug)]
+pub struct GuestSink {
+    tag: u64,
+    tx: UnboundedSender<(u64, SinkEvent)>,
+    active: Arc<AtomicBool>,
+}
+
+impl GuestSink {
+    pub(crate) fn new(tag: u64, tx: UnboundedSender<(u64, SinkEvent)>, active: Arc<AtomicBool>) -> Self {
+        Self { tag, tx, active }
+    }
+
+    /// Hands one raw message from the guest to the facade; false means "drop this sink".
+    pub fn deliver(&self, message: String) -> bool {
+        self.push(SinkEvent::Message(message))
+    }
+
+    /// Tells the facade the renderer crashed or the browser is gone (make `crashed()` true first); false means "drop this sink".
+    pub fn renderer_gone(&self) -> bool {
+        self.push(SinkEvent::Gone)
+    }
+
+    /// Whether the facade has dropped this subscription (the app may prune it).
+    pub fn is_closed(&self) -> bool {
+        !self.active.load(Ordering::Acquire) || self.tx.is_closed()
+    }
+
+    fn push(&self, event: SinkEvent) -> bool {
+        if !self.active.load(Ordering::Acquire) {
+            return false;
+        }
+        self.tx.send((self.tag, event)).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sink_reports_closed_after_deactivation_or_receiver_drop() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let active = Arc::new(AtomicBool::new(true));
+        let sink = GuestSink::new(7, tx, active.clone());
+        assert!(sink.deliver("{}".into()));
+        assert!(matches!(rx.try_recv(), Ok((7, SinkEvent::Message(m))) if m == "{}"));
+        active.store(false, Ordering::Release);
+        assert!(!sink.deliver("{}".into()));
+        assert!(sink.is_closed());
+
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let sink = GuestSink::new(1, tx, Arc::new(AtomicBool::new(true)));
+        drop(rx);
+        assert!(!sink.renderer_gone());
+        assert!(sink.is_closed());
+    }
+}

@@ -1,0 +1,101 @@
+//! Identifiers the facade makes up: CDP message ids sent to guests, session
+//! ids, the browser target id and the shared browser context id.
+
+use std::ops::RangeInclusive;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::token::{fill_random, hex, RandomnessError};
+
+/// Message ids the facade uses on guest channels; the app's own users of a channel must stay below it.
+///
+/// Chromium parses ids as 32-bit integers, so the range ends at `i32::MAX`.
+pub const FACADE_ID_RANGE: RangeInclusive<i64> = (1 << 30)..=(i32::MAX as i64);
+
+/// Hands out message ids inside [`FACADE_ID_RANGE`], wrapping around (old ids are long answered by then).
+#[derive(Debug, Default)]
+pub(crate) struct MessageIds {
+    counter: AtomicU64,
+}
+
+impl MessageIds {
+    /// The next id; unique across the facade until the range wraps.
+    pub(crate) fn next(&self) -> i64 {
+        let span = (FACADE_ID_RANGE.end() - FACADE_ID_RANGE.start() + 1) as u64;
+        let n = self.counter.fetch_add(1, Ordering::Relaxed) % span;
+        FACADE_ID_RANGE.start() + n as i64
+    }
+}
+
+/// Makes session ids that look like Chromium's (32 upper-case hex) and never repeat within a boot.
+#[derive(Debug)]
+pub(crate) struct SessionIds {
+    prefix: u64,
+    counter: AtomicU64,
+}
+
+impl SessionIds {
+    /// A generator with a random prefix.
+    pub(crate) fn new() -> Result<Self, RandomnessError> {
+        let mut bytes = [0u8; 8];
+        fill_random(&mut bytes)?;
+        Ok(Self { prefix: u64::from_le_bytes(bytes), counter: AtomicU64::new(1) })
+    }
+
+    /// The next session id.
+    pub(crate) fn next(&self) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        format!("{:016X}{:016X}", self.prefix, n)
+    }
+}
+
+/// A random GUID-shaped id, the form Chromium uses for the browser target.
+pub(crate) fn random_guid() -> Result<String, RandomnessError> {
+    let mut b = [0u8; 16];
+    fill_random(&mut b)?;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = hex(&b);
+    Ok(format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32]))
+}
+
+/// 32 random upper-case hex characters (the form of a browser context id).
+pub(crate) fn random_hex_id() -> Result<String, RandomnessError> {
+    let mut b = [0u8; 16];
+    fill_random(&mut b)?;
+    Ok(hex(&b).to_uppercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_ids_stay_in_range_and_wrap() {
+        let ids = MessageIds::default();
+        let first = ids.next();
+        assert_eq!(first, *FACADE_ID_RANGE.start());
+        assert_eq!(ids.next(), first + 1);
+        let span = (FACADE_ID_RANGE.end() - FACADE_ID_RANGE.start() + 1) as u64;
+        ids.counter.store(span - 1, Ordering::Relaxed);
+        assert_eq!(ids.next(), *FACADE_ID_RANGE.end());
+        assert_eq!(ids.next(), *FACADE_ID_RANGE.start());
+    }
+
+    #[test]
+    fn session_ids_are_unique_upper_hex() {
+        let ids = SessionIds::new().unwrap();
+        let a = ids.next();
+        let b = ids.next();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(&c)));
+    }
+
+    #[test]
+    fn guid_has_dashes_and_version() {
+        let g = random_guid().unwrap();
+        assert_eq!(g.len(), 36);
+        assert_eq!(g.as_bytes()[14], b'4');
+        assert_eq!(random_hex_id().unwrap().len(), 32);
+    }
+}

@@ -1,0 +1,544 @@
+//! Session routing for one CDP client: commands on page sessions go to the
+//! guest's DevTools channel under facade-allocated ids, replies come back
+//! re-addressed to the client's id and session, guest events are fanned out
+//! to the guest's sessions, and child sessions (iframes, workers) pass
+//! through with their own session ids. Browser-level commands are handed to
+//! the emulated browser (`browser.rs`).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+
+use crate::browser::{BrowserState, Internal};
+use crate::facade::Shared;
+use crate::guest::{GuestChannel, GuestId, GuestSink, SinkEvent};
+use crate::guest_call::PageInfo;
+use crate::protocol::{self, ClientCommand, GuestEnvelope, SERVER_ERROR, SESSION_NOT_FOUND};
+use crate::sessions::{Session, SessionKind, Sessions};
+use crate::ws::Outgoing;
+
+/// Page-session methods the facade answers itself or treats as browser-level instead of forwarding.
+const BROWSER_LEVEL_ON_PAGE: &[&str] = &[
+    "Target.createTarget",
+    "Target.closeTarget",
+    "Target.activateTarget",
+    "Target.getTargets",
+    "Target.getBrowserContexts",
+    "Target.createBrowserContext",
+    "Target.disposeBrowserContext",
+    "Target.attachToBrowserTarget",
+    "Browser.close",
+    "Browser.crash",
+    "Browser.crashGpuProcess",
+];
+
+/// The receivers the socket loop polls on behalf of the router.
+pub(crate) struct RouterInputs {
+    /// Raw guest traffic from every subscribed guest.
+    pub guest: UnboundedReceiver<(u64, SinkEvent)>,
+    /// Completions of background work (probes, opens, closes, forwarded calls).
+    pub internal: UnboundedReceiver<Internal>,
+}
+
+/// A subscription to one guest's channel.
+struct GuestLink {
+    channel: Arc<dyn GuestChannel>,
+    tag: u64,
+    active: Arc<AtomicBool>,
+    /// The client turned on page-level auto-attach in this guest (must be turned off on release).
+    page_auto_attach: bool,
+}
+
+/// Who is waiting for a guest's reply to a facade id.
+enum Pending {
+    /// A client command: reply with its id on its session.
+    Client { client_id: i64, session: Option<String>, guest: GuestId },
+    /// The facade's own housekeeping; the reply is dropped.
+    Internal { guest: GuestId },
+}
+
+/// Why a guest's sessions end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DropReason {
+    /// `Target.closeTarget`.
+    Closed,
+    /// The guest left `Guests::list` (or its browser was replaced).
+    Gone,
+    /// The renderer crashed.
+    Crashed,
+}
+
+impl DropReason {
+    fn message(self) -> &'static str {
+        match self {
+            DropReason::Closed => "Target closed",
+            DropReason::Gone => "Target closed",
+            DropReason::Crashed => "Target crashed",
+        }
+    }
+}
+
+/// Identity of a channel object, to notice a guest id reused for a new browser.
+pub(crate) fn channel_key(channel: &Arc<dyn GuestChannel>) -> usize {
+    Arc::as_ptr(channel) as *const () as usize
+}
+
+/// All routing state of one client connection; dropped (after [`Router::shutdown`]) when it ends.
+pub(crate) struct Router {
+    pub(crate) shared: Arc<Shared>,
+    out: UnboundedSender<Outgoing>,
+    guest_tx: UnboundedSender<(u64, SinkEvent)>,
+    pub(crate) internal_tx: UnboundedSender<Internal>,
+    next_tag: u64,
+    pub(crate) sessions: Sessions,
+    links: HashMap<GuestId, GuestLink>,
+    tags: HashMap<u64, GuestId>,
+    pending: HashMap<i64, Pending>,
+    pub(crate) browser: BrowserState,
+    close: Option<(u16, &'static str)>,
+}
+
+impl Router {
+    /// A router writing to `out`, and the inputs the socket loop must feed back into it.
+    pub(crate) fn new(shared: Arc<Shared>, out: UnboundedSender<Outgoing>) -> (Self, RouterInputs) {
+        let (guest_tx, guest_rx) = mpsc::unbounded_channel();
+        let (internal_tx, internal_rx) = mpsc::unbounded_channel();
+        let router = Self {
+            shared,
+            out,
+            guest_tx,
+            internal_tx,
+            next_tag: 1,
+            sessions: Sessions::default(),
+            links: HashMap::new(),
+            tags: HashMap::new(),
+            pending: HashMap::new(),
+            browser: BrowserState::default(),
+            close: None,
+        };
+        (router, RouterInputs { guest: guest_rx, internal: internal_rx })
+    }
+
+    /// Queues one message for the client.
+    pub(crate) fn send(&self, text: String) {
+        let _ = self.out.send(Outgoing::Text(text));
+    }
+
+    /// Queues an event for the client.
+    pub(crate) fn emit(&self, method: &str, params: &Value, session: Option<&str>) {
+        self.send(protocol::event(method, params, session));
+    }
+
+    /// Asks the socket loop to close the connection after what is queued.
+    pub(crate) fn request_close(&mut self, code: u16, reason: &'static str) {
+        self.close.get_or_insert((code, reason));
+    }
+
+    /// The close the router asked for, if any.
+    pub(crate) fn take_close(&mut self) -> Option<(u16, &'static str)> {
+        self.close.take()
+    }
+
+    fn log_command(&self, cmd: &ClientCommand) {
+        if self.shared.config.debug {
+            tracing::info!(id = cmd.id, method = %cmd.method, session = cmd.session_id.as_deref().unwrap_or(""), "cdp command");
+        }
+    }
+
+    /// Handles one text frame from the client.
+    pub(crate) fn on_client_text(&mut self, text: &str) {
+        let cmd = match ClientCommand::parse(text) {
+            Ok(cmd) => cmd,
+            Err(bad) => {
+                self.send(bad.reply);
+                return;
+            }
+        };
+        self.log_command(&cmd);
+        let Some(session_id) = cmd.session_id.clone() else {
+            self.enqueue_root(cmd, None);
+            return;
+        };
+        match self.sessions.get(&session_id).cloned() {
+            Some(Session { kind: SessionKind::Browser, .. }) => self.enqueue_root(cmd, Some(session_id)),
+            Some(Session { kind: SessionKind::Page { guest, .. }, .. }) => self.page_command(cmd, session_id, guest),
+            None => match self.sessions.child(&session_id).map(|c| c.guest.clone()) {
+                Some(guest) => self.forward(cmd, &guest, Some(session_id.clone()), Some(session_id)),
+                None => self.send(protocol::error_reply(
+                    Some(cmd.id),
+                    Some(&session_id),
+                    SESSION_NOT_FOUND,
+                    "Session with given id not found.",
+                )),
+            },
+        }
+    }
+
+    fn page_command(&mut self, cmd: ClientCommand, session_id: String, guest: GuestId) {
+        match cmd.method.as_str() {
+            // A guest page is never paused waiting for a debugger; an error here leaves goto() hanging.
+            "Runtime.runIfWaitingForDebugger" => self.send(protocol::value_reply(cmd.id, Some(&session_id), &json!({}))),
+            m if BROWSER_LEVEL_ON_PAGE.contains(&m) => self.enqueue_root(cmd, Some(session_id)),
+            "Target.setAutoAttach" => {
+                #[derive(Deserialize)]
+                struct AutoAttach {
+                    #[serde(rename = "autoAttach", default)]
+                    auto_attach: bool,
+                }
+                let on = cmd.params_as::<AutoAttach>().map(|p| p.auto_attach).unwrap_or(false);
+                if let Some(link) = self.links.get_mut(&guest) {
+                    link.page_auto_attach |= on;
+                }
+                self.forward(cmd, &guest, None, Some(session_id));
+            }
+            _ => self.forward(cmd, &guest, None, Some(session_id)),
+        }
+    }
+
+    /// Sends a client command to a guest under a fresh facade id; the reply goes back on `reply_session`.
+    pub(crate) fn forward(&mut self, cmd: ClientCommand, guest: &GuestId, guest_session: Option<String>, reply_session: Option<String>) {
+        let Some(channel) = self.links.get(guest).map(|l| l.channel.clone()) else {
+            self.send(protocol::error_reply(Some(cmd.id), reply_session.as_deref(), SESSION_NOT_FOUND, "Session with given id not found."));
+            return;
+        };
+        let id = self.shared.message_ids.next();
+        let message = protocol::command(id, &cmd.method, cmd.params.as_deref(), guest_session.as_deref());
+        // Recorded before sending: CEF may answer re-entrantly inside send().
+        self.pending.insert(id, Pending::Client { client_id: cmd.id, session: reply_session.clone(), guest: guest.clone() });
+        if let Err(e) = channel.send(&message) {
+            self.pending.remove(&id);
+            tracing::debug!(guest = %guest, error = %e, "guest refused a message");
+            self.send(protocol::error_reply(Some(cmd.id), reply_session.as_deref(), SERVER_ERROR, "The browser could not take the message"));
+        }
+    }
+
+    /// Sends a facade-internal command to a linked guest root; the reply is ignored.
+    fn send_internal(&mut self, guest: &GuestId, method: &str, params: &Value) {
+        let Some(channel) = self.links.get(guest).map(|l| l.channel.clone()) else { return };
+        let id = self.shared.message_ids.next();
+        let params = RawValue::from_string(params.to_string()).ok();
+        self.pending.insert(id, Pending::Internal { guest: guest.clone() });
+        if channel.send(&protocol::command(id, method, params.as_deref(), None)).is_err() {
+            self.pending.remove(&id);
+        }
+    }
+
+    /// Handles one message (or a crash notice) from a subscribed guest.
+    pub(crate) fn on_guest(&mut self, tag: u64, event: SinkEvent) {
+        let Some(guest) = self.tags.get(&tag).cloned() else { return };
+        match event {
+            SinkEvent::Gone => self.guest_crashed(&guest),
+            SinkEvent::Message(text) => self.guest_message(&guest, &text),
+        }
+    }
+
+    fn guest_message(&mut self, guest: &GuestId, text: &str) {
+        let Some(env) = GuestEnvelope::parse(text) else {
+            tracing::debug!(guest = %guest, "unparsable message from guest dropped");
+            return;
+        };
+        if let Some(id) = env.id {
+            // Ids outside our pending map belong to other users of the channel (the app's tool runtime).
+            match self.pending.remove(&id) {
+                Some(Pending::Client { client_id, session, .. }) => {
+                    self.send(protocol::raw_reply(client_id, session.as_deref(), env.result, env.error))
+                }
+                Some(Pending::Internal { .. }) | None => {}
+            }
+            return;
+        }
+        let Some(method) = env.method.as_deref() else { return };
+        match env.session_id.as_deref() {
+            Some(child) => self.child_event(guest, child, method, env.params, text),
+            None => self.page_event(guest, method, env.params, text),
+        }
+    }
+
+    fn child_event(&mut self, guest: &GuestId, child: &str, method: &str, params: Option<&RawValue>, raw: &str) {
+        if self.sessions.child(child).is_none_or(|c| &c.guest != guest) {
+            return; // hidden duplicate, or traffic of a session this client never saw
+        }
+        match method {
+            "Target.attachedToTarget" => {
+                if let Some(a) = params.and_then(parse_attached) {
+                    self.sessions.add_child(a.session_id, guest.clone(), a.target_id, false);
+                }
+            }
+            "Target.detachedFromTarget" => {
+                if let Some(sid) = params.and_then(parse_detached) {
+                    self.sessions.remove_child(&sid);
+                }
+            }
+            _ => {}
+        }
+        self.send(raw.to_string());
+    }
+
+    fn page_event(&mut self, guest: &GuestId, method: &str, params: Option<&RawValue>, raw: &str) {
+        match method {
+            "Target.attachedToTarget" => {
+                let Some(a) = params.and_then(parse_attached) else { return };
+                let primary = self.sessions.pages_of(guest).first().cloned();
+                let visible = self.sessions.add_child(a.session_id.clone(), guest.clone(), a.target_id, true);
+                match primary {
+                    Some(primary) if visible => self.send(protocol::with_session(raw, &primary)),
+                    _ => {
+                        // A re-announcement of a child the client already has (or nobody to tell): release it.
+                        self.send_internal(guest, "Target.detachFromTarget", &json!({"sessionId": a.session_id}));
+                    }
+                }
+            }
+            "Target.detachedFromTarget" => {
+                let Some(sid) = params.and_then(parse_detached) else { return };
+                if self.sessions.remove_child(&sid) {
+                    if let Some(primary) = self.sessions.pages_of(guest).first() {
+                        self.send(protocol::with_session(raw, primary));
+                    }
+                }
+            }
+            "Inspector.targetCrashed" => self.guest_crashed(guest),
+            // Download events belong to the browser session that set the download behaviour.
+            m if m.starts_with("Browser.download") => self.send(raw.to_string()),
+            _ => {
+                for session in self.sessions.pages_of(guest) {
+                    self.send(protocol::with_session(raw, session));
+                }
+            }
+        }
+    }
+
+    /// Subscribes to a guest's channel if not yet; false if the guest has no channel.
+    fn link(&mut self, guest: &GuestId) -> bool {
+        if self.links.contains_key(guest) {
+            return true;
+        }
+        let Some(channel) = self.shared.guests.channel(guest) else { return false };
+        let tag = self.next_tag;
+        self.next_tag += 1;
+        let active = Arc::new(AtomicBool::new(true));
+        channel.subscribe(GuestSink::new(tag, self.guest_tx.clone(), active.clone()));
+        self.links.insert(guest.clone(), GuestLink { channel, tag, active, page_auto_attach: false });
+        self.tags.insert(tag, guest.clone());
+        true
+    }
+
+    /// Ends the subscription to a guest; with `tidy`, first releases its child sessions and page-level auto-attach.
+    fn unlink(&mut self, guest: &GuestId, tidy: bool) {
+        if tidy {
+            for child in self.sessions.children_of(guest) {
+                self.send_internal(guest, "Target.detachFromTarget", &json!({"sessionId": child}));
+            }
+            if self.links.get(guest).is_some_and(|l| l.page_auto_attach) {
+                // Otherwise new iframes would wait forever for a debugger that is gone.
+                self.send_internal(
+                    guest,
+                    "Target.setAutoAttach",
+                    &json!({"autoAttach": false, "waitForDebuggerOnStart": false, "flatten": true}),
+                );
+            }
+        }
+        self.sessions.forget_children(guest);
+        if let Some(link) = self.links.remove(guest) {
+            link.active.store(false, Ordering::Release);
+            self.tags.remove(&link.tag);
+        }
+        // Nothing answers on a dropped subscription: fail what is still waiting.
+        self.fail_pending_for(guest, "Target detached");
+    }
+
+    /// Fails every command still waiting on a guest, in the order the client sent them.
+    fn fail_pending_for(&mut self, guest: &GuestId, message: &str) {
+        let ids: Vec<i64> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| match p {
+                Pending::Client { guest: g, .. } | Pending::Internal { guest: g } => g == guest,
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        let mut failed: Vec<(i64, Option<String>)> = ids
+            .into_iter()
+            .filter_map(|id| match self.pending.remove(&id) {
+                Some(Pending::Client { client_id, session, .. }) => Some((client_id, session)),
+                _ => None,
+            })
+            .collect();
+        failed.sort_by_key(|(client_id, _)| *client_id);
+        for (client_id, session) in failed {
+            self.send(protocol::error_reply(Some(client_id), session.as_deref(), SERVER_ERROR, message));
+        }
+    }
+
+    /// Attaches a new facade session to a guest page and announces it on `parent`; `None` if the guest has no channel.
+    pub(crate) fn attach(&mut self, guest: &GuestId, info: &PageInfo, parent: Option<String>) -> Option<String> {
+        if !self.link(guest) {
+            return None;
+        }
+        let first = self.sessions.pages_of(guest).is_empty();
+        let session_id = self.shared.session_ids.next();
+        self.sessions.add_page(session_id.clone(), guest.clone(), info.target_id.clone(), parent.clone());
+        let target_info = self.page_target_info(info, true);
+        self.emit(
+            "Target.attachedToTarget",
+            &json!({"sessionId": session_id, "targetInfo": target_info, "waitingForDebugger": false}),
+            parent.as_deref(),
+        );
+        if first && self.browser.discovers(guest) {
+            self.emit("Target.targetInfoChanged", &json!({"targetInfo": target_info}), None);
+        }
+        Some(session_id)
+    }
+
+    /// Detaches one facade session (announcing it on its parent); releases the guest when it was the last.
+    pub(crate) fn detach_session(&mut self, session_id: &str) -> bool {
+        let Some(session) = self.sessions.remove(session_id) else { return false };
+        match session.kind {
+            SessionKind::Page { guest, target_id } => {
+                self.fail_pending_on(session_id, "Target detached");
+                self.emit(
+                    "Target.detachedFromTarget",
+                    &json!({"sessionId": session_id, "targetId": target_id}),
+                    session.parent.as_deref(),
+                );
+                if self.sessions.pages_of(&guest).is_empty() {
+                    self.unlink(&guest, true);
+                    if let Some(info) = self.browser.known_info(&guest) {
+                        if self.browser.discovers(&guest) {
+                            let target_info = self.page_target_info(&info, false);
+                            self.emit("Target.targetInfoChanged", &json!({"targetInfo": target_info}), None);
+                        }
+                    }
+                }
+            }
+            SessionKind::Browser => {
+                for page in self.sessions.attached_through(session_id) {
+                    self.detach_session(&page);
+                }
+                let target_id = self.shared.browser_target_id.clone();
+                self.emit(
+                    "Target.detachedFromTarget",
+                    &json!({"sessionId": session_id, "targetId": target_id}),
+                    session.parent.as_deref(),
+                );
+            }
+        }
+        true
+    }
+
+    fn fail_pending_on(&mut self, session_id: &str, message: &str) {
+        let ids: Vec<i64> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| matches!(p, Pending::Client { session: Some(s), .. } if s == session_id))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            if let Some(Pending::Client { client_id, session, .. }) = self.pending.remove(&id) {
+                self.send(protocol::error_reply(Some(client_id), session.as_deref(), SERVER_ERROR, message));
+            }
+        }
+    }
+
+    /// Ends everything the client had on a guest: pending commands fail, sessions detach, the subscription ends.
+    pub(crate) fn drop_guest(&mut self, guest: &GuestId, reason: DropReason) {
+        self.fail_pending_for(guest, reason.message());
+        for session_id in self.sessions.pages_of(guest).to_vec() {
+            if let Some(session) = self.sessions.remove(&session_id) {
+                if let SessionKind::Page { target_id, .. } = session.kind {
+                    self.emit(
+                        "Target.detachedFromTarget",
+                        &json!({"sessionId": session_id, "targetId": target_id}),
+                        session.parent.as_deref(),
+                    );
+                }
+            }
+        }
+        // A closed or crashed guest needs no tidying of its DevTools state.
+        self.unlink(guest, false);
+        self.browser_forget(guest);
+    }
+
+    /// The renderer of a linked guest crashed: `Inspector.targetCrashed` on its sessions, then a full drop.
+    pub(crate) fn guest_crashed(&mut self, guest: &GuestId) {
+        tracing::info!(guest = %guest, "browser node renderer gone; detaching its CDP sessions");
+        for session in self.sessions.pages_of(guest).to_vec() {
+            self.emit("Inspector.targetCrashed", &json!({}), Some(&session));
+        }
+        self.drop_guest(guest, DropReason::Crashed);
+        self.browser.mark_crashed(guest);
+    }
+
+    /// The `targetInfo` of a guest page as the client sees it.
+    pub(crate) fn page_target_info(&self, info: &PageInfo, attached: bool) -> Value {
+        json!({
+            "targetId": info.target_id,
+            "type": "page",
+            "title": info.title,
+            "url": info.url,
+            "attached": attached,
+            "canAccessOpener": false,
+            "browserContextId": self.shared.browser_context_id,
+        })
+    }
+
+    /// Whether the guest's channel is the one we are linked to (false if not linked).
+    pub(crate) fn linked_channel_key(&self, guest: &GuestId) -> Option<usize> {
+        self.links.get(guest).map(|l| channel_key(&l.channel))
+    }
+
+    /// Whether any facade session is attached to the guest.
+    pub(crate) fn has_sessions(&self, guest: &GuestId) -> bool {
+        !self.sessions.pages_of(guest).is_empty()
+    }
+
+    /// Guests the client currently holds sessions or subscriptions on.
+    pub(crate) fn linked_guests(&self) -> Vec<GuestId> {
+        self.links.keys().cloned().collect()
+    }
+
+    /// Fresh-state cleanup when the client goes: child sessions detached, page auto-attach off, subscriptions dropped.
+    pub(crate) fn shutdown(&mut self) {
+        for guest in self.linked_guests() {
+            self.unlink(&guest, true);
+        }
+        self.pending.clear();
+        self.sessions = Sessions::default();
+        self.browser = BrowserState::default();
+    }
+}
+
+struct Attached {
+    session_id: String,
+    target_id: String,
+}
+
+fn parse_attached(params: &RawValue) -> Option<Attached> {
+    #[derive(Deserialize)]
+    struct TargetInfo {
+        #[serde(rename = "targetId")]
+        target_id: String,
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(rename = "sessionId")]
+        session_id: String,
+        #[serde(rename = "targetInfo")]
+        target_info: TargetInfo,
+    }
+    let p: Params = serde_json::from_str(params.get()).ok()?;
+    Some(Attached { session_id: p.session_id, target_id: p.target_info.target_id })
+}
+
+fn parse_detached(params: &RawValue) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(rename = "sessionId")]
+        session_id: String,
+    }
+    serde_json::from_str::<Params>(params.get()).ok().map(|p| p.session_id)
+}
