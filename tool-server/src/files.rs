@@ -73,7 +73,11 @@ fn io_err<'p>(action: &'static str, path: &'p Path) -> impl FnOnce(io::Error) ->
         if source.raw_os_error() == Some(libc::ELOOP) {
             FileError::Symlink(path.to_owned())
         } else {
-            FileError::Io { action, path: path.to_owned(), source }
+            FileError::Io {
+                action,
+                path: path.to_owned(),
+                source,
+            }
         }
     }
 }
@@ -91,13 +95,17 @@ pub fn ensure_private_dir(path: &Path) -> Result<(), FileError> {
     let dir = open_dir(path)?;
     let meta = dir.metadata().map_err(io_err("stat", path))?;
     if !meta.is_dir() {
-        return Err(FileError::WrongKind { path: path.to_owned(), expected: "directory" });
+        return Err(FileError::WrongKind {
+            path: path.to_owned(),
+            expected: "directory",
+        });
     }
     if meta.uid() != rustix::process::geteuid().as_raw() {
         return Err(FileError::NotOwned(path.to_owned()));
     }
     if meta.mode() & 0o7777 != DIR_MODE {
-        dir.set_permissions(fs::Permissions::from_mode(DIR_MODE)).map_err(io_err("chmod", path))?;
+        dir.set_permissions(fs::Permissions::from_mode(DIR_MODE))
+            .map_err(io_err("chmod", path))?;
     }
     Ok(())
 }
@@ -112,7 +120,10 @@ fn open_dir(path: &Path) -> Result<File, FileError> {
                 if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
                     FileError::Symlink(path.to_owned())
                 } else {
-                    FileError::WrongKind { path: path.to_owned(), expected: "directory" }
+                    FileError::WrongKind {
+                        path: path.to_owned(),
+                        expected: "directory",
+                    }
                 }
             }
             _ => io_err("open directory", path)(e),
@@ -138,7 +149,10 @@ pub fn write_private(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), FileErr
     match fs::symlink_metadata(&target) {
         Ok(meta) if meta.file_type().is_symlink() => return Err(FileError::Symlink(target)),
         Ok(meta) if !meta.is_file() => {
-            return Err(FileError::WrongKind { path: target, expected: "regular file" })
+            return Err(FileError::WrongKind {
+                path: target,
+                expected: "regular file",
+            })
         }
         Ok(_) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -157,7 +171,8 @@ pub fn write_private(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), FileErr
         .open(&temp)
         .map_err(io_err("create", &temp))?;
     let written = (|| {
-        file.set_permissions(fs::Permissions::from_mode(FILE_MODE)).map_err(io_err("chmod", &temp))?;
+        file.set_permissions(fs::Permissions::from_mode(FILE_MODE))
+            .map_err(io_err("chmod", &temp))?;
         file.write_all(bytes).map_err(io_err("write", &temp))?;
         file.sync_all().map_err(io_err("fsync", &temp))?;
         fs::rename(&temp, &target).map_err(io_err("rename", &target))
@@ -166,13 +181,21 @@ pub fn write_private(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), FileErr
         let _ = fs::remove_file(&temp);
         return Err(e);
     }
-    dir_handle.sync_all().map_err(io_err("fsync directory", dir))
+    dir_handle
+        .sync_all()
+        .map_err(io_err("fsync directory", dir))
 }
 
 /// [`write_private`] of `value` as pretty JSON.
-pub fn write_private_json<T: Serialize + ?Sized>(dir: &Path, name: &str, value: &T) -> Result<(), FileError> {
-    let mut bytes = serde_json::to_vec_pretty(value)
-        .map_err(|source| FileError::Encode { path: dir.join(name), source })?;
+pub fn write_private_json<T: Serialize + ?Sized>(
+    dir: &Path,
+    name: &str,
+    value: &T,
+) -> Result<(), FileError> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| FileError::Encode {
+        path: dir.join(name),
+        source,
+    })?;
     bytes.push(b'\n');
     write_private(dir, name, &bytes)
 }
@@ -181,20 +204,29 @@ pub fn write_private_json<T: Serialize + ?Sized>(dir: &Path, name: &str, value: 
 pub fn read_private(dir: &Path, name: &str, limit: u64) -> Result<Option<Vec<u8>>, FileError> {
     check_name(name)?;
     let path = dir.join(name);
-    let file = match OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(&path) {
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&path)
+    {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_err("open", &path)(e)),
     };
     let meta = file.metadata().map_err(io_err("stat", &path))?;
     if !meta.is_file() {
-        return Err(FileError::WrongKind { path, expected: "regular file" });
+        return Err(FileError::WrongKind {
+            path,
+            expected: "regular file",
+        });
     }
     if meta.len() > limit {
         return Err(FileError::TooLarge { path, limit });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(io_err("read", &path))?;
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_err("read", &path))?;
     if bytes.len() as u64 > limit {
         return Err(FileError::TooLarge { path, limit });
     }
@@ -251,11 +283,20 @@ mod tests {
         fs::create_dir(&real).unwrap();
         let link = root.path().join("link");
         symlink(&real, &link).unwrap();
-        assert!(matches!(ensure_private_dir(&link), Err(FileError::Symlink(_))));
+        assert!(matches!(
+            ensure_private_dir(&link),
+            Err(FileError::Symlink(_))
+        ));
         let file = root.path().join("file");
         fs::write(&file, b"x").unwrap();
-        assert!(matches!(ensure_private_dir(&file), Err(FileError::WrongKind { .. })));
-        assert!(matches!(write_private(&link, "x.json", b"{}"), Err(FileError::Symlink(_))));
+        assert!(matches!(
+            ensure_private_dir(&file),
+            Err(FileError::WrongKind { .. })
+        ));
+        assert!(matches!(
+            write_private(&link, "x.json", b"{}"),
+            Err(FileError::Symlink(_))
+        ));
     }
 
     #[test]
@@ -267,10 +308,16 @@ mod tests {
         write_private(dir, "a.json", b"two").unwrap();
         assert_eq!(fs::read(dir.join("a.json")).unwrap(), b"two");
         assert_eq!(mode(&dir.join("a.json")), 0o600);
-        let names: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("a.json")]);
         assert_eq!(read_private(dir, "a.json", 16).unwrap().unwrap(), b"two");
-        assert!(matches!(read_private(dir, "a.json", 2), Err(FileError::TooLarge { .. })));
+        assert!(matches!(
+            read_private(dir, "a.json", 2),
+            Err(FileError::TooLarge { .. })
+        ));
         assert_eq!(read_private(dir, "missing", 16).unwrap(), None);
         assert!(remove_private(dir, "a.json").unwrap());
         assert!(!remove_private(dir, "a.json").unwrap());
@@ -284,8 +331,14 @@ mod tests {
         let victim = root.path().join("victim");
         fs::write(&victim, b"precious").unwrap();
         symlink(&victim, dir.join("s.json")).unwrap();
-        assert!(matches!(write_private(&dir, "s.json", b"evil"), Err(FileError::Symlink(_))));
-        assert!(matches!(read_private(&dir, "s.json", 100), Err(FileError::Symlink(_))));
+        assert!(matches!(
+            write_private(&dir, "s.json", b"evil"),
+            Err(FileError::Symlink(_))
+        ));
+        assert!(matches!(
+            read_private(&dir, "s.json", 100),
+            Err(FileError::Symlink(_))
+        ));
         assert_eq!(fs::read(&victim).unwrap(), b"precious");
         // Removing unlinks the planted link itself, not what it points at.
         assert!(remove_private(&dir, "s.json").unwrap());
@@ -296,7 +349,13 @@ mod tests {
     fn refuses_names_that_are_not_one_component() {
         let root = tempfile::tempdir().unwrap();
         for name in ["", ".", "..", "a/b", "../x"] {
-            assert!(matches!(write_private(root.path(), name, b""), Err(FileError::BadName(_))), "{name}");
+            assert!(
+                matches!(
+                    write_private(root.path(), name, b""),
+                    Err(FileError::BadName(_))
+                ),
+                "{name}"
+            );
         }
     }
 

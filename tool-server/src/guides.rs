@@ -32,8 +32,14 @@ impl GuideTopic {
     ];
 
     /// Every topic's wire name, in guide order (the schema's enum).
-    pub const NAMES: &'static [&'static str] =
-        &["overview", "browser", "terminal", "canvas", "context", "artifacts"];
+    pub const NAMES: &'static [&'static str] = &[
+        "overview",
+        "browser",
+        "terminal",
+        "canvas",
+        "context",
+        "artifacts",
+    ];
 
     /// The wire name.
     pub const fn name(self) -> &'static str {
@@ -163,7 +169,17 @@ mod tests {
         // from the catalogue.
         for (topic, text) in TOOL_GUIDES {
             for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-                let prefixes = ["canvas_", "browser_", "terminal_", "sticky_", "artifact_", "agent_", "context_", "guide_", "session_"];
+                let prefixes = [
+                    "canvas_",
+                    "browser_",
+                    "terminal_",
+                    "sticky_",
+                    "artifact_",
+                    "agent_",
+                    "context_",
+                    "guide_",
+                    "session_",
+                ];
                 // "browser_*" style mentions name a family, not an operation.
                 if prefixes.iter().any(|p| word.starts_with(p)) && !word.ends_with('_') {
                     assert!(

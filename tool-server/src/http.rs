@@ -37,7 +37,11 @@ const CALL_PATH: &str = "/call";
 const UNSUPPORTED: &str = "Unsupported request";
 
 /// Accepts connections until `shutdown` flips; connection tasks stop with it.
-pub(crate) async fn serve(listener: std::net::TcpListener, state: Arc<HttpState>, mut shutdown: watch::Receiver<bool>) {
+pub(crate) async fn serve(
+    listener: std::net::TcpListener,
+    state: Arc<HttpState>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let listener = match TcpListener::from_std(listener) {
         Ok(listener) => listener,
         Err(e) => {
@@ -89,7 +93,10 @@ pub(crate) async fn serve(listener: std::net::TcpListener, state: Arc<HttpState>
     }
 }
 
-async fn handle(state: Arc<HttpState>, request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+async fn handle(
+    state: Arc<HttpState>,
+    request: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
     let response = respond(&state, request).await;
     tracing::debug!(status = response.status().as_u16(), "tool server response");
     Ok(response)
@@ -97,21 +104,39 @@ async fn handle(state: Arc<HttpState>, request: Request<Incoming>) -> Result<Res
 
 async fn respond(state: &HttpState, request: Request<Incoming>) -> Response<Full<Bytes>> {
     if !supported(&request, state.port) {
-        return reply(StatusCode::FORBIDDEN, json!({"ok": false, "error": UNSUPPORTED}), false);
+        return reply(
+            StatusCode::FORBIDDEN,
+            json!({"ok": false, "error": UNSUPPORTED}),
+            false,
+        );
     }
     let Some(session) = authenticate(&request, state) else {
-        return reply(StatusCode::UNAUTHORIZED, json!({"ok": false, "error": "Unknown or revoked session"}), false);
+        return reply(
+            StatusCode::UNAUTHORIZED,
+            json!({"ok": false, "error": "Unknown or revoked session"}),
+            false,
+        );
     };
     // Headers are in; the body gets the same budget from here.
     let deadline = Instant::now() + state.config.request_timeout;
     let body = match read_body(request.into_body(), state.config.max_body_bytes, deadline).await {
         Ok(body) => body,
-        Err(message) => return reply(StatusCode::BAD_REQUEST, json!({"ok": false, "error": message}), true),
+        Err(message) => {
+            return reply(
+                StatusCode::BAD_REQUEST,
+                json!({"ok": false, "error": message}),
+                true,
+            )
+        }
     };
     let raw: Value = match serde_json::from_slice(&body) {
         Ok(raw) => raw,
         Err(_) => {
-            return reply(StatusCode::BAD_REQUEST, json!({"ok": false, "error": "Request body must be JSON"}), false)
+            return reply(
+                StatusCode::BAD_REQUEST,
+                json!({"ok": false, "error": "Request body must be JSON"}),
+                false,
+            )
         }
     };
     call(state, &session, &raw).await
@@ -144,19 +169,29 @@ fn supported(request: &Request<Incoming>, port: u16) -> bool {
         return false;
     }
     let mut hosts = headers.get_all(header::HOST).iter();
-    let (Some(host), None) = (hosts.next(), hosts.next()) else { return false };
-    let Ok(host) = host.to_str() else { return false };
+    let (Some(host), None) = (hosts.next(), hosts.next()) else {
+        return false;
+    };
+    let Ok(host) = host.to_str() else {
+        return false;
+    };
     // Exact loopback authorities only: a rebinding page's requests carry its
     // own domain (evil.com, 127.0.0.1.nip.io, 0x7f.1, …) here.
-    [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")]
-        .iter()
-        .any(|allowed| allowed == host)
+    [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+    ]
+    .iter()
+    .any(|allowed| allowed == host)
 }
 
 /// Finds the session for `Authorization: Bearer <token>`.
 fn authenticate(request: &Request<Incoming>, state: &HttpState) -> Option<ToolSession> {
     let mut values = request.headers().get_all(header::AUTHORIZATION).iter();
-    let (Some(value), None) = (values.next(), values.next()) else { return None };
+    let (Some(value), None) = (values.next(), values.next()) else {
+        return None;
+    };
     let value = value.as_bytes();
     let scheme = value.get(..7)?;
     if !scheme.eq_ignore_ascii_case(b"bearer ") {
@@ -195,9 +230,15 @@ fn reply(status: StatusCode, body: Value, close: bool) -> Response<Full<Bytes>> 
     let mut response = Response::new(Full::new(Bytes::from(body.to_string())));
     *response.status_mut() = status;
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=utf-8"),
+    );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     if close {
         // The rest of the body was not read; the connection cannot be reused.
         headers.insert(header::CONNECTION, HeaderValue::from_static("close"));

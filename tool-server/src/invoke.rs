@@ -13,7 +13,9 @@ use crate::catalogue::Operation;
 use crate::guides::{guide, GuideTopic};
 use crate::queue::ProjectQueues;
 use crate::server::Endpoint;
-use crate::sessions::{IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession};
+use crate::sessions::{
+    IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession,
+};
 use crate::validate::{validate_tool_request, ToolRequest, ValidationError};
 
 /// What [`ToolHost::execute`] returns: the operation's JSON value, or an
@@ -95,7 +97,11 @@ pub(crate) struct Invoker {
 impl Invoker {
     /// Runs one request for an authenticated `session` (a snapshot taken at
     /// authentication; the live token is rechecked before any effect).
-    pub(crate) async fn invoke(self: &Arc<Self>, session: &ToolSession, raw: &Value) -> Result<Value, InvokeError> {
+    pub(crate) async fn invoke(
+        self: &Arc<Self>,
+        session: &ToolSession,
+        raw: &Value,
+    ) -> Result<Value, InvokeError> {
         let request = validate_tool_request(raw)?;
         if !self.host.valid(&session.identity) {
             return Err(InvokeError::InvalidSession);
@@ -120,13 +126,20 @@ impl Invoker {
         let session = session.clone();
         let task = tokio::spawn(async move {
             ticket.wait_turn().await;
-            if !this.sessions.is_current(&session.identity.node_id, &session.token) {
+            if !this
+                .sessions
+                .is_current(&session.identity.node_id, &session.token)
+            {
                 return Err(InvokeError::Unauthorized);
             }
             if !this.host.valid(&session.identity) {
                 return Err(InvokeError::InvalidSession);
             }
-            let result = this.host.execute(&session.identity, request).await.map_err(InvokeError::Failed);
+            let result = this
+                .host
+                .execute(&session.identity, request)
+                .await
+                .map_err(InvokeError::Failed);
             drop(ticket);
             result
         });
@@ -139,10 +152,21 @@ impl Invoker {
         }
     }
 
-    async fn session_info(&self, session: &ToolSession, request: &ToolRequest) -> Result<Value, InvokeError> {
+    async fn session_info(
+        &self,
+        session: &ToolSession,
+        request: &ToolRequest,
+    ) -> Result<Value, InvokeError> {
         let node_id = session.identity.node_id.clone();
-        let mut current = self.sessions.get(&node_id).filter(|s| s.token == session.token).ok_or(InvokeError::Unauthorized)?;
-        if let Some(adapter) = request.str_arg("adapter").filter(|a| CONNECTING_ADAPTERS.contains(a)) {
+        let mut current = self
+            .sessions
+            .get(&node_id)
+            .filter(|s| s.token == session.token)
+            .ok_or(InvokeError::Unauthorized)?;
+        if let Some(adapter) = request
+            .str_arg("adapter")
+            .filter(|a| CONNECTING_ADAPTERS.contains(a))
+        {
             let connected = IntegrationStatus {
                 state: IntegrationState::Connected,
                 adapter: Some(adapter.to_owned()),
@@ -163,7 +187,9 @@ impl Invoker {
                     }
                     Err(e) => {
                         tracing::warn!(node = %node_id, error = %e, "could not record connected status");
-                        return Err(InvokeError::Refused("Could not record the session status".into()));
+                        return Err(InvokeError::Refused(
+                            "Could not record the session status".into(),
+                        ));
                     }
                 }
             }
@@ -178,7 +204,11 @@ impl Invoker {
         }))
     }
 
-    fn agent_status(&self, session: &ToolSession, request: &ToolRequest) -> Result<Value, InvokeError> {
+    fn agent_status(
+        &self,
+        session: &ToolSession,
+        request: &ToolRequest,
+    ) -> Result<Value, InvokeError> {
         let wanted = request.str_arg("nodeId");
         let agents: Vec<Value> = self
             .sessions
@@ -189,7 +219,10 @@ impl Invoker {
             .map(|s| json!({"nodeId": s.identity.node_id, "status": s.status}))
             .collect();
         if let (Some(node), true) = (wanted, agents.is_empty()) {
-            return Err(InvokeError::Refused(format!("No agent session for node {}", node.escape_debug())));
+            return Err(InvokeError::Refused(format!(
+                "No agent session for node {}",
+                node.escape_debug()
+            )));
         }
         Ok(json!({ "agents": agents }))
     }
