@@ -363,6 +363,12 @@ impl Renderer {
         read_texture(&self.device, &self.queue, &texture)
     }
 
+    /// Copies a `Rgba8Unorm[Srgb]`/`Bgra8Unorm[Srgb]` texture with `COPY_SRC` usage back to
+    /// the CPU as RGBA (blocking); e.g. a screenshot of a frame rendered with [`Self::render`].
+    pub fn read_back(&self, texture: &wgpu::Texture) -> Result<RgbaImage> {
+        read_texture(&self.device, &self.queue, texture)
+    }
+
     fn max_texture_px(&self) -> u32 {
         self.config.max_node_texture_px.clamp(256, self.device.limits().max_texture_dimension_2d)
     }
