@@ -7,6 +7,8 @@
 //! about CEF, PTYs, terminal emulation state or winit event types: it takes pixels, grids
 //! of cells and a `wgpu::Surface`/texture view, nothing else.
 
+#![warn(missing_docs)]
+
 mod camera;
 mod cells;
 mod chrome;

@@ -42,6 +42,8 @@ pub struct RendererConfig {
     pub extra_font_files: Vec<std::path::PathBuf>,
     /// Largest side of a cached node texture; larger nodes are rasterized at a lower scale.
     pub max_node_texture_px: u32,
+    /// When cached node textures exceed this many bytes, those of off-screen nodes are dropped.
+    pub cache_budget_bytes: u64,
     /// Colours and dimensions.
     pub theme: Theme,
 }
@@ -54,6 +56,7 @@ impl Default for RendererConfig {
             load_system_fonts: true,
             extra_font_files: Vec::new(),
             max_node_texture_px: 4096,
+            cache_budget_bytes: 768 << 20,
             theme: Theme::default(),
         }
     }
@@ -81,7 +84,7 @@ pub struct FrameStats {
     pub nodes_visible: usize,
     /// Node textures rendered again because their inputs changed (or first seen, or rescaled).
     pub nodes_rerendered: usize,
-    /// Cached node textures dropped because their node left the scene.
+    /// Cached node textures dropped (node left the scene, or off-screen over the budget).
     pub nodes_evicted: usize,
     /// Terminal glyphs rasterized into the atlas this frame.
     pub glyphs_rasterized: u64,
@@ -168,6 +171,11 @@ impl Renderer {
     pub fn set_theme(&mut self, theme: Theme) {
         self.config.theme = theme;
         self.invalidate();
+    }
+
+    /// Sets the byte budget above which off-screen node textures are dropped.
+    pub fn set_cache_budget_bytes(&mut self, bytes: u64) {
+        self.config.cache_budget_bytes = bytes;
     }
 
     /// Changes the terminal font (every node is re-rendered on the next frame).
@@ -302,9 +310,13 @@ impl Renderer {
         let live: std::collections::HashSet<NodeId> = scene.nodes.iter().map(|n| n.id).collect();
         let before = self.nodes.len();
         self.nodes.retain(|id, _| live.contains(id));
+        if self.node_cache_bytes() > self.config.cache_budget_bytes {
+            let shown: std::collections::HashSet<NodeId> = visible.iter().map(|n| n.id).collect();
+            self.nodes.retain(|id, _| shown.contains(id));
+        }
         stats.nodes_evicted = before - self.nodes.len();
         stats.glyphs_rasterized = self.atlas.rasterized - glyphs_before;
-        stats.cache_bytes = self.nodes.values().map(|c| c.texture.width() as u64 * c.texture.height() as u64 * 4).sum::<u64>() + self.content.bytes();
+        stats.cache_bytes = self.node_cache_bytes() + self.content.bytes();
         self.last_frame = Some(frame_signature(scene, camera, (target.width, target.height)));
         self.content_changed = false;
         tracing::trace!(?stats, "frame rendered");
@@ -367,6 +379,10 @@ impl Renderer {
     /// the CPU as RGBA (blocking); e.g. a screenshot of a frame rendered with [`Self::render`].
     pub fn read_back(&self, texture: &wgpu::Texture) -> Result<RgbaImage> {
         read_texture(&self.device, &self.queue, texture)
+    }
+
+    fn node_cache_bytes(&self) -> u64 {
+        self.nodes.values().map(|c| c.texture.width() as u64 * c.texture.height() as u64 * 4).sum()
     }
 
     fn max_texture_px(&self) -> u32 {

@@ -114,5 +114,21 @@ fn offscreen_nodes_are_not_rendered_until_visible() {
     assert_eq!(stats.nodes_visible, scene.nodes.len() - 1);
     let there = Camera::new(Vec2::new(9_900.0, 9_900.0), 1.0);
     let stats = render(&gpu, &mut r, &scene, &there);
-    assert_eq!((stats.nodes_visible, stats.nodes_rerendered), (1, 1));
+    assert_eq!((stats.nodes_visible, stats.nodes_rerendered, stats.nodes_evicted), (1, 1, 0));
+}
+
+#[test]
+fn offscreen_caches_are_dropped_over_the_memory_budget() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu, &[]);
+    r.set_cache_budget_bytes(1);
+    let scene = fixture_scene(&r);
+    let n = scene.nodes.len();
+    assert_eq!(render(&gpu, &mut r, &scene, &Camera::default()).nodes_rerendered, n);
+    // Look at an empty area: every cache is off-screen and over budget.
+    let away = Camera::new(Vec2::new(5_000.0, 0.0), 1.0);
+    let stats = render(&gpu, &mut r, &scene, &away);
+    assert_eq!((stats.nodes_visible, stats.nodes_evicted, stats.cache_bytes), (0, n, 0));
+    // Coming back re-renders them.
+    assert_eq!(render(&gpu, &mut r, &scene, &Camera::default()).nodes_rerendered, n);
 }

@@ -103,7 +103,7 @@ pub fn terminal_fixture(cols: u16, rows: u16) -> TerminalGridView {
         ("~/termsprawl $ ", fg),
     ]);
     for c in 3..12 {
-        if let Some(cell) = g.cells.get_mut(1 * cols as usize + c) {
+        if let Some(cell) = g.cells.get_mut(cols as usize + c) {
             cell.bold = true;
         }
     }
