@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 use thiserror::Error;
@@ -71,6 +72,9 @@ pub enum InvokeError {
     /// The host's `execute` failed.
     #[error("{0}")]
     Failed(String),
+    /// The host's `execute` did not resolve within the operation timeout.
+    #[error("{0} timed out")]
+    TimedOut(Operation),
     /// The operation's task ended without a result (it panicked or the server stopped).
     #[error("The operation was interrupted")]
     Interrupted,
@@ -92,6 +96,7 @@ pub(crate) struct Invoker {
     pub(crate) sessions: Arc<SessionStore>,
     pub(crate) queues: Arc<ProjectQueues>,
     pub(crate) endpoint: Endpoint,
+    pub(crate) operation_timeout: Duration,
 }
 
 impl Invoker {
@@ -135,11 +140,14 @@ impl Invoker {
             if !this.host.valid(&session.identity) {
                 return Err(InvokeError::InvalidSession);
             }
-            let result = this
-                .host
-                .execute(&session.identity, request)
-                .await
-                .map_err(InvokeError::Failed);
+            let execution = this.host.execute(&session.identity, request);
+            let result = match tokio::time::timeout(this.operation_timeout, execution).await {
+                Ok(result) => result.map_err(InvokeError::Failed),
+                Err(_) => {
+                    tracing::warn!(%operation, "host did not finish the operation in time; abandoning it");
+                    Err(InvokeError::TimedOut(operation))
+                }
+            };
             drop(ticket);
             result
         });

@@ -30,6 +30,10 @@ pub struct ServerConfig {
     pub max_body_bytes: usize,
     /// Most simultaneous connections; more are closed on accept.
     pub max_connections: usize,
+    /// Safety net for one queued operation: if the host's `execute` has not
+    /// resolved by then it is abandoned so the project queue moves on (60 s;
+    /// the host's own deadlines, such as the 10 s canvas acknowledgement, are shorter).
+    pub operation_timeout: Duration,
 }
 
 impl Default for ServerConfig {
@@ -38,6 +42,7 @@ impl Default for ServerConfig {
             request_timeout: Duration::from_secs(15),
             max_body_bytes: 128 * 1024,
             max_connections: 256,
+            operation_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -156,6 +161,7 @@ impl ToolServer {
             sessions,
             queues: Arc::new(ProjectQueues::default()),
             endpoint: endpoint.clone(),
+            operation_timeout: config.operation_timeout,
         });
         let state = Arc::new(HttpState {
             invoker: Arc::clone(&invoker),

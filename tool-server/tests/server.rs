@@ -350,7 +350,7 @@ fn chunked_bodies_are_cut_off_at_the_limit() {
 
 fn short_timeout() -> ServerConfig {
     ServerConfig {
-        request_timeout: Duration::from_millis(300),
+        request_timeout: Duration::from_secs(2),
         ..ServerConfig::default()
     }
 }
@@ -716,6 +716,32 @@ fn a_client_that_hangs_up_neither_cancels_its_operation_nor_stalls_the_queue() {
     wait_until("the queue to empty", || {
         fx.server.pending_operations("p") == 0
     });
+}
+
+#[test]
+fn an_operation_the_host_never_finishes_is_abandoned_and_the_queue_moves_on() {
+    let config = ServerConfig {
+        operation_timeout: Duration::from_millis(500),
+        ..ServerConfig::default()
+    };
+    let fx = Fixture::with_config(config);
+    let a = fx.session("a", "p");
+    fx.host.hold.store(true, Ordering::SeqCst);
+    let stuck = send_async(fx.port(), &a, sticky("stuck"));
+    wait_until("stuck to start", || fx.host.started_labels() == ["stuck"]);
+    let next = send_async(fx.port(), &a, sticky("next"));
+    let response = stuck.join().unwrap();
+    assert_eq!(response.status, 400);
+    assert_eq!(
+        response.json(),
+        json!({"ok": false, "error": "sticky_open timed out"})
+    );
+    wait_until("next to start", || {
+        fx.host.started_labels() == ["stuck", "next"]
+    });
+    fx.host.release_oldest(); // the abandoned one: nobody listens any more
+    fx.host.release_oldest();
+    assert_eq!(next.join().unwrap().status, 200);
 }
 
 // ------------------------------------------------------------ files & locks
