@@ -19,7 +19,7 @@ const MAX_RESPONSE: u64 = 64 * 1024 * 1024;
 /// A failure calling the tool server.
 #[derive(Debug, Error)]
 pub enum ClientError {
-    /// The endpoint URL is not `http://127.0.0.1:<port>` (or localhost / [::1]).
+    /// The endpoint URL is not `http://127.0.0.1:<port>` (or `localhost`, `[::1]`).
     #[error("invalid tool endpoint {0:?}")]
     BadEndpoint(String),
     /// endpoint.json or the session file is missing or malformed.

@@ -5,8 +5,8 @@
 //! authenticated localhost HTTP transport (`POST /call` on `127.0.0.1`), and
 //! per-project FIFO queues that serialize accepted operations before handing
 //! them to the app, plus the client side `termsprawl-ctl` needs (a blocking
-//! loopback [`ToolClient`] and the [`McpServer`] stdio adapter). It owns transport, authentication, validation and
-//! serialization only: it must NOT know about CEF, PTYs, the canvas model or
+//! loopback [`ToolClient`] and the [`McpServer`] stdio adapter). It owns
+//! transport, authentication, validation and serialization only: it must NOT know about CEF, PTYs, the canvas model or
 //! rendering — every accepted operation is fulfilled by the app through the
 //! [`ToolHost`] trait, so the whole crate is testable with a fake host.
 
