@@ -169,7 +169,7 @@ impl Invoker {
         let mut current = self
             .sessions
             .get(&node_id)
-            .filter(|s| s.token == session.token)
+            .filter(|s| s.token.matches(session.token.expose().as_bytes()))
             .ok_or(InvokeError::Unauthorized)?;
         if let Some(adapter) = request
             .str_arg("adapter")
