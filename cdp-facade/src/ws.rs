@@ -108,6 +108,15 @@ fn header_has_token(req: &Request<Incoming>, name: hyper::header::HeaderName, to
 
 /// Answers a request for `/devtools/...` (Host already checked): 101 and a client task, or an error status.
 pub(crate) fn upgrade(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    let mut response = accept_upgrade(shared, req);
+    if response.status() != StatusCode::SWITCHING_PROTOCOLS {
+        // A refused upgrade ends the connection rather than leaving it idle.
+        response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+fn accept_upgrade(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     // Browsers always send Origin; CDP clients never do. This stops web pages from driving guests.
     if req.headers().contains_key(ORIGIN) {
         return http_access::json_error(StatusCode::FORBIDDEN, "Origin header is not allowed");

@@ -1,0 +1,579 @@
+//! The CDP facade driven over real HTTP and WebSocket connections, with fake
+//! guests standing in for CEF browsers.
+
+mod support;
+
+use std::sync::Arc;
+
+use cdp_facade::{Facade, FacadeConfig, Guests, Token, CLOSE_UNAUTHORIZED, FACADE_ID_RANGE};
+use futures_util::SinkExt;
+use serde_json::{json, Value};
+use support::*;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+use tokio_tungstenite::tungstenite::Message;
+
+fn start(guests: &Arc<FakeGuests>) -> Facade {
+    start_with(guests, FacadeConfig::default())
+}
+
+fn start_with(guests: &Arc<FakeGuests>, config: FacadeConfig) -> Facade {
+    Facade::start(config, Token::generate().unwrap(), guests.clone() as Arc<dyn Guests>).unwrap()
+}
+
+fn token_of(facade: &Facade) -> String {
+    facade.browser_ws_url().split("token=").nth(1).unwrap().to_string()
+}
+
+/// Turns on root auto-attach and returns the page sessions announced before the reply, by target id.
+async fn auto_attach(cdp: &mut Cdp) -> Vec<(String, String)> {
+    let (reply, before) =
+        cdp.call("Target.setAutoAttach", Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})), None).await;
+    assert_eq!(reply["result"], json!({}));
+    before
+        .iter()
+        .filter(|m| m["method"] == "Target.attachedToTarget")
+        .map(|m| {
+            (m["params"]["targetInfo"]["targetId"].as_str().unwrap().to_string(), m["params"]["sessionId"].as_str().unwrap().to_string())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn discovery_needs_token_and_loopback_host() {
+    let guests = FakeGuests::new();
+    let (_, g1) = guests.add("https://one.test/", false);
+    let (_, g2) = guests.add("https://two.test/", false);
+    let facade = start(&guests);
+    let port = facade.port();
+    let token = token_of(&facade);
+
+    assert_eq!(get(port, "/json/version", "").0, 401);
+    assert_eq!(get(port, "/json/version?token=wrong", "").0, 401);
+    assert_eq!(get(port, "/json/list", "Authorization: Bearer nope\r\n").0, 401);
+
+    for path in ["/json/version", "/json/version/"] {
+        let (status, body) = get(port, &format!("{path}?token={token}"), "");
+        assert_eq!(status, 200, "{path}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["Browser"], "Chrome/131.0.6778.205");
+        assert_eq!(v["Protocol-Version"], "1.3");
+        assert_eq!(v["V8-Version"], "13.1.201.22");
+        assert!(v["User-Agent"].as_str().unwrap().contains("Chrome/131"));
+        assert_eq!(v["webSocketDebuggerUrl"], facade.browser_ws_url());
+        assert!(facade.browser_ws_url().starts_with(&format!("ws://127.0.0.1:{port}/devtools/browser/")));
+    }
+    let (status, _) = get(port, "/json/version", &format!("Authorization: Bearer {token}\r\n"));
+    assert_eq!(status, 200);
+
+    for path in ["/json/list", "/json/list/", "/json", "/json/"] {
+        let (status, body) = get(port, &format!("{path}?token={token}"), "");
+        assert_eq!(status, 200, "{path}");
+        let list: Vec<Value> = serde_json::from_str(&body).unwrap();
+        let ids: Vec<&str> = list.iter().map(|e| e["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, vec![g1.target_id.as_str(), g2.target_id.as_str()]);
+        assert!(list.iter().all(|e| e["type"] == "page"));
+        assert_eq!(list[0]["url"], "https://one.test/");
+    }
+
+    let bad_host = http(port, &format!("GET /json/version?token={token} HTTP/1.1\r\nHost: evil.test:{port}\r\nConnection: close\r\n\r\n"));
+    assert_eq!(bad_host.0, 403);
+    let other_port = http(port, &format!("GET /json/version?token={token} HTTP/1.1\r\nHost: localhost:1\r\nConnection: close\r\n\r\n"));
+    assert_eq!(other_port.0, 403);
+    assert_eq!(get(port, &format!("/json/protocol?token={token}"), "").0, 404);
+    assert_eq!(get(port, "/other", "").0, 404);
+    facade.close();
+}
+
+#[tokio::test]
+async fn websocket_rejects_origin_and_wrong_tokens() {
+    let guests = FakeGuests::new();
+    let facade = start(&guests);
+    let port = facade.port();
+    let url = facade.browser_ws_url();
+    let path = url.trim_start_matches(&format!("ws://127.0.0.1:{port}"));
+    let upgrade = |extra: &str| {
+        http(
+            port,
+            &format!(
+                "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+                 Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n"
+            ),
+        )
+    };
+    assert_eq!(upgrade("Origin: http://127.0.0.1\r\n").0, 403);
+    assert_eq!(upgrade("Origin: null\r\n").0, 403);
+
+    let base = url.split('?').next().unwrap().to_string();
+    for bad in [base.clone(), format!("{base}?token=0000"), format!("{base}?token=")] {
+        let mut cdp = Cdp::connect(&bad).await;
+        assert_eq!(cdp.close_code().await, Some(CLOSE_UNAUTHORIZED), "{bad}");
+    }
+    // Wrong path: plain 404, no upgrade.
+    let wrong = format!("ws://127.0.0.1:{port}/devtools/page/X?token={}", token_of(&facade));
+    assert!(tokio_tungstenite::connect_async(wrong).await.is_err());
+
+    // The right token works, in the query or as a Bearer header.
+    let mut cdp = Cdp::connect(&url).await;
+    let (reply, _) = cdp.call("Browser.getVersion", None, None).await;
+    assert_eq!(reply["result"]["product"], "Chrome/131.0.6778.205");
+    drop(cdp);
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = base.into_client_request().unwrap();
+    req.headers_mut().insert("authorization", format!("Bearer {}", token_of(&facade)).parse().unwrap());
+    let (ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let mut cdp = Cdp::from_ws(ws);
+    let (reply, _) = cdp.call("Target.getBrowserContexts", None, None).await;
+    assert_eq!(reply["result"]["defaultBrowserContextId"], facade.browser_context_id());
+    facade.close();
+}
+
+#[tokio::test]
+async fn puppeteer_connect_and_page_lifecycle() {
+    let guests = FakeGuests::new();
+    let (_, existing) = guests.add("https://one.test/", false);
+    let facade = start(&guests);
+    let ctx = facade.browser_context_id().to_string();
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+
+    let (reply, _) = cdp.call("Target.getBrowserContexts", None, None).await;
+    assert_eq!(reply["result"], json!({"browserContextIds": [], "defaultBrowserContextId": ctx}));
+
+    let (reply, before) = cdp.call("Target.setDiscoverTargets", Some(json!({"discover": true, "filter": [{}]})), None).await;
+    assert_eq!(reply["result"], json!({}));
+    let created: Vec<&Value> = before.iter().filter(|m| m["method"] == "Target.targetCreated").collect();
+    assert_eq!(created.len(), 2, "{before:?}");
+    assert_eq!(created[0]["params"]["targetInfo"]["type"], "browser");
+    assert_eq!(created[0]["params"]["targetInfo"]["attached"], true);
+    let page = &created[1]["params"]["targetInfo"];
+    assert_eq!(page["type"], "page");
+    assert_eq!(page["targetId"], existing.target_id.as_str());
+    assert_eq!(page["browserContextId"], ctx.as_str());
+
+    let (reply, before) = cdp
+        .call(
+            "Target.setAutoAttach",
+            Some(json!({"waitForDebuggerOnStart": true, "flatten": true, "autoAttach": true,
+                        "filter": [{"type": "page", "exclude": true}, {}]})),
+            None,
+        )
+        .await;
+    assert_eq!(reply["result"], json!({}));
+    let attached: Vec<&Value> = before.iter().filter(|m| m["method"] == "Target.attachedToTarget").collect();
+    assert_eq!(attached.len(), 1, "existing page attaches before the reply despite exclude:page");
+    let p = &attached[0]["params"];
+    assert_eq!(p["targetInfo"]["targetId"], existing.target_id.as_str());
+    assert_eq!(p["targetInfo"]["type"], "page");
+    assert_eq!(p["targetInfo"]["attached"], true);
+    assert_eq!(p["targetInfo"]["browserContextId"], ctx.as_str());
+    assert_eq!(p["waitingForDebugger"], false);
+    assert!(attached[0].get("sessionId").is_none(), "flat: attached at the root");
+    let session = p["sessionId"].as_str().unwrap().to_string();
+
+    // Page-session bootstrap, every reply carrying the session id.
+    for method in ["Network.enable", "Page.enable", "Page.setLifecycleEventsEnabled", "Runtime.enable", "Audits.enable",
+        "Performance.enable", "Log.enable", "Page.addScriptToEvaluateOnNewDocument", "Page.createIsolatedWorld",
+        "Emulation.setDeviceMetricsOverride", "Emulation.setTouchEmulationEnabled", "Runtime.runIfWaitingForDebugger"]
+    {
+        let (reply, _) = cdp.call(method, Some(json!({})), Some(&session)).await;
+        assert_eq!(reply["sessionId"], session.as_str(), "{method}");
+        assert!(reply.get("error").is_none(), "{method}: {reply}");
+    }
+    let (tree, _) = cdp.call("Page.getFrameTree", None, Some(&session)).await;
+    assert_eq!(tree["result"]["frameTree"]["frame"]["id"], existing.target_id.as_str(), "targetId is the main frame id");
+    assert!(existing.received("Runtime.runIfWaitingForDebugger").is_empty(), "answered locally");
+    let (eval, _) = cdp.call("Runtime.evaluate", Some(json!({"expression": "1+1"})), Some(&session)).await;
+    assert_eq!(eval["result"]["result"]["value"], 2);
+
+    let (version, _) = cdp.call("Browser.getVersion", None, None).await;
+    assert_eq!(
+        version["result"],
+        json!({"protocolVersion": "1.3", "product": "Chrome/131.0.6778.205", "revision": "@abc",
+               "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36", "jsVersion": "13.1.201.22"})
+    );
+
+    // newPage: targetCreated, attachedToTarget, then the reply.
+    let (reply, before) = cdp.call("Target.createTarget", Some(json!({"url": "about:blank"})), None).await;
+    let target_id = reply["result"]["targetId"].as_str().unwrap().to_string();
+    // As in Chromium: created (attached:false), attached, then info changed (attached:true).
+    assert_eq!(methods(&before), vec!["Target.targetCreated", "Target.attachedToTarget", "Target.targetInfoChanged"]);
+    assert_eq!(before[2]["params"]["targetInfo"]["attached"], true);
+    assert_eq!(before[1]["params"]["targetInfo"]["targetId"], target_id.as_str());
+    assert_eq!(guests.opened.lock().unwrap().as_slice(), ["about:blank"]);
+    let (new_guest_id, new_guest) = guests.by_target(&target_id).unwrap();
+    let new_session = before[1]["params"]["sessionId"].as_str().unwrap().to_string();
+
+    // createCDPSession: attachedToTarget before the reply, then a second session on the same page.
+    let (reply, before) = cdp.call("Target.attachToTarget", Some(json!({"targetId": target_id, "flatten": true})), None).await;
+    let cdp_session = reply["result"]["sessionId"].as_str().unwrap().to_string();
+    assert_ne!(cdp_session, new_session);
+    let attach_events: Vec<&Value> = before.iter().filter(|m| m["method"] == "Target.attachedToTarget").collect();
+    assert_eq!(attach_events.len(), 1);
+    assert_eq!(attach_events[0]["params"]["sessionId"], cdp_session.as_str());
+    let (eval, _) = cdp.call("Runtime.evaluate", Some(json!({"expression": "1+1"})), Some(&cdp_session)).await;
+    assert_eq!(eval["sessionId"], cdp_session.as_str());
+    let (reply, before) = cdp.call("Target.detachFromTarget", Some(json!({"sessionId": cdp_session})), None).await;
+    assert_eq!(reply["result"], json!({}));
+    assert!(before.iter().any(|m| m["method"] == "Target.detachedFromTarget" && m["params"]["sessionId"] == cdp_session.as_str()));
+    let (gone, _) = cdp.call("Runtime.evaluate", Some(json!({})), Some(&cdp_session)).await;
+    assert_eq!(gone["error"]["code"], -32001);
+
+    // Storage through a guest, with our context id hidden from it.
+    let cookie = json!({"name": "bcookie", "value": "v2", "domain": "127.0.0.1", "path": "/"});
+    let (reply, _) = cdp.call("Storage.setCookies", Some(json!({"cookies": [cookie], "browserContextId": ctx})), None).await;
+    assert_eq!(reply["result"], json!({}));
+    let (reply, _) = cdp.call("Storage.getCookies", Some(json!({})), None).await;
+    assert_eq!(reply["result"]["cookies"][0]["name"], "bcookie");
+    assert!(existing.received("Storage.setCookies")[0]["params"].get("browserContextId").is_none());
+    let (reply, _) = cdp.call("Storage.getCookies", Some(json!({"browserContextId": "OTHER"})), None).await;
+    assert_eq!(reply["error"]["code"], -32602);
+
+    // page.close(): the node closes, the session detaches and the target is destroyed.
+    let (reply, before) = cdp.call("Target.closeTarget", Some(json!({"targetId": target_id})), None).await;
+    assert_eq!(reply["result"], json!({"success": true}));
+    assert_eq!(guests.closed.lock().unwrap().as_slice(), [new_guest_id]);
+    let detached: Vec<&Value> = before.iter().filter(|m| m["method"] == "Target.detachedFromTarget").collect();
+    assert_eq!(detached.len(), 1);
+    assert_eq!(detached[0]["params"], json!({"sessionId": new_session, "targetId": target_id}));
+    assert!(before.iter().any(|m| m["method"] == "Target.targetDestroyed" && m["params"]["targetId"] == target_id.as_str()));
+    assert_eq!(new_guest.live_sinks(), 0, "subscription dropped");
+
+    let (reply, _) = cdp.call("Target.closeTarget", Some(json!({"targetId": "NOPE"})), None).await;
+    assert_eq!(reply["error"]["code"], -32602);
+    let (reply, _) = cdp.call("Target.activateTarget", Some(json!({"targetId": existing.target_id})), None).await;
+    assert_eq!(reply["result"], json!({}));
+    facade.close();
+}
+
+#[tokio::test]
+async fn playwright_connect_sequence() {
+    let guests = FakeGuests::new();
+    let facade = start(&guests);
+    let ctx = facade.browser_context_id().to_string();
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+
+    let (version, _) = cdp.call("Browser.getVersion", None, None).await;
+    assert_eq!(version["result"]["product"], "Chrome/131.0.6778.205");
+    // No browser node at all: connect must still succeed.
+    assert!(auto_attach(&mut cdp).await.is_empty());
+    let (reply, _) = cdp
+        .call("Browser.setDownloadBehavior", Some(json!({"behavior": "allowAndName", "downloadPath": "/tmp/x", "eventsEnabled": true})), None)
+        .await;
+    assert_eq!(reply["result"], json!({}));
+    let (reply, _) = cdp.call("Target.getTargetInfo", Some(json!({})), None).await;
+    assert_eq!(reply["result"]["targetInfo"]["type"], "browser");
+    let (reply, _) = cdp.call("Storage.getCookies", None, None).await;
+    assert_eq!(reply["error"]["code"], -32000, "clear error when no node exists");
+    let id = cdp.send("Target.getTargetInfo", None, None).await;
+    let (reply, _) = cdp.reply_to(id).await;
+    assert_eq!(reply["result"]["targetInfo"]["type"], "browser", "params may be absent");
+
+    // newPage.
+    let (reply, before) = cdp.call("Target.createTarget", Some(json!({"url": "about:blank"})), None).await;
+    let target_id = reply["result"]["targetId"].as_str().unwrap().to_string();
+    let attached = before.iter().find(|m| m["method"] == "Target.attachedToTarget").expect("attach before createTarget reply");
+    assert_eq!(attached["params"]["targetInfo"]["targetId"], target_id.as_str());
+    assert_eq!(attached["params"]["targetInfo"]["browserContextId"], ctx.as_str());
+    let page_session = attached["params"]["sessionId"].as_str().unwrap().to_string();
+    let (reply, _) = cdp
+        .call("Browser.setDownloadBehavior", Some(json!({"behavior": "allowAndName", "downloadPath": "/tmp/x", "eventsEnabled": true})), None)
+        .await;
+    assert_eq!(reply["result"], json!({}));
+    let (reply, _) = cdp.call("Target.getTargetInfo", Some(json!({"targetId": target_id})), None).await;
+    assert_eq!(reply["result"]["targetInfo"]["type"], "page");
+
+    // Page bootstrap (Playwright's order) all succeeds with the session id on every reply.
+    for method in ["Page.enable", "Page.getFrameTree", "Log.enable", "Page.setLifecycleEventsEnabled", "Runtime.enable",
+        "Page.addScriptToEvaluateOnNewDocument", "Network.enable", "Target.setAutoAttach", "Emulation.setFocusEmulationEnabled",
+        "Page.setFontFamilies", "Emulation.setEmulatedMedia", "Runtime.runIfWaitingForDebugger"]
+    {
+        let params = if method == "Target.setAutoAttach" {
+            json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
+        } else {
+            json!({})
+        };
+        let (reply, _) = cdp.call(method, Some(params), Some(&page_session)).await;
+        assert_eq!(reply["sessionId"], page_session.as_str(), "{method}");
+        assert!(reply.get("error").is_none(), "{method}");
+    }
+
+    // newCDPSession: a browser session, then attachToTarget on it.
+    let (reply, before) = cdp.call("Target.attachToBrowserTarget", Some(json!({})), None).await;
+    let browser_session = reply["result"]["sessionId"].as_str().unwrap().to_string();
+    let ev = before.iter().find(|m| m["method"] == "Target.attachedToTarget").expect("browser session announced first");
+    assert_eq!(ev["params"]["targetInfo"]["type"], "browser");
+    assert_eq!(ev["params"]["sessionId"], browser_session.as_str());
+    let (reply, before) =
+        cdp.call("Target.attachToTarget", Some(json!({"targetId": target_id, "flatten": true})), Some(&browser_session)).await;
+    assert_eq!(reply["sessionId"], browser_session.as_str());
+    let child = reply["result"]["sessionId"].as_str().unwrap().to_string();
+    let ev = before.iter().find(|m| m["method"] == "Target.attachedToTarget").unwrap();
+    assert_eq!(ev["sessionId"], browser_session.as_str(), "announced on the browser session");
+    let (eval, _) = cdp.call("Runtime.evaluate", Some(json!({"expression": "1+1"})), Some(&child)).await;
+    assert_eq!((eval["sessionId"].as_str(), eval["result"]["result"]["value"].as_i64()), (Some(child.as_str()), Some(2)));
+    let (reply, before) = cdp.call("Target.detachFromTarget", Some(json!({"sessionId": child})), Some(&browser_session)).await;
+    assert_eq!(reply["sessionId"], browser_session.as_str());
+    let ev = before.iter().find(|m| m["method"] == "Target.detachedFromTarget").unwrap();
+    assert_eq!(ev["sessionId"], browser_session.as_str());
+
+    // Cookies with a page open.
+    let (reply, _) = cdp
+        .call("Storage.setCookies", Some(json!({"cookies": [{"name": "pwcookie", "value": "v3", "url": "http://127.0.0.1:8765/"}]})), None)
+        .await;
+    assert_eq!(reply["result"], json!({}));
+    let (reply, _) = cdp.call("Storage.getCookies", Some(json!({})), None).await;
+    assert_eq!(reply["result"]["cookies"][0]["name"], "pwcookie");
+
+    let (reply, _) = cdp.call("Target.createBrowserContext", Some(json!({})), None).await;
+    assert_eq!(reply["error"], json!({"code": -32601, "message": "'Target.createBrowserContext' wasn't found"}));
+    let (reply, _) = cdp.call("Target.createTarget", Some(json!({"url": "javascript:alert(1)"})), None).await;
+    assert!(reply["error"]["message"].as_str().unwrap().contains("denied url"));
+
+    // page.close(): reply and detach.
+    let (reply, before) = cdp.call("Target.closeTarget", Some(json!({"targetId": target_id})), None).await;
+    assert_eq!(reply["result"]["success"], true);
+    assert!(before.iter().any(|m| m["method"] == "Target.detachedFromTarget" && m["params"]["sessionId"] == page_session.as_str()));
+
+    // browser.close(): ends the connection, never the app.
+    let (reply, _) = cdp.call("Browser.close", None, None).await;
+    assert_eq!(reply["result"], json!({}));
+    assert_eq!(cdp.close_code().await, Some(1000));
+    facade.close();
+}
+
+#[tokio::test]
+async fn ids_are_remapped_around_the_apps_own_traffic() {
+    let guests = FakeGuests::new();
+    let (_, guest) = guests.add("https://one.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let sessions = auto_attach(&mut cdp).await;
+    let session = sessions[0].1.clone();
+    let (reply, _) = cdp.call("Target.attachToTarget", Some(json!({"targetId": guest.target_id, "flatten": true})), None).await;
+    let second = reply["result"]["sessionId"].as_str().unwrap().to_string();
+
+    // The app uses the same small ids as the client on the same channel.
+    let next = cdp.send("Runtime.evaluate", Some(json!({"expression": "1+1"})), Some(&session)).await;
+    for id in 1..=next + 3 {
+        guest.app_send(id, "Runtime.evaluate");
+    }
+    let a = cdp.send("Runtime.evaluate", Some(json!({"expression": "1+1"})), Some(&session)).await;
+    let b = cdp.send("Runtime.evaluate", Some(json!({"expression": "1+1"})), Some(&second)).await;
+    let mut replies = Vec::new();
+    while replies.len() < 3 {
+        let msg = cdp.next().await;
+        if msg.get("id").is_some() {
+            replies.push(msg);
+        }
+    }
+    for (msg, (id, sid)) in replies.iter().zip([(next, &session), (a, &session), (b, &second)]) {
+        assert_eq!(msg["id"], id);
+        assert_eq!(msg["sessionId"], sid.as_str());
+        assert_eq!(msg["result"]["result"]["value"], 2, "never the app's reply: {msg}");
+    }
+    let facade_ids: Vec<i64> = guest.log().iter().filter(|m| m["id"].as_i64().unwrap() > next + 3).map(|m| m["id"].as_i64().unwrap()).collect();
+    assert!(!facade_ids.is_empty());
+    assert!(facade_ids.iter().all(|id| FACADE_ID_RANGE.contains(id)));
+    let unique: std::collections::HashSet<_> = facade_ids.iter().collect();
+    assert_eq!(unique.len(), facade_ids.len());
+    // No stray reply arrives later: a barrier round trip comes next.
+    let (barrier, before) = cdp.call("Target.getTargetInfo", None, None).await;
+    assert!(before.is_empty(), "{before:?}");
+    assert_eq!(barrier["result"]["targetInfo"]["type"], "browser");
+    facade.close();
+}
+
+#[tokio::test]
+async fn child_sessions_pass_through_and_duplicates_are_hidden() {
+    let guests = FakeGuests::new();
+    let (_, guest) = guests.add("https://one.test/", true);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let session = auto_attach(&mut cdp).await[0].1.clone();
+
+    let (reply, before) =
+        cdp.call("Target.setAutoAttach", Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})), Some(&session)).await;
+    assert_eq!(reply["sessionId"], session.as_str());
+    let ev = before.iter().find(|m| m["method"] == "Target.attachedToTarget").expect("iframe announced");
+    assert_eq!(ev["sessionId"], session.as_str(), "announced on the page session");
+    assert_eq!(ev["params"]["targetInfo"]["type"], "iframe");
+    let child = ev["params"]["sessionId"].as_str().unwrap().to_string();
+
+    let (reply, _) = cdp.call("Runtime.runIfWaitingForDebugger", None, Some(&child)).await;
+    assert_eq!(reply["sessionId"], child.as_str());
+    let forwarded = guest.received("Runtime.runIfWaitingForDebugger");
+    assert_eq!(forwarded.len(), 1, "a child may really be waiting: forwarded");
+    assert_eq!(forwarded[0]["sessionId"], child.as_str());
+    let (eval, _) = cdp.call("Runtime.evaluate", Some(json!({"expression": "location.href"})), Some(&child)).await;
+    assert_eq!((eval["sessionId"].as_str(), eval["result"]["result"]["value"].as_str()), (Some(child.as_str()), Some("in-iframe")));
+
+    guest.emit("Runtime.consoleAPICalled", json!({"type": "log"}), Some(&child));
+    let (ev, _) = cdp.event("Runtime.consoleAPICalled").await;
+    assert_eq!(ev["sessionId"], child.as_str());
+
+    // Re-sent auto-attach makes the guest re-announce the iframe: hidden and released.
+    let (_, before) =
+        cdp.call("Target.setAutoAttach", Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})), Some(&session)).await;
+    assert!(!before.iter().any(|m| m["method"] == "Target.attachedToTarget"), "{before:?}");
+    let (barrier, before) = cdp.call("Runtime.evaluate", Some(json!({})), Some(&session)).await;
+    assert_eq!(barrier["sessionId"], session.as_str());
+    assert!(!before.iter().any(|m| m["method"] == "Target.detachedFromTarget"), "the duplicate's detach stays hidden: {before:?}");
+    let detaches = guest.received("Target.detachFromTarget");
+    assert_eq!(detaches.len(), 1);
+    assert_ne!(detaches[0]["params"]["sessionId"], child.as_str());
+
+    // Detaching the child goes through the guest, which announces it.
+    let (reply, before) = cdp.call("Target.detachFromTarget", Some(json!({"sessionId": child})), Some(&session)).await;
+    assert_eq!(reply["sessionId"], session.as_str());
+    let ev = before.iter().find(|m| m["method"] == "Target.detachedFromTarget").expect("detach announced");
+    assert_eq!(ev["params"]["sessionId"], child.as_str());
+    let (gone, _) = cdp.call("Runtime.evaluate", Some(json!({})), Some(&child)).await;
+    assert_eq!(gone["error"], json!({"code": -32001, "message": "Session with given id not found."}));
+    assert_eq!(gone["sessionId"], child.as_str());
+    facade.close();
+}
+
+#[tokio::test]
+async fn a_new_client_evicts_the_old_and_starts_clean() {
+    let guests = FakeGuests::new();
+    let (_, guest) = guests.add("https://one.test/", true);
+    let facade = start(&guests);
+
+    let mut first = Cdp::connect(&facade.browser_ws_url()).await;
+    let session = auto_attach(&mut first).await[0].1.clone();
+    let (_, before) =
+        first.call("Target.setAutoAttach", Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})), Some(&session)).await;
+    let child = before.iter().find(|m| m["method"] == "Target.attachedToTarget").unwrap()["params"]["sessionId"].as_str().unwrap().to_string();
+    let pending = first.send("Test.hang", None, Some(&session)).await;
+
+    let mut second = Cdp::connect(&facade.browser_ws_url()).await;
+    let (reply, _) = second.call("Target.getBrowserContexts", None, None).await;
+    assert!(reply.get("result").is_some());
+    // The first client was closed; its pending command failed rather than dangling.
+    let mut saw_failure = false;
+    let code = loop {
+        match tokio::time::timeout(WAIT, futures_util::StreamExt::next(&mut first.ws)).await.unwrap() {
+            Some(Ok(Message::Text(t))) => {
+                let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                saw_failure |= v["id"] == pending && v.get("error").is_some();
+            }
+            Some(Ok(Message::Close(f))) => break f.map(|f| u16::from(f.code)),
+            Some(Ok(_)) => {}
+            _ => break None,
+        }
+    };
+    assert_eq!(code, Some(1001));
+    assert!(saw_failure);
+    // Cleanup reached the guest before the new client started: child detached, page auto-attach off.
+    assert!(guest.received("Target.detachFromTarget").iter().any(|m| m["params"]["sessionId"] == child.as_str()));
+    let last_auto = guest.received("Target.setAutoAttach").last().cloned().unwrap();
+    assert_eq!(last_auto["params"]["autoAttach"], false);
+    assert_eq!(guest.live_sinks(), 0);
+
+    // Fresh state: nothing of the old sessions is known; the page attaches anew.
+    let (gone, _) = second.call("Runtime.evaluate", Some(json!({})), Some(&session)).await;
+    assert_eq!(gone["error"]["code"], -32001);
+    let sessions = auto_attach(&mut second).await;
+    assert_eq!(sessions.len(), 1);
+    let new_session = sessions[0].1.clone();
+    assert_ne!(new_session, session);
+    assert_eq!(guest.live_sinks(), 1, "exactly one forwarder");
+    guest.emit("Page.loadEventFired", json!({"timestamp": 1}), None);
+    let (_, before) = second.call("Runtime.evaluate", Some(json!({})), Some(&new_session)).await;
+    let loads: Vec<&Value> = before.iter().filter(|m| m["method"] == "Page.loadEventFired").collect();
+    assert_eq!(loads.len(), 1, "no duplicated event forwarding: {before:?}");
+    assert_eq!(loads[0]["sessionId"], new_session.as_str());
+    facade.close();
+}
+
+#[tokio::test]
+async fn crash_fails_pending_and_detaches() {
+    let guests = FakeGuests::new();
+    let (_, guest) = guests.add("https://one.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    cdp.call("Target.setDiscoverTargets", Some(json!({"discover": true})), None).await;
+    let session = auto_attach(&mut cdp).await[0].1.clone();
+    let hung = cdp.send("Test.hang", None, Some(&session)).await;
+    let (reply, _) = cdp.call("Test.fail", None, Some(&session)).await;
+    assert_eq!(reply["error"]["message"], "failed on purpose", "guest errors pass through");
+
+    guest.crash();
+    let (failed, before) = cdp.reply_to(hung).await;
+    assert_eq!(failed["error"]["message"], "Target crashed");
+    assert_eq!(failed["sessionId"], session.as_str());
+    assert!(before.iter().any(|m| m["method"] == "Inspector.targetCrashed" && m["sessionId"] == session.as_str()));
+    let (detached, _) = cdp.event("Target.detachedFromTarget").await;
+    assert_eq!(detached["params"]["sessionId"], session.as_str());
+    let (destroyed, _) = cdp.event("Target.targetDestroyed").await;
+    assert_eq!(destroyed["params"]["targetId"], guest.target_id.as_str());
+    let (gone, _) = cdp.call("Runtime.evaluate", Some(json!({})), Some(&session)).await;
+    assert_eq!(gone["error"]["code"], -32001);
+    let (targets, _) = cdp.call("Target.getTargets", None, None).await;
+    assert_eq!(targets["result"]["targetInfos"], json!([]), "a crashed page is not offered");
+    facade.close();
+}
+
+#[tokio::test]
+async fn poll_attaches_newcomers_and_detaches_departures() {
+    let guests = FakeGuests::new();
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    cdp.call("Target.setDiscoverTargets", Some(json!({"discover": true})), None).await;
+    assert!(auto_attach(&mut cdp).await.is_empty());
+
+    let (id, guest) = guests.add("https://late.test/", false);
+    let (created, _) = cdp.event("Target.targetCreated").await;
+    assert_eq!(created["params"]["targetInfo"]["targetId"], guest.target_id.as_str());
+    let (attached, _) = cdp.event("Target.attachedToTarget").await;
+    assert_eq!(attached["params"]["targetInfo"]["targetId"], guest.target_id.as_str());
+    let session = attached["params"]["sessionId"].as_str().unwrap().to_string();
+
+    guest.set_url("https://late.test/next");
+    loop {
+        let (changed, _) = cdp.event("Target.targetInfoChanged").await;
+        if changed["params"]["targetInfo"]["url"] == "https://late.test/next" {
+            break;
+        }
+    }
+
+    guests.remove(&id);
+    let (detached, _) = cdp.event("Target.detachedFromTarget").await;
+    assert_eq!(detached["params"]["sessionId"], session.as_str());
+    let (destroyed, _) = cdp.event("Target.targetDestroyed").await;
+    assert_eq!(destroyed["params"]["targetId"], guest.target_id.as_str());
+    facade.close();
+}
+
+#[tokio::test]
+async fn bad_frames_close_with_the_right_codes() {
+    let guests = FakeGuests::new();
+    let facade = start_with(&guests, FacadeConfig { max_message_bytes: 64 * 1024, ..FacadeConfig::default() });
+    let url = facade.browser_ws_url();
+
+    let mut cdp = Cdp::connect(&url).await;
+    cdp.ws.send(Message::Binary(vec![b'{', b'}'].into())).await.unwrap();
+    assert_eq!(cdp.close_code().await, Some(1003));
+
+    let mut cdp = Cdp::connect(&url).await;
+    let frame = Frame::message(vec![0xff, 0xfe, b'{'], OpCode::Data(Data::Text), true);
+    cdp.ws.send(Message::Frame(frame)).await.unwrap();
+    assert_eq!(cdp.close_code().await, Some(1007));
+
+    let mut cdp = Cdp::connect(&url).await;
+    let big = format!("{{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":{{\"expression\":\"{}\"}}}}", "x".repeat(100 * 1024));
+    cdp.ws.send(Message::Text(big.into())).await.unwrap();
+    assert_eq!(cdp.close_code().await, Some(1009));
+
+    // Malformed but within limits: an error reply, the connection stays.
+    let mut cdp = Cdp::connect(&url).await;
+    cdp.ws.send(Message::Text("{not json".into())).await.unwrap();
+    let err = cdp.next().await;
+    assert_eq!(err["error"]["code"], -32700);
+    let (reply, _) = cdp.call("Nope.method", None, None).await;
+    assert_eq!(reply["error"], json!({"code": -32601, "message": "'Nope.method' wasn't found"}));
+    let (reply, _) = cdp.call("Runtime.evaluate", None, Some("UNKNOWN")).await;
+    assert_eq!(reply["error"], json!({"code": -32001, "message": "Session with given id not found."}));
+    assert_eq!(reply["sessionId"], "UNKNOWN");
+    facade.close();
+}
