@@ -16,6 +16,9 @@ use tokio::sync::oneshot;
 use crate::error::FacadeError;
 use crate::http_access::Body;
 
+/// How long stopping waits for in-flight blocking calls into the app.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
 /// A boxed future run once when the server stops (before its runtime is dropped).
 pub(crate) type ShutdownHook = Pin<Box<dyn Future<Output = ()> + Send>>;
 
@@ -47,7 +50,11 @@ impl ServerThread {
         let thread_name = name.to_string();
         let join = std::thread::Builder::new()
             .name(thread_name.clone())
-            .spawn(move || runtime.block_on(serve(thread_name, listener, handler, stop_rx, on_stop)))
+            .spawn(move || {
+                runtime.block_on(serve(thread_name, listener, handler, stop_rx, on_stop));
+                // A blocking call into the app (e.g. an open waiting on a busy main thread) must not hang shutdown.
+                runtime.shutdown_timeout(SHUTDOWN_GRACE);
+            })
             .map_err(FacadeError::Runtime)?;
         Ok(Self { addr, stop: Some(stop_tx), join: Some(join) })
     }
