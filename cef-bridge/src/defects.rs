@@ -13,6 +13,14 @@
 //!    [`patch_life_span_handler`]). Those functions own a reference to each
 //!    ref-counted argument and must release it (CEF's C API convention).
 //!
+//!    The same generated code also mishandles *borrowed lists*: the
+//!    `on_favicon_urlchange` trampoline wraps CEF's string list in an owning
+//!    `CefStringList` and frees it on return — a double free that segfaults in
+//!    `cef_string_list_free` as soon as a page has a favicon. Callbacks of that
+//!    kind that we don't need are removed from the vtable
+//!    ([`patch_display_handler`], [`patch_request_handler`]); CEF skips NULL slots
+//!    and applies its default behaviour.
+//!
 //! Both are fixed upstream in cef-rs 134/135; this module disappears then.
 
 use cef::{rc::Rc as _, sys, CefStringUtf16};
@@ -74,6 +82,30 @@ pub(crate) unsafe fn patch_render_handler(object: *mut sys::_cef_render_handler_
 /// `object` must be the life-span handler's freshly wrapped C struct.
 pub(crate) unsafe fn patch_life_span_handler(object: *mut sys::_cef_life_span_handler_t) {
     (*object).on_before_popup = Some(raw_on_before_popup);
+}
+
+/// Removes the display-handler slots whose trampolines free borrowed lists or
+/// drop out-parameters (favicon URLs, tooltips).
+///
+/// # Safety
+/// `object` must be the display handler's freshly wrapped C struct.
+pub(crate) unsafe fn patch_display_handler(object: *mut sys::_cef_display_handler_t) {
+    (*object).on_favicon_urlchange = None;
+    (*object).on_tooltip = None;
+    (*object).on_cursor_change = None;
+    (*object).on_auto_resize = None;
+}
+
+/// Removes request-handler slots with list or out-parameters we don't use
+/// (client certificates, auth credentials, per-request handlers).
+///
+/// # Safety
+/// `object` must be the request handler's freshly wrapped C struct.
+pub(crate) unsafe fn patch_request_handler(object: *mut sys::_cef_request_handler_t) {
+    (*object).on_select_client_certificate = None;
+    (*object).get_auth_credentials = None;
+    (*object).get_resource_request_handler = None;
+    (*object).on_certificate_error = None;
 }
 
 extern "C" fn raw_get_view_rect(_self: *mut sys::_cef_render_handler_t, browser: *mut sys::_cef_browser_t, rect: *mut sys::_cef_rect_t) {

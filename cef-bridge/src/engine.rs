@@ -10,7 +10,7 @@ use crate::browser::{check_size, BrowserError, BrowserHandle, BrowserOptions, Br
 use crate::events::BrowserEvent;
 use crate::handlers::{BridgeApp, BridgeClient};
 use crate::{registry, url_policy};
-use cef::{args::Args, App, CefStringUtf16, ImplCommandLine};
+use cef::{args::Args, App, CefStringUtf16};
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashSet;
 use std::fs::File;
@@ -150,12 +150,6 @@ pub fn switches_for(display: DisplayMode) -> Vec<(String, Option<String>)> {
         ("disable-gpu-compositing".into(), None),
         ("disable-component-update".into(), None),
         ("disable-background-networking".into(), None),
-        ("disable-domain-reliability".into(), None),
-        ("disable-sync".into(), None),
-        ("no-first-run".into(), None),
-        ("no-default-browser-check".into(), None),
-        ("password-store".into(), Some("basic".into())),
-        ("use-mock-keychain".into(), None),
     ];
     if display == DisplayMode::Headless {
         s.insert(0, ("ozone-platform".into(), Some("headless".into())));
@@ -205,14 +199,12 @@ pub(crate) fn first_download_end(id: u32) -> bool {
 /// (renderer, GPU, utility, zygote). Returns the exit code to exit with, or
 /// None in the browser (main) process. Call it first thing in `main`.
 pub fn run_subprocess_if_child() -> Option<i32> {
+    // CEF expects execute_process in every process, the browser process included
+    // (there it returns -1 at once); children run their whole life inside it.
     let args = Args::new();
-    let is_child = args.as_cmd_line().is_some_and(|cl| cl.has_switch(Some(&CefStringUtf16::from("type"))) == 1);
-    if !is_child {
-        return None;
-    }
     let mut app = App::new(BridgeApp::create());
     let code = cef::execute_process(Some(args.as_main_args()), Some(&mut app), std::ptr::null_mut());
-    Some(code.max(0))
+    (code >= 0).then_some(code)
 }
 
 // ------------------------------------------------------------------ engine
@@ -311,17 +303,16 @@ impl Engine {
 
     /// Waits for the next scheduled pump (at most until `limit`) and pumps.
     pub fn wait_and_pump(&self, limit: Instant) {
+        // The fallback deadline is fixed on entry: CEF stalls if it is not
+        // pumped at least every MAX_PUMP_INTERVAL, scheduled or not.
+        let fallback = (Instant::now() + MAX_PUMP_INTERVAL).min(limit);
         let mut g = SCHEDULE.at.lock();
         loop {
-            let now = Instant::now();
-            let due = g.map_or(now + MAX_PUMP_INTERVAL, |at| at.min(now + MAX_PUMP_INTERVAL)).min(limit);
-            if now >= due || g.is_some_and(|at| at <= now) {
+            let due = g.map_or(fallback, |at| at.min(fallback));
+            if Instant::now() >= due {
                 break;
             }
             let _ = SCHEDULE.cv.wait_until(&mut g, due);
-            if Instant::now() >= limit {
-                break;
-            }
         }
         drop(g);
         self.pump();

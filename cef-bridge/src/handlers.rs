@@ -284,7 +284,7 @@ impl ImplLoadHandler for BridgeLoad {
     }
 }
 
-cef_object!(BridgeDisplay, _cef_display_handler_t, WrapDisplayHandler {});
+cef_object!(BridgeDisplay, _cef_display_handler_t, WrapDisplayHandler {}, patch = defects::patch_display_handler);
 
 impl ImplDisplayHandler for BridgeDisplay {
     fn get_raw(&self) -> *mut sys::_cef_display_handler_t {
@@ -309,7 +309,7 @@ impl ImplDisplayHandler for BridgeDisplay {
 
 // ------------------------------------------------------------------ request policy
 
-cef_object!(BridgeRequest, _cef_request_handler_t, WrapRequestHandler {});
+cef_object!(BridgeRequest, _cef_request_handler_t, WrapRequestHandler {}, patch = defects::patch_request_handler);
 
 impl ImplRequestHandler for BridgeRequest {
     fn get_raw(&self) -> *mut sys::_cef_request_handler_t {

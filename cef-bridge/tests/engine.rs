@@ -1,0 +1,369 @@
+//! Real CEF, no X server: one engine for the whole binary (CEF starts once per
+//! process), scenarios run in order, each reported as a pass or a failure.
+//! This binary is also the Chromium helper subprocess (`harness = false`).
+
+mod support;
+
+use cef_bridge::input::{Key, KeyInput, Modifiers, MouseButton};
+use cef_bridge::{BrowserEvent, BrowserHandle, BrowserOptions, DevToolsChannel, DisplayMode, Engine, EngineConfig, Profile};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use support::{EventLog, Page, PageServer};
+
+const T: Duration = Duration::from_secs(20);
+
+struct Ctx {
+    engine: Engine,
+    log: Arc<EventLog>,
+    server: PageServer,
+    downloads: tempfile::TempDir,
+}
+
+type Outcome = Result<(), String>;
+
+fn call(ctx: &Ctx, ch: &DevToolsChannel, method: &str, params: Value) -> Result<Value, String> {
+    let p = ch.request(method, params, None).map_err(|e| e.to_string())?;
+    ctx.engine.pump_until(T, || !p.receiver().is_empty());
+    match p.wait(Duration::from_millis(1)).map_err(|e| e.to_string())? {
+        Ok(v) => Ok(v),
+        Err(e) => Err(format!("{method}: {} ({})", e.message, e.code)),
+    }
+}
+
+fn eval(ctx: &Ctx, b: &BrowserHandle, expr: &str) -> Result<Value, String> {
+    let r = call(ctx, &b.devtools(), "Runtime.evaluate", json!({"expression": expr, "returnByValue": true, "awaitPromise": true}))?;
+    if let Some(ex) = r.get("exceptionDetails") {
+        return Err(format!("exception evaluating {expr}: {ex}"));
+    }
+    Ok(r["result"]["value"].clone())
+}
+
+fn open(ctx: &Ctx, url: &str, w: u32, h: u32) -> Result<BrowserHandle, String> {
+    let from = ctx.log.mark();
+    let b = ctx.engine.create_browser(&BrowserOptions::new(url, w, h)).map_err(|e| e.to_string())?;
+    let id = b.id();
+    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFinished { id: i, .. } if *i == id)).ok_or("page never finished loading")?;
+    Ok(b)
+}
+
+fn close(ctx: &Ctx, b: &BrowserHandle) -> Outcome {
+    let from = ctx.log.mark();
+    let id = b.id();
+    b.close().map_err(|e| e.to_string())?;
+    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::Closed { id: i } if *i == id)).ok_or("no Closed event")?;
+    Ok(())
+}
+
+fn wait_frame(ctx: &Ctx, b: &BrowserHandle, pred: impl Fn(&cef_bridge::Frame) -> bool) -> Result<cef_bridge::Frame, String> {
+    let mut last = None;
+    ctx.engine.pump_until(T, || {
+        if let Some(f) = b.last_frame() {
+            let ok = pred(&f);
+            last = Some(f);
+            ok
+        } else {
+            false
+        }
+    });
+    match last {
+        Some(f) if pred(&f) => Ok(f),
+        Some(f) => Err(format!("frame {}x{} never matched", f.width, f.height)),
+        None => Err("no frame painted".into()),
+    }
+}
+
+const COLOURS: &str = r#"<!doctype html><title>Colour Test — ✓</title>
+<style>html,body{margin:0;background:#fff}div{position:fixed;width:200px;height:150px}</style>
+<div style="left:0;top:0;background:rgb(255,0,0)"></div>
+<div style="left:200px;top:0;background:rgb(0,255,0)"></div>
+<div style="left:0;top:150px;background:rgb(0,0,255)"></div>
+<div style="left:200px;top:150px;background:rgb(255,255,0)"></div>"#;
+
+const FORM: &str = r#"<!doctype html><title>Form</title>
+<style>body{margin:0}button{position:absolute;left:20px;top:20px;width:120px;height:40px}input{position:absolute;left:20px;top:100px;width:200px;height:30px}</style>
+<button id=b onclick="window.clicks=(window.clicks||0)+1">Click</button><input id=t>"#;
+
+const POPUP: &str = r#"<!doctype html><title>Opener</title><style>body{margin:0}button{position:absolute;left:0;top:0;width:300px;height:100px}</style>
+<button id=p onclick="window.open('/signin','signin','width=400,height=300')">Sign in</button>
+<a id=tab href="/form" target="_blank">tab</a>"#;
+
+const SIGNIN: &str = r#"<!doctype html><title>Sign-in popup</title><style>body{margin:0}button{position:absolute;left:0;top:0;width:300px;height:100px}</style>
+<button id=n onclick="window.open('/form','nested','width=200,height=200')">nested</button>
+<script>window.opener && (window.hadOpener = true)</script>"#;
+
+fn scenario_renders_pixels_and_view_rect(ctx: &Ctx) -> Outcome {
+    // Defect 2: without the raw get_view_rect slot the view is 0×0 and the
+    // browser process dies right after creation; here it must paint 400×300.
+    let b = open(ctx, &ctx.server.url("/colours"), 400, 300)?;
+    let f = wait_frame(ctx, &b, |f| f.width == 400 && f.height == 300 && f.rgba_at(100, 75) == Some([255, 0, 0, 255]))?;
+    let expect = [((100, 75), [255, 0, 0]), ((300, 75), [0, 255, 0]), ((100, 225), [0, 0, 255]), ((300, 225), [255, 255, 0])];
+    for ((x, y), rgb) in expect {
+        let px = f.rgba_at(x, y).ok_or("pixel outside frame")?;
+        if px[..3] != rgb {
+            return Err(format!("pixel ({x},{y}) is {px:?}, want {rgb:?}"));
+        }
+    }
+    // Resize: the next frame comes at the new size.
+    b.resize(240, 180).map_err(|e| e.to_string())?;
+    wait_frame(ctx, &b, |f| f.width == 240 && f.height == 180)?;
+    close(ctx, &b)
+}
+
+fn scenario_devtools_round_trip_and_events(ctx: &Ctx) -> Outcome {
+    let from = ctx.log.mark();
+    let b = open(ctx, &ctx.server.url("/colours"), 400, 300)?;
+    let title = eval(ctx, &b, "document.title")?;
+    if title != json!("Colour Test — ✓") {
+        return Err(format!("title via DevTools: {title}"));
+    }
+    // Defect 1: the title travels through a CEF string; decoding it the cef-rs
+    // way (CefStringUtf8::from) would have segfaulted.
+    let id = b.id();
+    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::TitleChanged { id: i, title } if *i == id && title == "Colour Test — ✓")).ok_or("no TitleChanged event with the decoded title")?;
+    let events = b.devtools().subscribe();
+    call(ctx, &b.devtools(), "Page.enable", json!({}))?;
+    call(ctx, &b.devtools(), "Page.reload", json!({}))?;
+    let mut seen = false;
+    ctx.engine.pump_until(T, || {
+        while let Ok(e) = events.try_recv() {
+            if e.method == "Page.loadEventFired" {
+                seen = true;
+            }
+        }
+        seen
+    });
+    if !seen {
+        return Err("Page.loadEventFired never arrived".into());
+    }
+    let target = call(ctx, &b.devtools(), "Target.getTargetInfo", json!({}))?;
+    if target["targetInfo"]["type"] != "page" || target["targetInfo"]["browserContextId"].as_str().is_none_or(str::is_empty) {
+        return Err(format!("unexpected target info {target}"));
+    }
+    match call(ctx, &b.devtools(), "No.suchMethod", json!({})) {
+        Err(e) if e.contains("-32601") => {}
+        other => return Err(format!("unknown method should fail with -32601, got {other:?}")),
+    }
+    close(ctx, &b)
+}
+
+fn scenario_native_input(ctx: &Ctx) -> Outcome {
+    let b = open(ctx, &ctx.server.url("/form"), 400, 300)?;
+    wait_frame(ctx, &b, |_| true)?;
+    b.set_focus(true).map_err(|e| e.to_string())?;
+    for up in [false, true] {
+        b.send_mouse_click(60, 40, MouseButton::Left, up, 1, Modifiers::default()).map_err(|e| e.to_string())?;
+    }
+    let mut clicks = Value::Null;
+    ctx.engine.pump_until(T, || {
+        clicks = eval(ctx, &b, "window.clicks || 0").unwrap_or(Value::Null);
+        clicks == json!(1)
+    });
+    if clicks != json!(1) {
+        return Err(format!("button clicks = {clicks}"));
+    }
+    for up in [false, true] {
+        b.send_mouse_click(60, 115, MouseButton::Left, up, 1, Modifiers::default()).map_err(|e| e.to_string())?;
+    }
+    ctx.engine.pump_for(Duration::from_millis(200));
+    let shift = Modifiers { shift: true, ..Default::default() };
+    for (text, mods) in [("h", Modifiers::default()), ("I", shift), ("!", shift)] {
+        for pressed in [true, false] {
+            let k = KeyInput { key: Key::Character(text.into()), text: Some(text.into()), pressed, modifiers: mods, keypad: false, native_code: 0 };
+            b.send_key(&k).map_err(|e| e.to_string())?;
+        }
+    }
+    let mut value = Value::Null;
+    ctx.engine.pump_until(T, || {
+        value = eval(ctx, &b, "document.getElementById('t').value").unwrap_or(Value::Null);
+        value == json!("hI!")
+    });
+    if value != json!("hI!") {
+        return Err(format!("typed text = {value}"));
+    }
+    close(ctx, &b)
+}
+
+fn renderer_pids() -> Vec<i32> {
+    // Zygote-forked renderers keep the zygote's cmdline: find them by thread name.
+    let mut out = vec![];
+    let mine = std::process::id() as i32;
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        if pid == mine {
+            continue;
+        }
+        let same_exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok() == std::fs::read_link("/proc/self/exe").ok();
+        if !same_exe {
+            continue;
+        }
+        let is_renderer = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "CrRendererMain"));
+        if is_renderer {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+fn scenario_renderer_kill_and_reload(ctx: &Ctx) -> Outcome {
+    let b = open(ctx, &ctx.server.url("/colours"), 400, 300)?;
+    let pids = renderer_pids();
+    if pids.is_empty() {
+        return Err("no renderer process found".into());
+    }
+    // A command left pending must fail as soon as the renderer dies.
+    let pending = b.devtools().request("Runtime.evaluate", json!({"expression": "new Promise(() => {})", "awaitPromise": true}), None).map_err(|e| e.to_string())?;
+    ctx.engine.pump_for(Duration::from_millis(100));
+    let from = ctx.log.mark();
+    for pid in &pids {
+        // SAFETY: killing a renderer process of this test.
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
+    }
+    let id = b.id();
+    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::RenderProcessTerminated { id: i, .. } if *i == id)).ok_or("no RenderProcessTerminated event")?;
+    match pending.wait(Duration::from_secs(1)) {
+        Err(cef_bridge::DevToolsError::Closed(_)) => {}
+        other => return Err(format!("pending command after crash: {other:?}")),
+    }
+    let from = ctx.log.mark();
+    b.reload().map_err(|e| e.to_string())?;
+    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFinished { id: i, .. } if *i == id)).ok_or("no reload after crash")?;
+    let title = eval(ctx, &b, "document.title")?;
+    if title != json!("Colour Test — ✓") {
+        return Err(format!("title after reload: {title}"));
+    }
+    close(ctx, &b)
+}
+
+fn scenario_policy_permissions_downloads(ctx: &Ctx) -> Outcome {
+    let b = open(ctx, &ctx.server.url("/form"), 400, 300)?;
+    if b.navigate("javascript:alert(1)").is_ok() || b.navigate("file:///etc/passwd").is_ok() {
+        return Err("refused scheme accepted by navigate".into());
+    }
+    let id = b.id();
+    let from = ctx.log.mark();
+    eval(ctx, &b, "location.href = 'file:///etc/passwd'; 1")?;
+    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::NavigationBlocked { id: i, url } if *i == id && url.starts_with("file:"))).ok_or("page-initiated file: navigation not blocked")?;
+    let perm = eval(ctx, &b, "Notification.requestPermission()")?;
+    if perm != json!("denied") {
+        return Err(format!("notification permission: {perm}"));
+    }
+    let geo = eval(ctx, &b, "new Promise(r => navigator.geolocation.getCurrentPosition(() => r('granted'), e => r('denied:' + e.code)))")?;
+    if !geo.as_str().is_some_and(|s| s.starts_with("denied")) {
+        return Err(format!("geolocation: {geo}"));
+    }
+    let from = ctx.log.mark();
+    eval(ctx, &b, &format!("location.href = '{}'; 1", ctx.server.url("/file.bin")))?;
+    let done = ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::DownloadFinished { .. })).ok_or("download never finished")?;
+    let BrowserEvent::DownloadFinished { path, complete, .. } = done else { unreachable!() };
+    if !complete || !path.starts_with(ctx.downloads.path()) {
+        return Err(format!("download {path:?} complete={complete}"));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+    if bytes != b"0123456789" {
+        return Err(format!("downloaded bytes {bytes:?}"));
+    }
+    close(ctx, &b)
+}
+
+fn scenario_popups(ctx: &Ctx) -> Outcome {
+    let b = open(ctx, &ctx.server.url("/popup"), 400, 300)?;
+    wait_frame(ctx, &b, |_| true)?;
+    let from = ctx.log.mark();
+    for up in [false, true] {
+        b.send_mouse_click(50, 50, MouseButton::Left, up, 1, Modifiers::default()).map_err(|e| e.to_string())?;
+    }
+    let opener = b.id();
+    let ev = ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::PopupOpened { opener: o, .. } if *o == opener)).ok_or("sign-in popup did not open")?;
+    let BrowserEvent::PopupOpened { id: popup_id, .. } = ev else { unreachable!() };
+    let popup = ctx.engine.browser(popup_id).ok_or("popup handle missing")?;
+    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFinished { id, .. } if *id == popup_id)).ok_or("popup never loaded")?;
+    if eval(ctx, &popup, "window.hadOpener === true")? != json!(true) {
+        return Err("popup has no opener: sign-in postMessage would break".into());
+    }
+    if popup.opener() != Some(opener) {
+        return Err("popup handle does not name its opener".into());
+    }
+    wait_frame(ctx, &popup, |_| true)?;
+    // A popup opening a popup is denied.
+    let from = ctx.log.mark();
+    for up in [false, true] {
+        popup.send_mouse_click(50, 50, MouseButton::Left, up, 1, Modifiers::default()).map_err(|e| e.to_string())?;
+    }
+    ctx.engine.pump_for(Duration::from_secs(2));
+    if ctx.log.events.lock()[from..].iter().any(|e| matches!(e, BrowserEvent::PopupOpened { .. } | BrowserEvent::Created { .. })) {
+        return Err("nested popup was allowed".into());
+    }
+    // target=_blank asks for a new node instead of a popup browser.
+    let from = ctx.log.mark();
+    eval(ctx, &b, "document.getElementById('tab').click(); 1")?;
+    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::NewTabRequested { opener: o, url } if *o == opener && url.ends_with("/form"))).ok_or("target=_blank not reported")?;
+    close(ctx, &popup)?;
+    close(ctx, &b)
+}
+
+fn main() {
+    if let Some(code) = cef_bridge::run_subprocess_if_child() {
+        std::process::exit(code);
+    }
+    let mut pages = HashMap::new();
+    pages.insert("/colours", Page::html(COLOURS));
+    pages.insert("/form", Page::html(FORM));
+    pages.insert("/popup", Page::html(POPUP));
+    pages.insert("/signin", Page::html(SIGNIN));
+    pages.insert(
+        "/file.bin",
+        Page { content_type: "application/octet-stream", headers: vec![("Content-Disposition", "attachment; filename=\"data.bin\"".into())], body: b"0123456789".to_vec() },
+    );
+    let server = PageServer::start(pages);
+    let downloads = tempfile::tempdir().expect("tempdir");
+    let log = Arc::new(EventLog::default());
+    let config = EngineConfig { profile: Profile::Ephemeral, display: DisplayMode::Headless, downloads_dir: downloads.path().to_path_buf(), log_file: std::env::var_os("TERMSPRAWL_CEF_LOG").map(Into::into) };
+    let engine = match Engine::start(config, log.clone()) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("engine failed to start: {e}");
+            println!("engine: 0 passed, 1 failed");
+            std::process::exit(1);
+        }
+    };
+    let ctx = Ctx { engine, log, server, downloads };
+    let scenarios: &[(&str, fn(&Ctx) -> Outcome)] = &[
+        ("renders page pixels at the requested view size (defect 2)", scenario_renders_pixels_and_view_rect),
+        ("DevTools round trip, events, decoded titles (defect 1)", scenario_devtools_round_trip_and_events),
+        ("native mouse and keyboard input", scenario_native_input),
+        ("renderer kill -9: terminated event, pending fails, reload", scenario_renderer_kill_and_reload),
+        ("URL policy, denied permissions, downloads", scenario_policy_permissions_downloads),
+        ("sign-in popups, nested popups denied, new-tab requests", scenario_popups),
+    ];
+    let (mut passed, mut failed) = (0, 0);
+    for (name, f) in scenarios {
+        match f(&ctx) {
+            Ok(()) => {
+                passed += 1;
+                println!("test {name} ... ok");
+            }
+            Err(e) => {
+                failed += 1;
+                println!("test {name} ... FAILED: {e}");
+            }
+        }
+    }
+    let Ctx { engine, .. } = ctx;
+    engine.shutdown();
+    let left = cef_bridge::helper_children();
+    if left.is_empty() {
+        passed += 1;
+        println!("test shutdown leaves no Chromium process ... ok");
+    } else {
+        failed += 1;
+        println!("test shutdown leaves no Chromium process ... FAILED: {left:?}");
+    }
+    println!("engine: {passed} passed, {failed} failed");
+    std::process::exit(i32::from(failed > 0));
+}
