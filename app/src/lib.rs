@@ -1,0 +1,8 @@
+//! termsprawl (the app): the CLI, the main loop, the workspace model, input
+//! routing, persistence and the tool runtime. It wires the library crates
+//! together — cef-bridge (browsers), canvas-render (wgpu), terminal (PTYs),
+//! tool-server and cdp-facade (the agent control planes) — and is the only
+//! crate that knows all of them. It must not know the wire formats of HTTP or
+//! CDP: those belong to tool-server and cdp-facade.
+
+pub mod paths;
