@@ -87,7 +87,7 @@ const FORM: &str = r#"<!doctype html><title>Form</title>
 
 const POPUP: &str = r#"<!doctype html><title>Opener</title><style>body{margin:0}button{position:absolute;left:0;top:0;width:300px;height:100px}</style>
 <button id=p onclick="window.open('/signin','signin','width=400,height=300')">Sign in</button>
-<a id=tab href="/form" target="_blank">tab</a>"#;
+<a id=tab href="/form" target="_blank" style="position:absolute;left:0;top:150px;width:300px;height:50px;display:block">tab</a>"#;
 
 const SIGNIN: &str = r#"<!doctype html><title>Sign-in popup</title><style>body{margin:0}button{position:absolute;left:0;top:0;width:300px;height:100px}</style>
 <button id=n onclick="window.open('/form','nested','width=200,height=200')">nested</button>
@@ -198,12 +198,15 @@ fn renderer_pids() -> Vec<i32> {
         if !same_exe {
             continue;
         }
-        let is_renderer = std::fs::read_dir(format!("/proc/{pid}/task"))
+        // Renderers run a "Compositor" thread; the GPU process runs "VizCompositorTh".
+        let threads: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/task"))
             .into_iter()
             .flatten()
             .flatten()
-            .any(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "CrRendererMain"));
-        if is_renderer {
+            .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+            .map(|c| c.trim().to_string())
+            .collect();
+        if threads.iter().any(|t| t == "Compositor") && !threads.iter().any(|t| t == "VizCompositorTh") {
             out.push(pid);
         }
     }
@@ -247,8 +250,15 @@ fn scenario_policy_permissions_downloads(ctx: &Ctx) -> Outcome {
     }
     let id = b.id();
     let from = ctx.log.mark();
-    eval(ctx, &b, "location.href = 'file:///etc/passwd'; 1")?;
-    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::NavigationBlocked { id: i, url } if *i == id && url.starts_with("file:"))).ok_or("page-initiated file: navigation not blocked")?;
+    // A browser-initiated navigation (what a CDP client's Page.navigate is)
+    // is not stopped by Chromium itself: the policy must refuse it.
+    let _ = call(ctx, &b.devtools(), "Page.navigate", json!({"url": "file:///etc/passwd"}));
+    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::NavigationBlocked { id: i, url } if *i == id && url.starts_with("file:"))).ok_or("Page.navigate to file: not blocked")?;
+    ctx.engine.pump_for(Duration::from_millis(300));
+    let href = eval(ctx, &b, "location.href")?;
+    if !href.as_str().is_some_and(|h| h.ends_with("/form")) {
+        return Err(format!("page left after a blocked navigation: {href}"));
+    }
     let perm = eval(ctx, &b, "Notification.requestPermission()")?;
     if perm != json!("denied") {
         return Err(format!("notification permission: {perm}"));
@@ -301,7 +311,9 @@ fn scenario_popups(ctx: &Ctx) -> Outcome {
     }
     // target=_blank asks for a new node instead of a popup browser.
     let from = ctx.log.mark();
-    eval(ctx, &b, "document.getElementById('tab').click(); 1")?;
+    for up in [false, true] {
+        b.send_mouse_click(50, 170, MouseButton::Left, up, 1, Modifiers::default()).map_err(|e| e.to_string())?;
+    }
     ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::NewTabRequested { opener: o, url } if *o == opener && url.ends_with("/form"))).ok_or("target=_blank not reported")?;
     close(ctx, &popup)?;
     close(ctx, &b)
