@@ -6,3 +6,4 @@
 //! CDP: those belong to tool-server and cdp-facade.
 
 pub mod paths;
+pub mod shot;

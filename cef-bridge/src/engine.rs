@@ -94,6 +94,20 @@ pub struct EngineConfig {
     pub downloads_dir: PathBuf,
     /// Chromium log file (None: inside the profile or temp dir).
     pub log_file: Option<PathBuf>,
+    /// Least severe Chromium message logged (Chromium also echoes errors to stderr).
+    pub log_level: ChromiumLog,
+}
+
+/// How much Chromium logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChromiumLog {
+    /// Warnings and worse (the default for the app).
+    #[default]
+    Warning,
+    /// Errors and worse.
+    Error,
+    /// Only fatal errors: for one-shot tools whose stderr is read by people or CI.
+    Fatal,
 }
 
 /// What the engine needs from the app.
@@ -271,7 +285,12 @@ impl Engine {
         }
         let log_file = config.log_file.clone().unwrap_or_else(|| root.join("chromium.log"));
         settings.log_file = CefStringUtf16::from(log_file.to_string_lossy().as_ref());
-        settings.log_severity = cef::LogSeverity::from(cef::sys::cef_log_severity_t::LOGSEVERITY_WARNING);
+        let severity = match config.log_level {
+            ChromiumLog::Warning => cef::sys::cef_log_severity_t::LOGSEVERITY_WARNING,
+            ChromiumLog::Error => cef::sys::cef_log_severity_t::LOGSEVERITY_ERROR,
+            ChromiumLog::Fatal => cef::sys::cef_log_severity_t::LOGSEVERITY_FATAL,
+        };
+        settings.log_severity = cef::LogSeverity::from(severity);
         settings.background_color = 0xFFFF_FFFF;
 
         let args = Args::new();
@@ -400,7 +419,7 @@ impl Engine {
         // A few more turns let CEF finish posted work before shutdown.
         self.pump_for(Duration::from_millis(50));
         cef::shutdown();
-        reap_children(Duration::from_secs(5));
+        reap_children(Duration::from_millis(300));
         if let Some(dir) = self.temp_profile.take() {
             if let Err(e) = std::fs::remove_dir_all(&dir) {
                 tracing::debug!(error = %e, "temporary profile not removed");
@@ -431,32 +450,44 @@ pub fn helper_children() -> Vec<i32> {
         .collect()
 }
 
-/// Waits for CEF's helper children to exit (reaping them); kills stragglers.
-fn reap_children(timeout: Duration) {
-    let end = Instant::now() + timeout;
+/// Waits for CEF's helper children to exit, reaping them; stragglers get
+/// SIGTERM, then SIGKILL. (The zygotes only notice the browser process is gone
+/// when it exits, so after `cef_shutdown` they are told explicitly.)
+fn reap_children(grace: Duration) {
+    let start = Instant::now();
+    let mut terminated = false;
     loop {
-        let kids = helper_children();
-        for pid in &kids {
+        for pid in helper_children() {
             let mut status = 0;
             // SAFETY: waitpid on our own child with WNOHANG.
-            unsafe { libc::waitpid(*pid, &mut status, libc::WNOHANG) };
+            unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
         }
-        let kids = helper_children().into_iter().filter(|p| !is_zombie(*p)).collect::<Vec<_>>();
+        let kids: Vec<i32> = helper_children().into_iter().filter(|p| !is_zombie(*p)).collect();
         if kids.is_empty() {
-            break;
+            return;
         }
-        if Instant::now() >= end {
-            tracing::warn!(?kids, "Chromium helpers still running after shutdown; killing them");
+        let waited = start.elapsed();
+        if waited >= grace * 2 {
+            tracing::warn!(?kids, "Chromium helpers ignored SIGTERM; killing them");
             for pid in kids {
-                // SAFETY: signalling our own child.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
-                let mut status = 0;
-                // SAFETY: reaping our own child.
-                unsafe { libc::waitpid(pid, &mut status, 0) };
+                // SAFETY: signalling and reaping our own child.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    let mut status = 0;
+                    libc::waitpid(pid, &mut status, 0);
+                }
             }
-            break;
+            return;
         }
-        std::thread::sleep(Duration::from_millis(20));
+        if waited >= grace && !terminated {
+            tracing::debug!(?kids, "asking idle Chromium helpers to exit");
+            for pid in &kids {
+                // SAFETY: signalling our own child.
+                unsafe { libc::kill(*pid, libc::SIGTERM) };
+            }
+            terminated = true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

@@ -335,7 +335,7 @@ fn main() {
     let server = PageServer::start(pages);
     let downloads = tempfile::tempdir().expect("tempdir");
     let log = Arc::new(EventLog::default());
-    let config = EngineConfig { profile: Profile::Ephemeral, display: DisplayMode::Headless, downloads_dir: downloads.path().to_path_buf(), log_file: std::env::var_os("TERMSPRAWL_CEF_LOG").map(Into::into) };
+    let config = EngineConfig { profile: Profile::Ephemeral, display: DisplayMode::Headless, downloads_dir: downloads.path().to_path_buf(), log_file: std::env::var_os("TERMSPRAWL_CEF_LOG").map(Into::into), log_level: Default::default() };
     let engine = match Engine::start(config, log.clone()) {
         Ok(e) => e,
         Err(e) => {
