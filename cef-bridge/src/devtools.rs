@@ -98,6 +98,15 @@ pub trait RawSender: Send + Sync {
     fn send_raw(&self, message: &[u8]);
 }
 
+/// A consumer of every raw message of a channel (the CDP facade uses this to
+/// relay a guest's traffic verbatim, replies to its own ids included).
+pub trait RawSink: Send + Sync {
+    /// One raw message (JSON text). Return false to unsubscribe.
+    fn message(&self, text: &str) -> bool;
+    /// The renderer died: the channel failed its pending commands. Return false to unsubscribe.
+    fn renderer_gone(&self) -> bool;
+}
+
 /// A reply that has not necessarily arrived yet.
 #[derive(Debug)]
 pub struct PendingReply {
@@ -131,6 +140,8 @@ pub struct DevToolsChannel {
     next_id: AtomicI64,
     pending: Mutex<HashMap<i64, Pending>>,
     subscribers: Mutex<Vec<Sender<DevToolsEvent>>>,
+    raw_sinks: Mutex<Vec<Arc<dyn RawSink>>>,
+    crashed: AtomicBool,
     sender: Mutex<Option<Arc<dyn RawSender>>>,
     /// Messages sent before the browser existed; flushed on attach.
     queued: Mutex<Vec<Vec<u8>>>,
@@ -151,6 +162,8 @@ impl DevToolsChannel {
             next_id: AtomicI64::new(1),
             pending: Mutex::new(HashMap::new()),
             subscribers: Mutex::new(Vec::new()),
+            raw_sinks: Mutex::new(Vec::new()),
+            crashed: AtomicBool::new(false),
             sender: Mutex::new(None),
             queued: Mutex::new(Vec::new()),
             closed: Mutex::new(None),
@@ -179,10 +192,52 @@ impl DevToolsChannel {
     /// Fails every pending command with `reason` (renderer crash) but keeps the
     /// channel usable: a reload brings a new renderer behind the same browser.
     pub fn fail_pending(&self, reason: &str) {
+        self.notify_gone();
         let drained: Vec<Pending> = self.pending.lock().drain().map(|(_, p)| p).collect();
         for p in drained {
             let _ = p.tx.send(Err(DevToolsError::Closed(format!("{reason} (while waiting for {})", p.method))));
         }
+    }
+
+    fn notify_gone(&self) {
+        self.crashed.store(true, Ordering::SeqCst);
+        let sinks: Vec<Arc<dyn RawSink>> = self.raw_sinks.lock().clone();
+        let dead: Vec<usize> = sinks.iter().enumerate().filter(|(_, s)| !s.renderer_gone()).map(|(i, _)| i).collect();
+        if !dead.is_empty() {
+            let mut g = self.raw_sinks.lock();
+            g.retain(|s| !dead.iter().any(|&i| Arc::ptr_eq(s, &sinks[i])));
+        }
+    }
+
+    /// True after the renderer died (or the browser closed) and until a new
+    /// document loads through a reload.
+    pub fn crashed(&self) -> bool {
+        self.crashed.load(Ordering::SeqCst)
+    }
+
+    /// Marks the renderer as alive again (after a reload brought a new one).
+    pub fn renderer_restored(&self) {
+        self.crashed.store(false, Ordering::SeqCst);
+    }
+
+    /// Sends a complete CDP message verbatim. The caller owns its id, which must
+    /// stay out of this channel's own range (ids from 1 upward, far below 2^30);
+    /// its reply reaches raw sinks only.
+    pub fn send_text(&self, message: &str) -> Result<(), DevToolsError> {
+        if let Some(reason) = self.closed.lock().clone() {
+            return Err(DevToolsError::Closed(reason));
+        }
+        let sender = self.sender.lock().clone();
+        match sender {
+            Some(s) => s.send_raw(message.as_bytes()),
+            None => self.queued.lock().push(message.as_bytes().to_vec()),
+        }
+        Ok(())
+    }
+
+    /// Adds a sink that sees every raw message from now on.
+    pub fn subscribe_raw(&self, sink: Arc<dyn RawSink>) {
+        self.raw_sinks.lock().push(sink);
     }
 
     /// True once a browser is attached and not closed.
@@ -240,6 +295,7 @@ impl DevToolsChannel {
 
     /// Feeds one raw message from the browser into the channel.
     pub fn deliver(&self, raw: &[u8]) {
+        self.deliver_raw(raw);
         let msg: Value = match serde_json::from_slice(raw) {
             Ok(v) => v,
             Err(e) => {
@@ -277,10 +333,56 @@ impl DevToolsChannel {
     }
 }
 
+impl DevToolsChannel {
+    fn deliver_raw(&self, raw: &[u8]) {
+        let sinks: Vec<Arc<dyn RawSink>> = self.raw_sinks.lock().clone();
+        if sinks.is_empty() {
+            return;
+        }
+        let text = String::from_utf8_lossy(raw);
+        let dead: Vec<Arc<dyn RawSink>> = sinks.into_iter().filter(|s| !s.message(&text)).collect();
+        if !dead.is_empty() {
+            self.raw_sinks.lock().retain(|s| !dead.iter().any(|d| Arc::ptr_eq(s, d)));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::Weak;
+
+    struct Collect(Mutex<Vec<String>>, AtomicBool);
+    impl RawSink for Collect {
+        fn message(&self, text: &str) -> bool {
+            self.0.lock().push(text.to_string());
+            true
+        }
+        fn renderer_gone(&self) -> bool {
+            self.1.store(true, Ordering::SeqCst);
+            true
+        }
+    }
+
+    #[test]
+    fn raw_sinks_see_everything_and_learn_of_crashes() {
+        let (ch, fake) = setup();
+        let sink = Arc::new(Collect(Mutex::new(vec![]), AtomicBool::new(false)));
+        ch.subscribe_raw(sink.clone());
+        ch.send_text(r#"{"id":1073741824,"method":"Runtime.evaluate","params":{"expression":"1"}}"#).unwrap();
+        assert_eq!(fake.sent.lock().last().unwrap()["id"], 1073741824);
+        ch.deliver(br#"{"id":1073741824,"result":{"result":{"type":"number","value":1}}}"#);
+        ch.deliver(br#"{"method":"Page.frameNavigated","params":{}}"#);
+        assert_eq!(sink.0.lock().len(), 2);
+        // The channel's own reply still reaches its caller, and the sink sees it too.
+        ch.call("Echo", json!({}), Duration::from_secs(1)).unwrap();
+        assert_eq!(sink.0.lock().len(), 3);
+        ch.fail_pending("render process terminated");
+        assert!(sink.1.load(Ordering::SeqCst));
+        assert!(ch.crashed());
+        ch.renderer_restored();
+        assert!(!ch.crashed());
+    }
 
     /// A fake browser: answers `Echo` synchronously (like CEF's Target.* replies),
     /// records everything else for the test to answer later.

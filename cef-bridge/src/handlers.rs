@@ -255,6 +255,7 @@ impl ImplLoadHandler for BridgeLoad {
             return;
         }
         let Some(shared) = shared_of(browser) else { return };
+        shared.devtools.renderer_restored();
         registry::emit(BrowserEvent::LoadFinished { id: shared.id, http_status: http_status_code });
     }
     fn on_load_error(
