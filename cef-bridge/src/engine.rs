@@ -419,7 +419,9 @@ impl Engine {
         // A few more turns let CEF finish posted work before shutdown.
         self.pump_for(Duration::from_millis(50));
         cef::shutdown();
-        reap_children(Duration::from_millis(300));
+        // The zygotes never exit on their own while this process lives: once CEF
+        // is shut down, ask them at once.
+        reap_children(Duration::ZERO, Duration::from_secs(2));
         if let Some(dir) = self.temp_profile.take() {
             if let Err(e) = std::fs::remove_dir_all(&dir) {
                 tracing::debug!(error = %e, "temporary profile not removed");
@@ -453,7 +455,7 @@ pub fn helper_children() -> Vec<i32> {
 /// Waits for CEF's helper children to exit, reaping them; stragglers get
 /// SIGTERM, then SIGKILL. (The zygotes only notice the browser process is gone
 /// when it exits, so after `cef_shutdown` they are told explicitly.)
-fn reap_children(grace: Duration) {
+fn reap_children(grace: Duration, kill_after: Duration) {
     let start = Instant::now();
     let mut terminated = false;
     loop {
@@ -467,7 +469,7 @@ fn reap_children(grace: Duration) {
             return;
         }
         let waited = start.elapsed();
-        if waited >= grace * 2 {
+        if waited >= grace + kill_after {
             tracing::warn!(?kids, "Chromium helpers ignored SIGTERM; killing them");
             for pid in kids {
                 // SAFETY: signalling and reaping our own child.
