@@ -319,10 +319,111 @@ fn scenario_popups(ctx: &Ctx) -> Outcome {
     close(ctx, &b)
 }
 
+/// Child-process roles of the persistence scenario: each is a separate browser
+/// process (CEF starts once per process) on the same persistent profile.
+fn profile_child(role: &str, profile: &str) -> i32 {
+    let log = Arc::new(EventLog::default());
+    let dl = std::env::temp_dir();
+    let config = EngineConfig { profile: Profile::Persistent(profile.into()), display: DisplayMode::Headless, downloads_dir: dl, log_file: None, log_level: cef_bridge::ChromiumLog::Fatal };
+    let engine = match Engine::start(config, log.clone()) {
+        Ok(e) => e,
+        Err(cef_bridge::EngineError::ProfileInUse(_)) => {
+            println!("profile-in-use");
+            return 3;
+        }
+        Err(e) => {
+            println!("start failed: {e}");
+            return 1;
+        }
+    };
+    let b = match engine.create_browser(&BrowserOptions::new("about:blank", 200, 100)) {
+        Ok(b) => b,
+        Err(e) => {
+            println!("create failed: {e}");
+            return 1;
+        }
+    };
+    let ch = b.devtools();
+    let run = |method: &str, params: Value| -> Option<Value> {
+        let p = ch.request(method, params, None).ok()?;
+        engine.pump_until(T, || !p.receiver().is_empty());
+        p.wait(Duration::from_millis(1)).ok()?.ok()
+    };
+    let code = match role {
+        "write" => {
+            let expires = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() + 86400).unwrap_or(0);
+            let cookie = json!({"name": "login", "value": "kept", "domain": "persist.test", "path": "/", "expires": expires});
+            run("Storage.setCookies", json!({"cookies": [cookie]})).map_or(1, |_| 0)
+        }
+        "read" => match run("Storage.getCookies", json!({})) {
+            Some(v) => {
+                let found = v["cookies"].as_array().into_iter().flatten().any(|c| c["name"] == "login" && c["value"] == "kept");
+                println!("cookie-found={found}");
+                0
+            }
+            None => 1,
+        },
+        "hold" => {
+            println!("holding");
+            engine.pump_for(Duration::from_secs(6));
+            0
+        }
+        _ => 2,
+    };
+    drop(b);
+    engine.shutdown();
+    code
+}
+
+/// Cookies written by one run are there in the next; a second live instance on the same profile is refused.
+fn persistence_checks() -> Vec<(&'static str, Outcome)> {
+    let profile = tempfile::tempdir().expect("tempdir");
+    let exe = std::env::current_exe().expect("current exe");
+    let run = |role: &str| std::process::Command::new(&exe).env("ENGINE_TEST_ROLE", role).env("ENGINE_TEST_PROFILE", profile.path()).output();
+    let mut out = vec![];
+    let cookies = (|| -> Outcome {
+        let w = run("write").map_err(|e| e.to_string())?;
+        if !w.status.success() {
+            return Err(format!("writer failed: {}", String::from_utf8_lossy(&w.stdout)));
+        }
+        let r = run("read").map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&r.stdout);
+        if !text.contains("cookie-found=true") {
+            return Err(format!("cookie lost across restarts: {text}"));
+        }
+        Ok(())
+    })();
+    out.push(("persistent profile keeps cookies across restarts", cookies));
+    let exclusive = (|| -> Outcome {
+        let mut holder = std::process::Command::new(&exe)
+            .env("ENGINE_TEST_ROLE", "hold")
+            .env("ENGINE_TEST_PROFILE", profile.path())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        let mut line = String::new();
+        use std::io::BufRead;
+        let stdout = holder.stdout.take().ok_or("no stdout")?;
+        std::io::BufReader::new(stdout).read_line(&mut line).map_err(|e| e.to_string())?;
+        let second = run("read").map_err(|e| e.to_string())?;
+        let _ = holder.wait();
+        if second.status.code() != Some(3) {
+            return Err(format!("second instance on a live profile was not refused: {}", String::from_utf8_lossy(&second.stdout)));
+        }
+        Ok(())
+    })();
+    out.push(("one instance per profile", exclusive));
+    out
+}
+
 fn main() {
     if let Some(code) = cef_bridge::run_subprocess_if_child() {
         std::process::exit(code);
     }
+    if let (Ok(role), Ok(profile)) = (std::env::var("ENGINE_TEST_ROLE"), std::env::var("ENGINE_TEST_PROFILE")) {
+        std::process::exit(profile_child(&role, &profile));
+    }
+    let persistence = persistence_checks();
     let mut pages = HashMap::new();
     pages.insert("/colours", Page::html(COLOURS));
     pages.insert("/form", Page::html(FORM));
@@ -354,6 +455,18 @@ fn main() {
         ("sign-in popups, nested popups denied, new-tab requests", scenario_popups),
     ];
     let (mut passed, mut failed) = (0, 0);
+    for (name, r) in persistence {
+        match r {
+            Ok(()) => {
+                passed += 1;
+                println!("test {name} ... ok");
+            }
+            Err(e) => {
+                failed += 1;
+                println!("test {name} ... FAILED: {e}");
+            }
+        }
+    }
     for (name, f) in scenarios {
         match f(&ctx) {
             Ok(()) => {
