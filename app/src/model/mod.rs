@@ -1,0 +1,30 @@
+//! The workspace model: projects, their canvases of nodes, the commands
+//! that change them (with undo/redo), selection, hit testing, and the files
+//! they are saved to. Pure data and logic — no window, GPU, browser or PTY
+//! types — so all of it is testable without any of those.
+
+pub mod autosave;
+pub mod command;
+pub mod error;
+pub mod geometry;
+pub mod history;
+pub mod hit;
+pub mod ids;
+pub mod node;
+pub mod persist;
+pub mod project;
+pub mod selection;
+pub mod workspace;
+
+pub use autosave::{Autosaver, DebouncePolicy};
+pub use command::{Command, CommandScope};
+pub use error::{ModelError, PersistError};
+pub use geometry::{Camera, Point, Rect, ResizeEdge};
+pub use history::{CoalesceKey, HistoryEffect};
+pub use hit::{Hit, HitOptions, HitRegion};
+pub use ids::{NodeId, ProjectId, TabAddress, TabId};
+pub use node::{AgentKind, ArtifactView, BrowserTab, Colour, Node, NodeKind};
+pub use persist::{LoadedProject, LoadedWorkspace, Recovery};
+pub use project::Project;
+pub use selection::Selection;
+pub use workspace::{Applied, Workspace};
