@@ -5,6 +5,8 @@
 //! crate that knows all of them. It must not know the wire formats of HTTP or
 //! CDP: those belong to tool-server and cdp-facade.
 
+pub mod canvas_shot;
 pub mod model;
 pub mod paths;
+pub mod runtime;
 pub mod shot;

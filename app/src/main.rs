@@ -3,7 +3,7 @@
 //! The same executable is Chromium's helper subprocess, so the very first
 //! thing `main` does is hand control to CEF when it was started as one.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,18 +16,47 @@ use termsprawl::shot;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    app: AppArgs,
+}
+
+/// Options of the app itself (window or headless).
+#[derive(clap::Args, Debug, Clone)]
+struct AppArgs {
+    /// Run without a window (no X server needed): the same canvas, servers and nodes.
+    #[arg(long)]
+    headless: bool,
+    /// Data directory (default: $TERMSPRAWL_DATA_DIR, else $XDG_DATA_HOME/termsprawl).
+    #[arg(long, global = true)]
+    data_dir: Option<PathBuf>,
+    /// Open this project folder (created if missing) and make it active.
+    #[arg(long)]
+    project: Option<PathBuf>,
+    /// Let agents drive browser nodes (persisted setting "Enable agent browser control").
+    #[arg(long)]
+    agent_browser_control: bool,
+    /// Serve the CDP facade (browser nodes as page targets for Puppeteer/Playwright).
+    #[arg(long)]
+    cdp: bool,
+    /// Put an external agent node with this id on the canvas and provision its tool session.
+    #[arg(long, value_name = "NODE_ID")]
+    agent: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Render a page off-screen to a PNG (no X server needed) and exit.
+    /// Render a page (or a saved canvas with --canvas) off-screen to a PNG and exit.
     Shot(ShotArgs),
 }
 
 #[derive(clap::Args, Debug)]
 struct ShotArgs {
     /// Page to capture (bare hosts become https://; only http, https, about:blank).
-    url: String,
+    #[arg(required_unless_present = "canvas")]
+    url: Option<String>,
+    /// Render this project folder's whole canvas (live browser content included) instead of a page.
+    #[arg(long, value_name = "PROJECT_FOLDER", conflicts_with_all = ["url", "full_page", "selector"])]
+    canvas: Option<PathBuf>,
     /// Output PNG file.
     #[arg(short = 'o', long = "output")]
     output: PathBuf,
@@ -70,9 +99,15 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Some(Command::Shot(a)) if a.canvas.is_some() => {
+            let folder = a.canvas.clone().unwrap_or_default();
+            let (w, h) = termsprawl::canvas_shot::run(&folder, &a.output, (a.size.width, a.size.height), Duration::from_secs(a.timeout.max(1)))?;
+            eprintln!("termsprawl: wrote {} ({w}x{h})", a.output.display());
+            Ok(())
+        }
         Some(Command::Shot(a)) => {
             let req = shot::ShotRequest {
-                url: a.url,
+                url: a.url.unwrap_or_default(),
                 output: a.output,
                 size: a.size,
                 wait: a.wait,
@@ -84,6 +119,41 @@ fn run(cli: Cli) -> Result<()> {
             eprintln!("termsprawl: wrote {} ({w}x{h})", req.output.display());
             Ok(())
         }
-        None => anyhow::bail!("the canvas app is not built yet; use `termsprawl shot`"),
+        None => run_app(cli.app),
     }
+}
+
+fn run_app(args: AppArgs) -> Result<()> {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    use termsprawl::runtime::{headless, RuntimeConfig, Waker};
+    let data_dir = termsprawl::paths::data_dir(args.data_dir.as_deref());
+    std::fs::create_dir_all(&data_dir).with_context(|| format!("cannot create data dir {}", data_dir.display()))?;
+    let display = if args.headless { cef_bridge::DisplayMode::Headless } else { cef_bridge::DisplayMode::detect() };
+    if display == cef_bridge::DisplayMode::Headless && !args.headless {
+        anyhow::bail!("no display found (DISPLAY is not set): run under X (or Xvfb), or pass --headless");
+    }
+    if !args.headless {
+        anyhow::bail!("the window is not available in this build yet: run with --headless");
+    }
+    let config = RuntimeConfig { data_dir, project: args.project.clone(), browser_control: args.agent_browser_control, views_follow_zoom: false };
+    let waker = Waker::new();
+    let mut rt = headless::start_runtime(config, display, waker.clone())?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone()).context("cannot install signal handlers")?;
+    }
+    // Wake the loop when a signal arrives (the flag alone would wait for the next deadline).
+    let w = waker.clone();
+    let s2 = stop.clone();
+    std::thread::Builder::new().name("signal-watch".into()).spawn(move || {
+        while !s2.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        w.wake();
+    })?;
+    println!("termsprawl: headless, data dir {}", rt.data_dir().display());
+    headless::run_loop(&mut rt, &waker, &stop);
+    rt.shutdown();
+    Ok(())
 }

@@ -342,6 +342,12 @@ impl BrowserHandle {
         Some(Frame { width: slot.width, height: slot.height, bgra: slot.bgra.clone(), dirty })
     }
 
+    /// Acknowledges a `FrameReady` without copying the frame, so the next paint
+    /// is announced again (for consumers that read [`last_frame`](Self::last_frame) later).
+    pub fn acknowledge_frame(&self) {
+        self.shared.frame_pending.store(false, Ordering::Release);
+    }
+
     /// The latest frame whether or not it was taken before (None before the first paint).
     pub fn last_frame(&self) -> Option<Frame> {
         let slot = self.shared.frame.lock();

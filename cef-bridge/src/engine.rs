@@ -164,6 +164,10 @@ pub fn switches_for(display: DisplayMode) -> Vec<(String, Option<String>)> {
         ("disable-gpu-compositing".into(), None),
         ("disable-component-update".into(), None),
         ("disable-background-networking".into(), None),
+        // Paint holding keeps showing the previous page until the new one has
+        // "contentful" paint (text, images): a page of plain colour would stay
+        // blank for seconds. Off-screen views want the page as it is.
+        ("disable-features".into(), Some("PaintHolding".into())),
     ];
     if display == DisplayMode::Headless {
         s.insert(0, ("ozone-platform".into(), Some("headless".into())));

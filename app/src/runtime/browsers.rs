@@ -1,0 +1,264 @@
+//! Browser nodes ↔ live CEF browsers.
+//!
+//! The model says which browser tabs exist; this module makes the engine
+//! agree: one off-screen browser per browser node's active tab in the active
+//! project, created, resized and closed as the model changes, and page events
+//! (title, URL, crashes, popups) written back into the model.
+
+use super::Runtime;
+use crate::model::{BrowserTab, Command, NodeId, NodeKind, Rect, TabAddress};
+use cef_bridge::{BrowserEvent, BrowserHandle, BrowserId, BrowserOptions};
+use std::collections::HashMap;
+
+/// Height of a node's title bar in world units (the renderer's theme agrees).
+pub const TITLE_BAR: f64 = 28.0;
+
+/// Live browsers of the active project's browser nodes.
+#[derive(Default)]
+pub struct BrowserNodes {
+    by_tab: HashMap<TabAddress, BrowserHandle>,
+    by_browser: HashMap<BrowserId, TabAddress>,
+    /// Nodes whose renderer died and was not reloaded yet.
+    crashed: HashMap<NodeId, String>,
+    /// Browsers whose last load finished, and whether they painted since.
+    loaded: HashMap<BrowserId, (std::time::Instant, bool)>,
+}
+
+impl BrowserNodes {
+    /// The browser showing a tab.
+    pub fn get(&self, tab: &TabAddress) -> Option<&BrowserHandle> {
+        self.by_tab.get(tab)
+    }
+
+    /// The browser showing a node's active tab.
+    pub fn for_node(&self, node: &NodeId) -> Option<(&TabAddress, &BrowserHandle)> {
+        self.by_tab.iter().find(|(t, _)| &t.node == node)
+    }
+
+    /// The tab a browser shows.
+    pub fn tab_of(&self, id: BrowserId) -> Option<&TabAddress> {
+        self.by_browser.get(&id)
+    }
+
+    /// Every live tab and its browser.
+    pub fn iter(&self) -> impl Iterator<Item = (&TabAddress, &BrowserHandle)> {
+        self.by_tab.iter()
+    }
+
+    /// True when every browser finished loading, painted after that, and had
+    /// `quiet` to commit its first frames (a load ends before the page's first paint lands).
+    pub fn settled(&self, quiet: std::time::Duration) -> bool {
+        self.by_tab.values().all(|b| !b.is_loading() && self.loaded.get(&b.id()).is_some_and(|(at, painted)| *painted && at.elapsed() >= quiet))
+    }
+
+    /// Why a node's page is down, if it is.
+    pub fn crash_of(&self, node: &NodeId) -> Option<&str> {
+        self.crashed.get(node).map(String::as_str)
+    }
+
+    pub(crate) fn close_all(&mut self) {
+        for b in self.by_tab.values() {
+            let _ = b.close();
+        }
+    }
+}
+
+/// The pixel size CEF should paint a node's body at.
+pub fn view_size(rect: &Rect, zoom: f64) -> (u32, u32) {
+    let w = ((rect.w - 2.0) * zoom).round().clamp(1.0, cef_bridge::MAX_VIEW_EDGE as f64);
+    let h = ((rect.h - TITLE_BAR - 1.0) * zoom).round().clamp(1.0, cef_bridge::MAX_VIEW_EDGE as f64);
+    (w as u32, h as u32)
+}
+
+impl Runtime {
+    /// Creates, resizes and closes browsers so they match the active project.
+    pub fn sync_browsers(&mut self) {
+        let zoom = if self.config.views_follow_zoom { self.project().map_or(1.0, |p| p.camera().zoom) } else { 1.0 };
+        let mut wanted: Vec<(TabAddress, String, (u32, u32))> = vec![];
+        if let Some(p) = self.project() {
+            for node in p.nodes() {
+                if let NodeKind::Browser { tabs, active_tab } = &node.kind {
+                    if let Some(tab) = tabs.iter().find(|t| &t.id == active_tab) {
+                        wanted.push((TabAddress::new(node.id.clone(), tab.id.clone()), tab.url.clone(), view_size(&node.rect, zoom)));
+                    }
+                }
+            }
+        }
+        let stale: Vec<TabAddress> = self.browsers.by_tab.keys().filter(|t| !wanted.iter().any(|(w, _, _)| w == *t)).cloned().collect();
+        for tab in stale {
+            if let Some(b) = self.browsers.by_tab.remove(&tab) {
+                self.browsers.by_browser.remove(&b.id());
+                let _ = b.close();
+            }
+        }
+        for (tab, url, (w, h)) in wanted {
+            match self.browsers.by_tab.get(&tab) {
+                Some(b) => {
+                    if b.view_size() != (w, h) {
+                        let _ = b.resize(w, h);
+                    }
+                }
+                None => {
+                    let url = if cef_bridge::url_policy::is_allowed_nav_url(&url) { url } else { cef_bridge::url_policy::ABOUT_BLANK.to_string() };
+                    match self.engine.create_browser(&BrowserOptions::new(url, w, h)) {
+                        Ok(b) => {
+                            self.browsers.by_browser.insert(b.id(), tab.clone());
+                            self.browsers.by_tab.insert(tab, b);
+                        }
+                        Err(e) => self.notify(format!("browser for {tab} not created: {e}"), true),
+                    }
+                }
+            }
+        }
+    }
+
+    fn tab_for(&self, id: BrowserId) -> Option<TabAddress> {
+        self.browsers.by_browser.get(&id).cloned()
+    }
+
+    /// Applies a browser event to the model and the live state.
+    pub(crate) fn on_browser_event(&mut self, ev: BrowserEvent) {
+        match ev {
+            BrowserEvent::FrameReady { id } => {
+                if tracing::enabled!(tracing::Level::TRACE) {
+                    let centre = self.tab_for(id).and_then(|t| self.browsers.by_tab.get(&t)).and_then(|b| b.last_frame()).and_then(|f| f.rgba_at(f.width / 2, f.height / 2));
+                    tracing::trace!(%id, ?centre, "frame");
+                }
+                if self.gfx.is_none() {
+                    // Nothing uploads frames headless: keep the announcements coming.
+                    if let Some(b) = self.tab_for(id).and_then(|t| self.browsers.by_tab.get(&t)) {
+                        b.acknowledge_frame();
+                    }
+                }
+                if let Some((_, painted)) = self.browsers.loaded.get_mut(&id) {
+                    *painted = true;
+                }
+                self.redraw = true;
+            }
+            BrowserEvent::LoadingStateChanged { id, loading: true, .. } => {
+                self.browsers.loaded.remove(&id);
+            }
+            BrowserEvent::TitleChanged { id, title } => {
+                if let Some(tab) = self.tab_for(id) {
+                    let node = tab.node.clone();
+                    self.apply_quiet(Command::SetBrowserTitle { tab, title: title.clone() });
+                    if !title.is_empty() {
+                        self.apply_quiet(Command::SetTitle { id: node, title });
+                    }
+                }
+            }
+            BrowserEvent::AddressChanged { id, url } => {
+                if let Some(tab) = self.tab_for(id) {
+                    if cef_bridge::url_policy::is_allowed_nav_url(&url) {
+                        self.apply_quiet(Command::SetBrowserUrl { tab, url });
+                    }
+                }
+            }
+            BrowserEvent::LoadFinished { id, .. } => {
+                self.browsers.loaded.insert(id, (std::time::Instant::now(), false));
+                if let Some(b) = self.tab_for(id).and_then(|t| self.browsers.by_tab.get(&t)) {
+                    // Ask for a fresh paint so "painted after load" is reached even on a static page.
+                    let _ = b.invalidate();
+                }
+                if let Some(tab) = self.tab_for(id) {
+                    if self.browsers.crashed.remove(&tab.node).is_some() {
+                        self.redraw = true;
+                    }
+                }
+            }
+            BrowserEvent::RenderProcessTerminated { id, status, .. } => {
+                if let Some(tab) = self.tab_for(id) {
+                    self.browsers.crashed.insert(tab.node.clone(), format!("{status:?}").to_lowercase());
+                    self.redraw = true;
+                }
+            }
+            BrowserEvent::LoadFailed { id, error_text, url, .. } => {
+                if let Some(tab) = self.tab_for(id) {
+                    tracing::info!(node = %tab.node, %url, %error_text, "page failed to load");
+                }
+            }
+            BrowserEvent::NavigationBlocked { id, url } => {
+                if let Some(tab) = self.tab_for(id) {
+                    let scheme = url.split(':').next().unwrap_or("").to_string();
+                    self.notify(format!("{}: navigation to a {scheme}: URL was refused", tab.node), true);
+                }
+            }
+            BrowserEvent::NewTabRequested { opener, url } => {
+                let near = self.tab_for(opener).and_then(|t| self.project().and_then(|p| p.node(&t.node)).map(|n| n.rect));
+                let at = near.map(|r| (r.x + r.w + 40.0, r.y));
+                match NodeKind::browser(&url) {
+                    Ok(kind) => {
+                        if let Err(e) = self.add_node(kind, &url, (960.0, 640.0), at) {
+                            self.notify(format!("cannot open {url}: {e}"), true);
+                        }
+                    }
+                    Err(e) => self.notify(format!("cannot open {url}: {e}"), true),
+                }
+            }
+            BrowserEvent::PopupOpened { id, opener } => self.adopt_popup(id, opener),
+            BrowserEvent::Closed { id } => {
+                self.browsers.loaded.remove(&id);
+                if let Some(tab) = self.browsers.by_browser.remove(&id) {
+                    // Closed by the page or by CEF rather than by the model: drop the node's tab binding.
+                    if self.browsers.by_tab.get(&tab).is_some_and(|b| b.id() == id) {
+                        self.browsers.by_tab.remove(&tab);
+                    }
+                }
+            }
+            BrowserEvent::DownloadFinished { path, complete, .. } => {
+                if complete {
+                    self.notify(format!("downloaded {}", path.display()), false);
+                }
+            }
+            BrowserEvent::Created { .. } | BrowserEvent::LoadingStateChanged { .. } | BrowserEvent::DownloadStarted { .. } => {}
+        }
+    }
+
+    /// A sign-in popup: a new browser node bound to the already existing popup browser.
+    fn adopt_popup(&mut self, id: BrowserId, opener: BrowserId) {
+        let Some(handle) = self.engine.browser(id) else { return };
+        let url = handle.url();
+        let tab = match BrowserTab::new(if url.is_empty() { cef_bridge::url_policy::ABOUT_BLANK } else { &url }) {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = handle.close();
+                self.notify(format!("popup refused: {e}"), true);
+                return;
+            }
+        };
+        let near = self.tab_for(opener).and_then(|t| self.project().and_then(|p| p.node(&t.node)).map(|n| n.rect));
+        let at = near.map(|r| (r.x + 40.0, r.y + 40.0));
+        let kind = NodeKind::Browser { active_tab: tab.id.clone(), tabs: vec![tab.clone()] };
+        let node = crate::model::Node::new(kind, "Sign-in", Rect { x: at.map_or(0.0, |a| a.0), y: at.map_or(0.0, |a| a.1), w: 520.0, h: 640.0 });
+        let address = TabAddress::new(node.id.clone(), tab.id.clone());
+        // Bind first so sync_browsers() keeps this browser instead of creating another.
+        self.browsers.by_browser.insert(id, address.clone());
+        self.browsers.by_tab.insert(address, handle);
+        if let Err(e) = self.apply(Command::AddNode { node }) {
+            self.notify(format!("popup node not created: {e}"), true);
+        }
+    }
+
+    /// Applies a command that reflects the page, not the user (not worth a notice on failure).
+    fn apply_quiet(&mut self, cmd: Command) {
+        if let Err(e) = self.apply(cmd) {
+            tracing::debug!(error = %e, "browser state not recorded");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn view_size_follows_zoom_and_is_bounded() {
+        let r = Rect { x: 0.0, y: 0.0, w: 802.0, h: 629.0 };
+        assert_eq!(view_size(&r, 1.0), (800, 600));
+        assert_eq!(view_size(&r, 0.5), (400, 300));
+        let tiny = Rect { x: 0.0, y: 0.0, w: 1.0, h: 1.0 };
+        assert_eq!(view_size(&tiny, 1.0), (1, 1));
+        let huge = Rect { x: 0.0, y: 0.0, w: 1e6, h: 1e6 };
+        assert_eq!(view_size(&huge, 4.0), (cef_bridge::MAX_VIEW_EDGE, cef_bridge::MAX_VIEW_EDGE));
+    }
+}

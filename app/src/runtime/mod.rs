@@ -1,0 +1,405 @@
+//! The live app on the main thread: the workspace model, the browser engine,
+//! the renderer and everything that turns model changes into live state.
+//!
+//! [`Runtime`] is only touched on the main thread. Other threads (tool server,
+//! CDP facade, PTY readers) reach it through an [`AppHandle`]. The window loop
+//! and the headless loop both drive the same `Runtime` through
+//! [`Runtime::tick`]; they differ only in how they wait and present frames.
+
+pub mod browsers;
+pub mod handle;
+pub mod headless;
+pub mod scene;
+pub mod terminals;
+
+pub use handle::{AppError, AppHandle, Job, Waker};
+
+use crate::model::{self, Applied, Autosaver, Command, DebouncePolicy, ModelError, Node, NodeId, NodeKind, Project, ProjectId, Rect, Selection, Workspace};
+use browsers::BrowserNodes;
+use cef_bridge::{BrowserEvent, Engine, EngineHost};
+use crossbeam_channel::{Receiver, Sender};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Deadline for a cross-thread call into the main thread (the seed's canvas
+/// acknowledgement timeout).
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Forwards CEF's callbacks into the main loop.
+pub struct LoopHost {
+    events: Sender<BrowserEvent>,
+    waker: Arc<Waker>,
+}
+
+impl LoopHost {
+    /// A host feeding `events` and waking `waker`.
+    pub fn new(events: Sender<BrowserEvent>, waker: Arc<Waker>) -> Arc<Self> {
+        Arc::new(Self { events, waker })
+    }
+}
+
+impl EngineHost for LoopHost {
+    fn schedule_pump(&self, delay: Duration) {
+        // The loop waits at most MAX_PUMP_INTERVAL anyway; only wake early for urgent work.
+        if delay < cef_bridge::MAX_PUMP_INTERVAL {
+            self.waker.wake();
+        }
+    }
+    fn browser_event(&self, event: BrowserEvent) {
+        let _ = self.events.send(event);
+    }
+}
+
+/// Start-up choices that the runtime keeps.
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// The data directory.
+    pub data_dir: PathBuf,
+    /// A project folder to open (and activate) at start.
+    pub project: Option<PathBuf>,
+    /// Whether agents may drive browsers ("Enable agent browser control").
+    pub browser_control: bool,
+    /// Whether browser views follow the camera zoom (window) or keep their own size (headless).
+    pub views_follow_zoom: bool,
+}
+
+/// A message for the person at the app (a toast in the window, a log line headless).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// Text.
+    pub text: String,
+    /// True for problems.
+    pub warning: bool,
+}
+
+/// The main-thread state of the app.
+pub struct Runtime {
+    /// The workspace model (every mutation goes through [`Runtime::apply`]).
+    pub workspace: Workspace,
+    /// Selected nodes of the active project.
+    pub selection: Selection,
+    /// The node with keyboard focus (None: the canvas).
+    pub focus: Option<NodeId>,
+    /// Live browsers of browser nodes.
+    pub browsers: BrowserNodes,
+    /// Live terminals of terminal and agent nodes.
+    pub terminals: terminals::TerminalNodes,
+    /// Text a terminal program put on the clipboard (OSC 52), not yet handed to the system.
+    pub clipboard: Option<String>,
+    /// Messages not yet shown.
+    pub notices: Vec<Notice>,
+    /// GPU and renderer (the window's, or an off-screen one made on demand).
+    pub gfx: Option<scene::Gfx>,
+    config: RuntimeConfig,
+    engine: Engine,
+    handle: AppHandle,
+    jobs: Receiver<Job>,
+    events: Receiver<BrowserEvent>,
+    autosaver: Option<Autosaver>,
+    home: Option<PathBuf>,
+    redraw: bool,
+    quit: bool,
+    last_pump: Instant,
+}
+
+impl Runtime {
+    /// Builds the runtime around a started engine and restores the last workspace.
+    pub fn new(config: RuntimeConfig, engine: Engine, handle: AppHandle, jobs: Receiver<Job>, events: Receiver<BrowserEvent>) -> Runtime {
+        let home = model::persist::home_dir();
+        let mut notices = Vec::new();
+        let workspace = match model::persist::load_workspace(&config.data_dir, home.as_deref()) {
+            Ok(loaded) => {
+                for r in loaded.recoveries {
+                    notices.push(Notice { text: format!("{} (kept as {})", r.message, r.kept_as.display()), warning: true });
+                }
+                for f in loaded.failed {
+                    notices.push(Notice { text: format!("project {} not opened: {}", f.folder.display(), f.error), warning: true });
+                }
+                for r in loaded.repairs {
+                    notices.push(Notice { text: r, warning: false });
+                }
+                loaded.workspace
+            }
+            Err(e) => {
+                notices.push(Notice { text: format!("workspace not restored: {e}"), warning: true });
+                Workspace::new()
+            }
+        };
+        let autosaver = match Autosaver::spawn(DebouncePolicy::default()) {
+            Ok(a) => Some(a),
+            Err(e) => {
+                notices.push(Notice { text: format!("autosave unavailable: {e}"), warning: true });
+                None
+            }
+        };
+        let mut rt = Runtime {
+            workspace,
+            selection: Selection::new(),
+            focus: None,
+            browsers: BrowserNodes::default(),
+            terminals: terminals::TerminalNodes::default(),
+            clipboard: None,
+            notices,
+            gfx: None,
+            config,
+            engine,
+            handle,
+            jobs,
+            events,
+            autosaver,
+            home,
+            redraw: true,
+            quit: false,
+            last_pump: Instant::now(),
+        };
+        let wanted = rt.config.project.clone();
+        match wanted {
+            Some(folder) => rt.open_project(&folder),
+            None if rt.workspace.active().is_none() => {
+                let folder = rt.config.data_dir.join("projects").join("default");
+                rt.open_project(&folder);
+            }
+            None => {}
+        }
+        for n in &rt.notices {
+            if n.warning {
+                tracing::warn!("{}", n.text);
+            } else {
+                tracing::info!("{}", n.text);
+            }
+        }
+        rt.sync_browsers();
+        rt.sync_terminals();
+        rt
+    }
+
+    /// Opens (or activates) the project in `folder`, creating the folder when needed.
+    pub fn open_project(&mut self, folder: &Path) {
+        let folder = model::persist::normalise(folder);
+        if let Some(p) = self.workspace.projects().iter().find(|p| p.folder() == folder.as_path()) {
+            let id = p.id().clone();
+            self.apply_logged(Command::ActivateProject { id });
+            return;
+        }
+        if let Err(e) = std::fs::create_dir_all(&folder) {
+            self.notify(format!("cannot create project folder {}: {e}", folder.display()), true);
+            return;
+        }
+        let name = folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "project".into());
+        let loaded = model::persist::load_project(ProjectId::generate(), &name, &folder, model::Camera::default(), self.home.as_deref());
+        match loaded {
+            Ok(l) => {
+                if let Some(r) = l.recovery {
+                    self.notify(format!("{} (kept as {})", r.message, r.kept_as.display()), true);
+                }
+                self.apply_logged(Command::AddProject { project: Box::new(l.project), activate: true });
+            }
+            Err(e) => self.notify(format!("project {} not opened: {e}", folder.display()), true),
+        }
+    }
+
+    fn apply_logged(&mut self, cmd: Command) {
+        if let Err(e) = self.apply(cmd) {
+            self.notify(e.to_string(), true);
+        }
+    }
+
+    /// Records a message for the person at the app.
+    pub fn notify(&mut self, text: String, warning: bool) {
+        if warning {
+            tracing::warn!("{text}");
+        } else {
+            tracing::info!("{text}");
+        }
+        self.notices.push(Notice { text, warning });
+        self.redraw = true;
+    }
+
+    /// The app's handle for other threads.
+    pub fn handle(&self) -> AppHandle {
+        self.handle.clone()
+    }
+
+    /// The browser engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.config.data_dir
+    }
+
+    /// Whether agents may drive browsers.
+    pub fn browser_control(&self) -> bool {
+        self.config.browser_control
+    }
+
+    /// The active project.
+    pub fn project(&self) -> Option<&Project> {
+        self.workspace.active()
+    }
+
+    /// The active project's id.
+    pub fn project_id(&self) -> Option<ProjectId> {
+        self.workspace.active_id().cloned()
+    }
+
+    /// Applies one model command, then brings live state (browsers, autosave) in line.
+    pub fn apply(&mut self, cmd: Command) -> Result<Applied, ModelError> {
+        let applied = self.workspace.apply(cmd)?;
+        for id in &applied.removed {
+            if self.focus.as_ref() == Some(id) {
+                self.focus = None;
+            }
+        }
+        self.after_change();
+        Ok(applied)
+    }
+
+    /// Undoes the last change of the active project.
+    pub fn undo(&mut self) -> Result<bool, ModelError> {
+        let r = self.workspace.undo()?.is_some();
+        self.after_change();
+        Ok(r)
+    }
+
+    /// Redoes the last undone change of the active project.
+    pub fn redo(&mut self) -> Result<bool, ModelError> {
+        let r = self.workspace.redo()?.is_some();
+        self.after_change();
+        Ok(r)
+    }
+
+    fn after_change(&mut self) {
+        self.redraw = true;
+        self.schedule_save();
+        self.sync_browsers();
+        self.sync_terminals();
+    }
+
+    fn schedule_save(&mut self) {
+        let Some(saver) = &self.autosaver else { return };
+        let mut failed = vec![];
+        if let Some(p) = self.workspace.active() {
+            if let Err(e) = saver.submit_layout(p, self.home.as_deref()) {
+                failed.push(e.to_string());
+            }
+        }
+        if let Err(e) = saver.submit_workspace(&self.config.data_dir, &self.workspace, self.home.as_deref()) {
+            failed.push(e.to_string());
+        }
+        for f in saver.take_failures() {
+            failed.push(format!("{}: {}", f.path.display(), f.error));
+        }
+        for f in failed {
+            self.notify(format!("autosave failed: {f}"), true);
+        }
+    }
+
+    /// Writes every pending save now (at exit).
+    pub fn flush_saves(&mut self) {
+        if let Some(saver) = &self.autosaver {
+            match saver.flush() {
+                Ok(failures) => {
+                    for f in failures {
+                        tracing::warn!("save of {} failed at exit: {}", f.path.display(), f.error);
+                    }
+                }
+                Err(e) => tracing::warn!("save flush failed at exit: {e}"),
+            }
+        }
+    }
+
+    /// Adds a node at a free spot near the centre of the view (or at `at`) and returns its id.
+    pub fn add_node(&mut self, kind: NodeKind, title: &str, size: (f64, f64), at: Option<(f64, f64)>) -> Result<NodeId, ModelError> {
+        let (x, y) = at.unwrap_or_else(|| self.free_spot(size));
+        let node = Node::new(kind, title, Rect { x, y, w: size.0, h: size.1 });
+        let id = node.id.clone();
+        self.apply(Command::AddNode { node })?;
+        Ok(id)
+    }
+
+    /// A spot for a new node: right of everything on the canvas, top-aligned.
+    fn free_spot(&self, _size: (f64, f64)) -> (f64, f64) {
+        match self.project().and_then(Project::bounds) {
+            Some(b) => (b.x + b.w + 40.0, b.y),
+            None => (0.0, 0.0),
+        }
+    }
+
+    /// Opens a visible browser node at `url` (normalised by the URL policy).
+    pub fn open_browser(&mut self, url: &str, size: Option<(f64, f64)>) -> Result<NodeId, String> {
+        let url = cef_bridge::url_policy::normalize_address(url).map_err(|e| e.to_string())?;
+        let kind = NodeKind::browser(&url).map_err(|e| e.to_string())?;
+        let id = self.add_node(kind, &url, size.unwrap_or((960.0, 640.0)), None).map_err(|e| e.to_string())?;
+        Ok(id)
+    }
+
+    /// Asks the loop to stop.
+    pub fn request_quit(&mut self) {
+        self.quit = true;
+    }
+
+    /// True once a quit was requested.
+    pub fn quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// True when the canvas changed since the last [`Runtime::take_redraw`].
+    pub fn take_redraw(&mut self) -> bool {
+        std::mem::take(&mut self.redraw)
+    }
+
+    /// Marks the canvas as needing a new frame.
+    pub fn request_redraw(&mut self) {
+        self.redraw = true;
+    }
+
+    /// When the loop must run next at the latest.
+    pub fn next_deadline(&self) -> Instant {
+        self.engine.next_pump_deadline()
+    }
+
+    /// One turn of the loop: CEF work, queued jobs, browser events.
+    pub fn tick(&mut self) {
+        if Instant::now() >= self.engine.next_pump_deadline() || self.last_pump.elapsed() >= cef_bridge::MAX_PUMP_INTERVAL {
+            self.engine.pump();
+            self.last_pump = Instant::now();
+        }
+        // Jobs may enqueue more jobs; bound the turn so input stays responsive.
+        for _ in 0..256 {
+            match self.jobs.try_recv() {
+                Ok(job) => job(self),
+                Err(_) => break,
+            }
+        }
+        while let Ok(ev) = self.events.try_recv() {
+            self.on_browser_event(ev);
+        }
+    }
+
+    /// Pumps until `done(self)` or `timeout` (for one-shot modes and tests).
+    pub fn run_until(&mut self, waker: &Waker, timeout: Duration, mut done: impl FnMut(&mut Runtime) -> bool) -> bool {
+        let end = Instant::now() + timeout;
+        loop {
+            self.tick();
+            if done(self) {
+                return true;
+            }
+            if Instant::now() >= end || self.quit {
+                return false;
+            }
+            waker.wait_until(self.next_deadline().min(end));
+        }
+    }
+
+    /// Closes every browser, flushes saves and shuts the engine down.
+    pub fn shutdown(mut self) {
+        self.flush_saves();
+        self.browsers.close_all();
+        let Runtime { engine, .. } = self;
+        engine.shutdown();
+    }
+}
