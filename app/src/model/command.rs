@@ -767,7 +767,8 @@ mod tests {
         let pid = ws.active_id().unwrap().clone();
         let steps = ws.history(&pid).unwrap().undo_len();
         let z = ws.active().unwrap().next_z();
-        let cases: Vec<(Command, fn(&ModelError) -> bool)> = vec![
+        type Expect = fn(&ModelError) -> bool;
+        let cases: Vec<(Command, Expect)> = vec![
             (Command::MoveNodes { ids: vec![id("a"), id("ghost")], dx: 1.0, dy: 1.0 }, |e| matches!(e, ModelError::UnknownNode(_))),
             (Command::MoveNodes { ids: vec![id("a")], dx: f64::NAN, dy: 1.0 }, |e| matches!(e, ModelError::NotFinite(_))),
             (Command::MoveNodes { ids: vec![], dx: 1.0, dy: 1.0 }, |e| matches!(e, ModelError::NoNodes(_))),
