@@ -1,35 +1,16 @@
 //! `termsprawl shot --canvas`: a saved project with a live browser node and a
 //! sticky note, rendered headless with real CEF and wgpu on lavapipe.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
+mod support;
+
 use std::process::Command;
 use termsprawl::model::{persist, Camera, Node, NodeKind, Project, ProjectId, Rect};
 
 const PAGE: &str = "<!doctype html><title>green page</title><style>html,body{margin:0;height:100%;background:rgb(0,200,0)}</style>";
 
-fn serve() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-            }
-            let mut s = stream;
-            let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{PAGE}", PAGE.len());
-        }
-    });
-    base
-}
-
 #[test]
 fn renders_saved_canvas_with_live_browser_content() {
-    let url = serve();
+    let url = support::serve_page(PAGE);
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("proj");
     std::fs::create_dir_all(&folder).unwrap();

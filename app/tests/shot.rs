@@ -1,43 +1,15 @@
 //! `termsprawl shot` end to end: the real binary, real CEF, no X server.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
+mod support;
+
 use std::path::Path;
+use support::{closed_port_url, serve_page};
 use std::process::Command;
 
 const PAGE: &str = r#"<!doctype html><title>shot</title>
 <style>html,body{margin:0;background:rgb(18,52,86)}#box{position:absolute;left:40px;top:30px;width:120px;height:60px;background:rgb(250,20,30)}#tall{height:2000px}</style>
 <div id=box></div><div id=tall></div>
 <script>window.addEventListener('load', () => setTimeout(() => { const d = document.createElement('div'); d.id = 'late'; d.style.cssText = 'position:absolute;left:0;top:200px;width:50px;height:50px;background:rgb(0,200,0)'; document.body.appendChild(d); }, 100));</script>"#;
-
-/// Serves PAGE at every path on a random loopback port.
-fn serve() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut s = stream;
-                let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{PAGE}", PAGE.len());
-            });
-        }
-    });
-    base
-}
-
-fn closed_port_url() -> String {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    drop(l);
-    format!("http://127.0.0.1:{port}/")
-}
 
 fn shot(args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_termsprawl")).arg("shot").args(args).output().unwrap();
@@ -65,7 +37,7 @@ fn close(a: [u8; 3], b: [u8; 3]) -> bool {
 
 #[test]
 fn captures_viewport_full_page_selector_and_delay() {
-    let base = serve();
+    let base = serve_page(PAGE);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("view.png");
     let (ok, err) = shot(&[&base, "-o", out.to_str().unwrap(), "--size", "320x240"]);
@@ -97,7 +69,7 @@ fn captures_viewport_full_page_selector_and_delay() {
 
 #[test]
 fn failures_exit_non_zero_with_one_line_and_write_nothing() {
-    let base = serve();
+    let base = serve_page(PAGE);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.png");
     let o = out.to_str().unwrap();
