@@ -90,8 +90,11 @@ impl Change {
 /// Node ids split by what restoring a change does to them.
 #[derive(Debug, Default)]
 pub(super) struct Classified {
+    /// Absent now, present after the restore.
     pub created: Vec<NodeId>,
+    /// Present now, absent after the restore.
     pub removed: Vec<NodeId>,
+    /// Present on both sides.
     pub changed: Vec<NodeId>,
 }
 
