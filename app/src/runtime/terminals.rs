@@ -4,16 +4,53 @@
 //! spawned in the node's working directory with the node's identity in its
 //! environment, sized from the node and the renderer's cell metrics (never
 //! from the zoom), and drawn through the renderer's cell grid.
+//!
+//! Sessions outlive the app: with tmux ≥ 3.2 every node runs inside a tmux
+//! session on a private socket under the data dir (name from
+//! [`session_name`]), so a restart re-attaches with scrollback intact;
+//! without tmux a capped ANSI snapshot of the grid is saved at exit (and
+//! every [`SNAPSHOT_EVERY`]) under `<data>/terminals/` and replayed on
+//! restore under the "session restored" marker. The snapshot is written in
+//! tmux mode too: it is the app's own last view of the node (what the grid
+//! showed), readable after a reboot took the tmux server away. Closing a node
+//! ends its session (tmux session killed, snapshot deleted); closing the app,
+//! or its project, only detaches.
+//!
+//! Agent nodes launch their CLI once, resolved through the terminal crate's
+//! registry (and `agent-tools/preferences.json` for `custom`) and probed on
+//! PATH first; a missing executable or malformed preferences leave the node
+//! un-launched with a *needs setup* badge and a notice. The tool runtime
+//! prepares each launch (credentials, first instruction) through
+//! [`Runtime::set_pty_launch_hook`].
 
 use super::{AppHandle, Runtime};
-use crate::model::{Command, NodeId, NodeKind};
+use crate::model::{AgentKind, Command, NodeId, NodeKind, ProjectId};
 use canvas_render::{Badge, CellView, Color, CursorShape as RCursor, NodeContent, TerminalGridView};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use terminal::{CellFlags, CommandSpec, CursorShape, ExitStatus, GridSnapshot, TermSize, Terminal, TerminalConfig, TerminalHost};
+use std::time::{Duration, Instant};
+use terminal::agents::{self, AgentError, AgentSpec, AgentStatus, Preferences};
+use terminal::persist;
+use terminal::tmux::{Tmux, TmuxSession};
+use terminal::{CellFlags, CommandSpec, CursorShape, ExitStatus, GridSnapshot, Persistence, TermSize, Terminal, TerminalConfig, TerminalHost};
 
 /// Cell size assumed before a renderer exists (DejaVu/Hack at 14 px).
 const FALLBACK_CELL: (f32, f32) = (8.0, 17.0);
+
+/// How often the main thread re-checks agent statuses (a quiet agent turns
+/// "waiting for input" without producing any event of its own).
+const TICK_EVERY: Duration = Duration::from_secs(1);
+
+/// How often changed terminals are snapshotted to disk (besides at exit), so
+/// a crash or SIGKILL loses at most this much.
+pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(5);
+
+/// Quiet time after output before an agent counts as waiting for input.
+pub const AGENT_IDLE_AFTER: Duration = Duration::from_secs(3);
+
+/// The data-dir folder holding terminal snapshots.
+pub const SNAPSHOT_DIR: &str = "terminals";
 
 /// A live terminal of a node.
 pub struct LiveTerminal {
@@ -23,12 +60,103 @@ pub struct LiveTerminal {
     pub exited: Option<ExitStatus>,
     /// A bell rang since the node was last focused.
     pub bell: bool,
+    /// The project the node belongs to (tells a closed node from a closed project).
+    pub project: ProjectId,
+    /// The session name (tmux session and snapshot file stem).
+    pub session: String,
+    /// The agent it runs (agent nodes only).
+    pub agent: Option<AgentKind>,
+    /// Whether it re-attached to a tmux session that was already running.
+    pub warm: bool,
+    saved_generation: Option<u64>,
+    shown_status: Option<AgentStatus>,
 }
+
+/// Why an agent node was not launched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotLaunched {
+    /// The agent's executable is not on PATH.
+    NeedsSetup {
+        /// The command that was looked for.
+        looked_for: String,
+    },
+    /// preferences.json is malformed, or names no custom agent.
+    Misconfigured(String),
+    /// The launch hook refused it.
+    Refused(String),
+}
+
+impl NotLaunched {
+    /// The line shown in the node's body.
+    pub fn message(&self) -> String {
+        match self {
+            Self::NeedsSetup { looked_for } => format!("needs setup: `{looked_for}` was not found on PATH; install it, then reopen this node"),
+            Self::Misconfigured(why) | Self::Refused(why) => format!("not launched: {why}"),
+        }
+    }
+}
+
+/// What an agent node shows in its status badge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentNodeStatus {
+    /// Producing output, or just started.
+    Running,
+    /// Quiet for [`AGENT_IDLE_AFTER`] after output.
+    WaitingForInput,
+    /// The process ended.
+    Exited(ExitStatus),
+    /// Not launched (see the reason).
+    NotLaunched(NotLaunched),
+    /// Launch postponed by the launch hook (e.g. the tool server is starting).
+    Pending,
+}
+
+/// One PTY about to start; the launch hook may change it.
+#[derive(Debug, Clone)]
+pub struct PtyLaunch {
+    /// The node.
+    pub node: NodeId,
+    /// Its project.
+    pub project: ProjectId,
+    /// The project folder.
+    pub project_folder: PathBuf,
+    /// The agent (agent nodes only).
+    pub agent: Option<AgentKind>,
+    /// The resolved agent executable (agent nodes only; probed on PATH).
+    pub agent_executable: Option<PathBuf>,
+    /// What runs (`None`: the user's shell).
+    pub command: Option<CommandSpec>,
+    /// Environment added for the child (identity and data dir already in).
+    pub env: Vec<(String, String)>,
+    /// True when a tmux session of this node is already running: the program
+    /// in it started earlier, so command and environment changes do not reach it.
+    pub warm: bool,
+}
+
+/// What the launch hook decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LaunchDecision {
+    /// Start the PTY as (possibly) modified.
+    Launch,
+    /// Not now; the next sync asks again.
+    Defer,
+    /// Do not start; the node shows this reason.
+    Refuse(String),
+}
+
+/// The launch hook: sees every terminal/agent PTY before it starts.
+pub type LaunchHook = Arc<dyn Fn(&mut Runtime, &mut PtyLaunch) -> LaunchDecision + Send + Sync>;
 
 /// Live terminals of the active project.
 #[derive(Default)]
 pub struct TerminalNodes {
     map: HashMap<NodeId, LiveTerminal>,
+    not_launched: HashMap<NodeId, NotLaunched>,
+    deferred: HashSet<NodeId>,
+    tmux: Option<Option<Tmux>>,
+    hook: Option<LaunchHook>,
+    ticker: bool,
+    last_snapshot: Option<Instant>,
 }
 
 impl TerminalNodes {
@@ -40,6 +168,11 @@ impl TerminalNodes {
     /// Every live terminal.
     pub fn iter(&self) -> impl Iterator<Item = (&NodeId, &LiveTerminal)> {
         self.map.iter()
+    }
+
+    /// Why an agent node did not start, if it did not.
+    pub fn not_launched(&self, id: &NodeId) -> Option<&NotLaunched> {
+        self.not_launched.get(id)
     }
 }
 
@@ -134,6 +267,115 @@ pub fn grid_view(s: &GridSnapshot, focused: bool) -> TerminalGridView {
     TerminalGridView { cols: clamp16(s.cols), rows: clamp16(s.rows), cells, cursor: shape.map(|sh| (clamp16(s.cursor.row), clamp16(s.cursor.col), sh)), selection }
 }
 
+/// 64-bit FNV-1a: stable across runs and builds (unlike std's hasher).
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in part.iter().chain(&[0u8]) {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// The session name of a node: its tmux session and snapshot file stem.
+/// Deterministic from the project folder and node id (so a restart finds the
+/// same session), within tmux's `[A-Za-z0-9_-]{1,64}`; the folder is mixed in
+/// because node ids are only unique within a project.
+pub fn session_name(project_folder: &Path, node: &NodeId) -> String {
+    let id: String = node.as_str().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(40).collect();
+    let hash = fnv1a(&[project_folder.as_os_str().as_encoded_bytes(), node.as_str().as_bytes()]);
+    format!("ts-{id}-{hash:016x}")
+}
+
+/// Whether `s` is a usable tmux session name (`[A-Za-z0-9_-]{1,64}`).
+pub fn valid_session_name(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Where the snapshot of session `name` lives.
+pub fn snapshot_path(data_dir: &Path, name: &str) -> PathBuf {
+    data_dir.join(SNAPSHOT_DIR).join(format!("{name}.ansi"))
+}
+
+/// Ends a node's session for good: kills its tmux session (when tmux is
+/// used) and deletes its snapshot. Returns whether anything existed.
+pub fn end_session(data_dir: &Path, tmux: Option<&Tmux>, name: &str) -> Result<bool, String> {
+    let mut existed = false;
+    if let Some(tmux) = tmux {
+        existed |= terminal::tmux::kill_session(tmux, data_dir, name).map_err(|e| e.to_string())?;
+    }
+    match std::fs::remove_file(snapshot_path(data_dir, name)) {
+        Ok(()) => existed = true,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("cannot delete terminal snapshot: {e}")),
+    }
+    Ok(existed)
+}
+
+/// Saves the grid of `term` as session `name`'s snapshot.
+pub fn save_terminal_snapshot(data_dir: &Path, name: &str, term: &Terminal) -> Result<(), String> {
+    let dir = data_dir.join(SNAPSHOT_DIR);
+    create_private_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let bytes = term.with_screen(|s| s.ansi_snapshot(persist::MAX_SNAPSHOT_BYTES));
+    persist::save_snapshot(&snapshot_path(data_dir, name), &bytes).map_err(|e| e.to_string())
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
+/// The terminal crate's agent for a model agent kind (`None`: runs outside the app).
+pub fn registry_kind(kind: AgentKind) -> Option<agents::AgentKind> {
+    Some(match kind {
+        AgentKind::Claude => agents::AgentKind::Claude,
+        AgentKind::Codex => agents::AgentKind::Codex,
+        AgentKind::Gemini => agents::AgentKind::Gemini,
+        AgentKind::Grok => agents::AgentKind::Grok,
+        AgentKind::Openclaude => agents::AgentKind::OpenClaude,
+        AgentKind::Custom => agents::AgentKind::Custom,
+        AgentKind::External => return None,
+    })
+}
+
+/// Resolves and probes an agent: its executable (absolute) and spec, or why it cannot start.
+pub fn resolve_agent(kind: AgentKind, preferences: &Path, path_var: Option<&std::ffi::OsStr>) -> Result<(AgentSpec, PathBuf), NotLaunched> {
+    let Some(reg) = registry_kind(kind) else {
+        return Err(NotLaunched::Misconfigured("external agents run outside the app".into()));
+    };
+    // Presets never read preferences.json: a broken file only stops the custom agent.
+    let prefs = if reg == agents::AgentKind::Custom {
+        Preferences::load(preferences).map_err(|e| NotLaunched::Misconfigured(e.to_string()))?
+    } else {
+        Preferences::default()
+    };
+    let spec = AgentSpec::resolve(reg, &prefs).map_err(|e| NotLaunched::Misconfigured(e.to_string()))?;
+    match agents::probe(&spec.executable, path_var) {
+        Ok(path) => Ok((spec, path)),
+        Err(AgentError::NeedsSetup { looked_for }) => Err(NotLaunched::NeedsSetup { looked_for }),
+        Err(e) => Err(NotLaunched::Misconfigured(e.to_string())),
+    }
+}
+
+/// What a terminal/agent node wants running.
+struct Wanted {
+    id: NodeId,
+    rect: crate::model::Rect,
+    cwd: PathBuf,
+    command: Option<Vec<String>>,
+    agent: Option<AgentKind>,
+    session: String,
+}
+
+/// Whether a live terminal that is no longer wanted was closed for good
+/// (its project is still open but the node is gone) rather than just put
+/// away (its project was closed or another one became active).
+pub fn closed_for_good(workspace: &crate::model::Workspace, project: &ProjectId, node: &NodeId) -> bool {
+    workspace.project(project).is_some_and(|p| p.node(node).is_none())
+}
+
 impl Runtime {
     /// Columns × rows that fill a node (the font's cell size, never the zoom).
     pub fn terminal_size_for(&self, rect: &crate::model::Rect) -> TermSize {
@@ -153,51 +395,289 @@ impl Runtime {
         TermSize { cols: cols.max(2), rows: rows.max(1), cell_width: cw as u16, cell_height: ch as u16 }
     }
 
+    /// Installs the hook that prepares every terminal/agent PTY before it
+    /// starts (the tool runtime's credential and launch integration).
+    pub fn set_pty_launch_hook(&mut self, hook: LaunchHook) {
+        self.terminals.hook = Some(hook);
+    }
+
+    /// Forgets why agent nodes did not launch, so the next sync tries again
+    /// (after the user installed the CLI or fixed preferences.json).
+    pub fn retry_agent_launches(&mut self) {
+        self.terminals.not_launched.clear();
+        self.sync_terminals();
+    }
+
+    /// The usable tmux (detected once per run; `None` means snapshot persistence).
+    pub fn tmux(&mut self) -> Option<&Tmux> {
+        if self.terminals.tmux.is_none() {
+            let found = match Tmux::detect() {
+                Ok(t) => {
+                    tracing::info!(version = %t.version(), "terminal sessions run inside tmux");
+                    Some(t)
+                }
+                Err(e) => {
+                    tracing::info!("terminal sessions persist as snapshots: {e}");
+                    None
+                }
+            };
+            self.terminals.tmux = Some(found);
+        }
+        self.terminals.tmux.as_ref().and_then(Option::as_ref)
+    }
+
     /// Spawns, resizes and ends terminals so they match the active project.
     pub fn sync_terminals(&mut self) {
-        let Some(p) = self.project() else { return };
-        let project_id = p.id().to_string();
-        let folder = p.folder().to_path_buf();
+        self.start_terminal_ticker();
         let mut wanted = vec![];
-        for node in p.nodes() {
-            let (cwd, command) = match &node.kind {
-                NodeKind::Terminal { cwd, command, .. } => (cwd.clone(), command.clone()),
-                NodeKind::Agent { cwd, .. } => (cwd.clone(), None),
-                _ => continue,
-            };
-            let cwd = if cwd.as_os_str().is_empty() { folder.clone() } else { cwd };
-            wanted.push((node.id.clone(), node.rect, cwd, command));
+        let mut project_id = None;
+        let mut folder = PathBuf::new();
+        if let Some(p) = self.project() {
+            project_id = Some(p.id().clone());
+            folder = p.folder().to_path_buf();
+            for node in p.nodes() {
+                let (cwd, command, agent, session) = match &node.kind {
+                    NodeKind::Terminal { cwd, command, tmux_session } => {
+                        let session = tmux_session.clone().filter(|s| valid_session_name(s));
+                        (cwd.clone(), command.clone(), None, session)
+                    }
+                    // An external agent runs outside the app: nothing to launch here.
+                    NodeKind::Agent { agent: AgentKind::External, .. } => continue,
+                    NodeKind::Agent { cwd, agent } => (cwd.clone(), None, Some(*agent), None),
+                    _ => continue,
+                };
+                let cwd = if cwd.as_os_str().is_empty() { folder.clone() } else { cwd };
+                let session = session.unwrap_or_else(|| session_name(&folder, &node.id));
+                wanted.push(Wanted { id: node.id.clone(), rect: node.rect, cwd, command, agent, session });
+            }
         }
-        self.terminals.map.retain(|id, _| wanted.iter().any(|(w, ..)| w == id));
-        for (id, rect, cwd, command) in wanted {
-            let size = self.terminal_size_for(&rect);
-            if let Some(t) = self.terminals.map.get(&id) {
+        let gone: Vec<NodeId> = self.terminals.map.keys().filter(|id| !wanted.iter().any(|w| &w.id == *id)).cloned().collect();
+        for id in gone {
+            self.put_away_terminal(&id);
+        }
+        self.terminals.not_launched.retain(|id, _| wanted.iter().any(|w| &w.id == id));
+        self.terminals.deferred.clear();
+        let Some(project_id) = project_id else { return };
+        for w in wanted {
+            let size = self.terminal_size_for(&w.rect);
+            if let Some(t) = self.terminals.map.get(&w.id) {
                 let s = t.term.snapshot();
                 if (s.cols, s.rows) != (size.cols as usize, size.rows as usize) {
                     if let Err(e) = t.term.resize(size) {
-                        tracing::debug!(node = %id, error = %e, "terminal resize failed");
+                        tracing::debug!(node = %w.id, error = %e, "terminal resize failed");
                     }
                 }
                 continue;
             }
-            let mut config = TerminalConfig::new(cwd, size);
-            config.command = command.and_then(|c| c.split_first().map(|(p, a)| CommandSpec { program: p.clone(), args: a.to_vec() }));
-            config.env = vec![
-                ("TERMSPRAWL_NODE_ID".into(), id.to_string()),
-                ("TERMSPRAWL_PROJECT_ID".into(), project_id.clone()),
-                (crate::paths::DATA_DIR_ENV.into(), self.data_dir().display().to_string()),
-            ];
-            let host = Arc::new(NodeHost { node: id.clone(), app: self.handle() });
-            match Terminal::spawn(config, host) {
-                Ok(term) => {
-                    self.terminals.map.insert(id, LiveTerminal { term, exited: None, bell: false });
+            if self.terminals.not_launched.contains_key(&w.id) {
+                continue;
+            }
+            self.start_terminal(w, size, &project_id, &folder);
+        }
+    }
+
+    /// Ends or detaches the live terminal of a node that is no longer shown.
+    fn put_away_terminal(&mut self, id: &NodeId) {
+        let Some(t) = self.terminals.map.remove(id) else { return };
+        let data = self.data_dir().to_path_buf();
+        if closed_for_good(&self.workspace, &t.project, id) {
+            let tmux = self.tmux().cloned();
+            let name = t.session.clone();
+            drop(t);
+            // tmux runs as a separate process: keep its latency off the main thread.
+            let spawned = std::thread::Builder::new().name("term-end-session".into()).spawn(move || match end_session(&data, tmux.as_ref(), &name) {
+                Ok(existed) => tracing::debug!(session = %name, existed, "terminal session ended"),
+                Err(e) => tracing::warn!(session = %name, "terminal session not ended: {e}"),
+            });
+            if let Err(e) = spawned {
+                tracing::warn!("terminal session not ended: {e}");
+            }
+        } else {
+            if let Err(e) = save_terminal_snapshot(&data, &t.session, &t.term) {
+                tracing::warn!(node = %id, "terminal snapshot not saved: {e}");
+            }
+            // Dropping hangs up: a tmux client detaches, a plain shell ends.
+            drop(t);
+        }
+    }
+
+    fn start_terminal(&mut self, w: Wanted, size: TermSize, project: &ProjectId, folder: &Path) {
+        let data = self.data_dir().to_path_buf();
+        let mut agent_executable = None;
+        let mut command = w.command.and_then(|c| c.split_first().map(|(p, a)| CommandSpec { program: p.clone(), args: a.to_vec() }));
+        if let Some(kind) = w.agent {
+            let prefs = crate::paths::agent_tools(&data).join("preferences.json");
+            match resolve_agent(kind, &prefs, std::env::var_os("PATH").as_deref()) {
+                Ok((spec, exe)) => {
+                    command = Some(CommandSpec { program: exe.display().to_string(), args: spec.launch_args(None) });
+                    agent_executable = Some(exe);
                 }
-                Err(e) => self.notify(format!("terminal {id} did not start: {e}"), true),
+                Err(why) => {
+                    self.notify(format!("agent node {} ({kind}): {}", w.id, why.message()), true);
+                    self.terminals.not_launched.insert(w.id, why);
+                    self.request_redraw();
+                    return;
+                }
+            }
+        }
+        let tmux_session = match self.tmux().cloned() {
+            Some(tmux) => match TmuxSession::new(tmux, &data, &w.session) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    tracing::warn!(node = %w.id, "terminal runs without tmux: {e}");
+                    None
+                }
+            },
+            None => None,
+        };
+        let warm = tmux_session.as_ref().is_some_and(TmuxSession::exists);
+        let mut launch = PtyLaunch {
+            node: w.id.clone(),
+            project: project.clone(),
+            project_folder: folder.to_path_buf(),
+            agent: w.agent,
+            agent_executable,
+            command,
+            env: vec![
+                ("TERMSPRAWL_NODE_ID".into(), w.id.to_string()),
+                ("TERMSPRAWL_PROJECT_ID".into(), project.to_string()),
+                (crate::paths::DATA_DIR_ENV.into(), data.display().to_string()),
+            ],
+            warm,
+        };
+        // Tool-runtime integration point: credentials and first instructions for agent PTYs.
+        if let Some(hook) = self.terminals.hook.clone() {
+            match hook(self, &mut launch) {
+                LaunchDecision::Launch => {}
+                LaunchDecision::Defer => {
+                    self.terminals.deferred.insert(w.id);
+                    return;
+                }
+                LaunchDecision::Refuse(why) => {
+                    self.notify(format!("node {} not launched: {why}", w.id), true);
+                    self.terminals.not_launched.insert(w.id, NotLaunched::Refused(why));
+                    self.request_redraw();
+                    return;
+                }
+            }
+        }
+        let mut config = TerminalConfig::new(w.cwd, size);
+        config.command = launch.command;
+        config.env = launch.env;
+        config.persistence = match tmux_session {
+            Some(s) => Persistence::Tmux(s),
+            None => match persist::load_snapshot(&snapshot_path(&data, &w.session)) {
+                Ok(Some(bytes)) if !bytes.is_empty() => Persistence::Restore(bytes),
+                Ok(_) => Persistence::None,
+                Err(e) => {
+                    tracing::warn!(node = %w.id, "terminal snapshot not restored: {e}");
+                    Persistence::None
+                }
+            },
+        };
+        let host = Arc::new(NodeHost { node: w.id.clone(), app: self.handle() });
+        match Terminal::spawn(config, host) {
+            Ok(term) => {
+                tracing::debug!(node = %w.id, session = %w.session, warm, "terminal started");
+                let live = LiveTerminal { term, exited: None, bell: false, project: project.clone(), session: w.session, agent: w.agent, warm, saved_generation: None, shown_status: None };
+                self.terminals.map.insert(w.id, live);
+            }
+            Err(e) => self.notify(format!("terminal {} did not start: {e}", w.id), true),
+        }
+    }
+
+    /// Starts the thread that wakes the main thread every [`TICK_EVERY`] for
+    /// [`Runtime::terminals_tick`]; it ends when the app stops taking jobs.
+    fn start_terminal_ticker(&mut self) {
+        if self.terminals.ticker {
+            return;
+        }
+        self.terminals.ticker = true;
+        let app = self.handle();
+        let spawned = std::thread::Builder::new().name("term-ticker".into()).spawn(move || loop {
+            std::thread::sleep(TICK_EVERY);
+            if app.post(|rt| rt.terminals_tick()).is_err() {
+                break;
+            }
+        });
+        if let Err(e) = spawned {
+            tracing::warn!("terminal ticker not started (agent badges refresh only on output): {e}");
+        }
+    }
+
+    /// Periodic terminal work: redraws when an agent's status changed with
+    /// time alone, saves snapshots of changed terminals every [`SNAPSHOT_EVERY`],
+    /// and retries deferred launches.
+    pub fn terminals_tick(&mut self) {
+        let now = Instant::now();
+        let mut changed = false;
+        for t in self.terminals.map.values_mut() {
+            if t.agent.is_none() {
+                continue;
+            }
+            let status = agents::agent_status(now, t.term.last_output_at(), t.exited.is_some(), AGENT_IDLE_AFTER);
+            if t.shown_status != Some(status) {
+                t.shown_status = Some(status);
+                changed = true;
+            }
+        }
+        if changed {
+            self.request_redraw();
+        }
+        if self.terminals.last_snapshot.is_none_or(|at| now.duration_since(at) >= SNAPSHOT_EVERY) {
+            self.terminals.last_snapshot = Some(now);
+            self.save_terminal_snapshots();
+        }
+        if !self.terminals.deferred.is_empty() {
+            self.sync_terminals();
+        }
+    }
+
+    /// Saves the snapshot of every live terminal whose grid changed since its last save.
+    pub fn save_terminal_snapshots(&mut self) {
+        let data = self.data_dir().to_path_buf();
+        for (id, t) in self.terminals.map.iter_mut() {
+            let generation = t.term.generation();
+            if t.saved_generation == Some(generation) {
+                continue;
+            }
+            match save_terminal_snapshot(&data, &t.session, &t.term) {
+                Ok(()) => t.saved_generation = Some(generation),
+                Err(e) => tracing::warn!(node = %id, "terminal snapshot not saved: {e}"),
             }
         }
     }
 
+    /// At app exit: snapshot every terminal and detach (sessions live on).
+    pub fn detach_terminals(&mut self) {
+        self.save_terminal_snapshots();
+        // Dropping hangs up each client; tmux sessions keep running.
+        self.terminals.map.clear();
+    }
+
+    /// An agent node's status (`None` for other nodes).
+    pub fn agent_node_status(&self, id: &NodeId) -> Option<AgentNodeStatus> {
+        if let Some(why) = self.terminals.not_launched.get(id) {
+            return Some(AgentNodeStatus::NotLaunched(why.clone()));
+        }
+        if self.terminals.deferred.contains(id) {
+            return Some(AgentNodeStatus::Pending);
+        }
+        let t = self.terminals.map.get(id)?;
+        t.agent?;
+        if let Some(status) = &t.exited {
+            return Some(AgentNodeStatus::Exited(status.clone()));
+        }
+        Some(match agents::agent_status(Instant::now(), t.term.last_output_at(), false, AGENT_IDLE_AFTER) {
+            AgentStatus::WaitingForInput => AgentNodeStatus::WaitingForInput,
+            AgentStatus::Running | AgentStatus::Exited => AgentNodeStatus::Running,
+        })
+    }
+
     pub(crate) fn terminal_content(&self, id: &NodeId) -> NodeContent {
+        if let Some(why) = self.terminals.not_launched.get(id) {
+            return NodeContent::Text(why.message());
+        }
         match self.terminals.map.get(id) {
             Some(t) => NodeContent::Terminal(grid_view(&t.term.snapshot(), self.focus.as_ref() == Some(id))),
             None => NodeContent::Empty,
@@ -205,15 +685,71 @@ impl Runtime {
     }
 
     pub(crate) fn node_badge(&self, id: &NodeId) -> Option<Badge> {
-        let t = self.terminals.map.get(id)?;
-        if let Some(status) = &t.exited {
-            let ok = status.success();
+        let exited_badge = |status: &ExitStatus| {
             let text = match &status.signal {
                 Some(sig) => format!("exited ({sig})"),
                 None => format!("exited {}", status.code),
             };
-            return Some(Badge { text, color: if ok { Color::hex(0x9aa5ce) } else { Color::hex(0xf7768e) } });
+            Badge { text, color: if status.success() { Color::hex(0x9aa5ce) } else { Color::hex(0xf7768e) } }
+        };
+        if let Some(status) = self.agent_node_status(id) {
+            return Some(match status {
+                AgentNodeStatus::Running => Badge { text: "running".into(), color: Color::hex(0x9ece6a) },
+                AgentNodeStatus::WaitingForInput => Badge { text: "waiting for input".into(), color: Color::hex(0xe0af68) },
+                AgentNodeStatus::Exited(s) => exited_badge(&s),
+                AgentNodeStatus::NotLaunched(NotLaunched::NeedsSetup { looked_for }) => Badge { text: format!("needs setup: {looked_for}"), color: Color::hex(0xf7768e) },
+                AgentNodeStatus::NotLaunched(_) => Badge { text: "not launched".into(), color: Color::hex(0xf7768e) },
+                AgentNodeStatus::Pending => Badge { text: "starting".into(), color: Color::hex(0x9aa5ce) },
+            });
+        }
+        let t = self.terminals.map.get(id)?;
+        if let Some(status) = &t.exited {
+            return Some(exited_badge(status));
         }
         t.bell.then(|| Badge { text: "bell".into(), color: Color::hex(0xe0af68) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_names_are_stable_valid_and_distinct() {
+        let a = NodeId::new("term-1").unwrap();
+        let b = NodeId::new("term-2").unwrap();
+        let long = NodeId::new("x".repeat(128)).unwrap();
+        let name = session_name(Path::new("/p/one"), &a);
+        assert_eq!(name, session_name(Path::new("/p/one"), &a));
+        assert_ne!(name, session_name(Path::new("/p/two"), &a));
+        assert_ne!(name, session_name(Path::new("/p/one"), &b));
+        for n in [name, session_name(Path::new("/p"), &long)] {
+            assert!(valid_session_name(&n), "{n}");
+        }
+    }
+
+    #[test]
+    fn agent_resolution_reports_missing_and_malformed() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefs = dir.path().join("preferences.json");
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let path = std::ffi::OsString::from(bin.as_os_str());
+        match resolve_agent(AgentKind::Codex, &prefs, Some(&path)) {
+            Err(NotLaunched::NeedsSetup { looked_for }) => assert_eq!(looked_for, "codex"),
+            other => panic!("{other:?}"),
+        }
+        let exe = bin.join("codex");
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (spec, found) = resolve_agent(AgentKind::Codex, &prefs, Some(&path)).unwrap();
+        assert_eq!((spec.executable.as_str(), found), ("codex", exe));
+        std::fs::write(&prefs, "{\"custom\": {\"executable\": 3}}").unwrap();
+        match resolve_agent(AgentKind::Custom, &prefs, Some(&path)) {
+            Err(NotLaunched::Misconfigured(why)) => assert!(why.contains("malformed agent preferences"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(resolve_agent(AgentKind::External, &prefs, Some(&path)), Err(NotLaunched::Misconfigured(_))));
     }
 }
