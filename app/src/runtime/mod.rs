@@ -398,6 +398,8 @@ impl Runtime {
     /// Closes every browser, flushes saves and shuts the engine down.
     pub fn shutdown(mut self) {
         self.flush_saves();
+        // Terminal sessions outlive the app: snapshot and detach, never end them.
+        self.detach_terminals();
         self.browsers.close_all();
         let Runtime { engine, .. } = self;
         engine.shutdown();
