@@ -153,7 +153,17 @@ fn run_app(args: AppArgs) -> Result<()> {
         w.wake();
     })?;
     println!("termsprawl: headless, data dir {}", rt.data_dir().display());
+    let service_options = termsprawl::runtime::services::ServiceOptions { agents: args.agent.clone(), enable_browser_control: args.agent_browser_control };
+    let services = match termsprawl::runtime::services::start_services(&mut rt, &service_options) {
+        Ok(s) => s,
+        Err(e) => {
+            rt.shutdown();
+            return Err(e.into());
+        }
+    };
+    println!("termsprawl: agent tool server {} (data dir {})", services.tool_url(), rt.data_dir().display());
     headless::run_loop(&mut rt, &waker, &stop);
+    services.close(&mut rt);
     rt.shutdown();
     Ok(())
 }

@@ -10,7 +10,13 @@ pub mod browsers;
 pub mod handle;
 pub mod headless;
 pub mod scene;
+pub mod services;
 pub mod terminals;
+pub mod tools;
+mod tools_agents;
+mod tools_browser;
+mod tools_canvas;
+mod tools_terminal;
 
 pub use handle::{AppError, AppHandle, Job, Waker};
 
@@ -91,6 +97,8 @@ pub struct Runtime {
     pub notices: Vec<Notice>,
     /// GPU and renderer (the window's, or an off-screen one made on demand).
     pub gfx: Option<scene::Gfx>,
+    /// The agent tool runtime's main-thread state (sessions, ownership, agent launches).
+    pub tools: tools::ToolLink,
     config: RuntimeConfig,
     engine: Engine,
     handle: AppHandle,
@@ -142,6 +150,7 @@ impl Runtime {
             clipboard: None,
             notices,
             gfx: None,
+            tools: tools::ToolLink::new(config.browser_control),
             config,
             engine,
             handle,
@@ -170,6 +179,8 @@ impl Runtime {
             }
         }
         rt.sync_browsers();
+        // Agent PTYs wait for the tool server (services::start_services) so they start with credentials.
+        rt.set_pty_launch_hook(tools::launch_hook());
         rt.sync_terminals();
         rt
     }
@@ -233,7 +244,7 @@ impl Runtime {
 
     /// Whether agents may drive browsers.
     pub fn browser_control(&self) -> bool {
-        self.config.browser_control
+        self.tools.shared.browser_control()
     }
 
     /// The active project.
@@ -276,6 +287,7 @@ impl Runtime {
         self.redraw = true;
         self.schedule_save();
         self.sync_browsers();
+        self.publish_tool_state();
         self.sync_terminals();
     }
 

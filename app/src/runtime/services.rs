@@ -1,0 +1,169 @@
+//! The app's localhost services: the agent tool server (the CDP facade joins
+//! it later), started after the runtime and closed before it shuts down.
+
+use super::tools::{RuntimeToolHost, ToolPhase};
+use super::Runtime;
+use crate::model::{AgentKind, Command, Node, NodeId, NodeKind, Rect};
+use std::path::Path;
+use std::sync::Arc;
+use thiserror::Error;
+use tool_server::{IntegrationState, IntegrationStatus, ToolIdentity, ToolServer};
+
+/// The settings file (in `agent-tools/`) holding "Enable agent browser control".
+pub const SETTINGS_FILE: &str = "settings.json";
+/// Size of an external agent's node.
+const EXTERNAL_AGENT_SIZE: (f64, f64) = (360.0, 160.0);
+
+/// What to start.
+#[derive(Debug, Clone, Default)]
+pub struct ServiceOptions {
+    /// External agent node ids to put on the canvas with a provisioned session (`--agent`).
+    pub agents: Vec<String>,
+    /// Turn agent browser control on (and persist it); off leaves the saved setting as it is.
+    pub enable_browser_control: bool,
+}
+
+/// Why the services did not start.
+#[derive(Debug, Error)]
+pub enum ServiceError {
+    /// The tool server did not start (another instance holds the data dir, a file failed…).
+    #[error("agent tool server: {0}")]
+    ToolServer(#[from] tool_server::ServerError),
+    /// A settings file could not be read or written.
+    #[error("settings: {0}")]
+    Settings(#[from] tool_server::FileError),
+    /// `--agent` named an unusable node.
+    #[error("--agent {name}: {reason}")]
+    Agent {
+        /// The id given.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// No project is open to put agents in.
+    #[error("no project is open")]
+    NoProject,
+}
+
+/// The running services.
+pub struct Services {
+    /// The agent tool server.
+    pub tool_server: Arc<ToolServer>,
+}
+
+impl Services {
+    /// The tool server's endpoint URL.
+    pub fn tool_url(&self) -> &str {
+        self.tool_server.url()
+    }
+
+    /// Stops the servers (before `Runtime::shutdown`); sessions stay on disk for the next start.
+    pub fn close(self, rt: &mut Runtime) {
+        rt.tools.server = None;
+        rt.tools.phase = ToolPhase::Off;
+        match Arc::try_unwrap(self.tool_server) {
+            Ok(mut server) => {
+                if let Err(e) = server.close() {
+                    tracing::warn!(error = %e, "agent tool server did not close cleanly");
+                }
+            }
+            // Someone still holds it; it closes when the last holder drops it.
+            Err(_) => tracing::warn!("agent tool server still referenced at exit"),
+        }
+    }
+}
+
+/// Reads "Enable agent browser control" (false when never set).
+pub fn load_browser_control(agent_tools: &Path) -> Result<bool, tool_server::FileError> {
+    let Some(bytes) = tool_server::read_private(agent_tools, SETTINGS_FILE, 64 * 1024)? else { return Ok(false) };
+    match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(v) => Ok(v.get("agentBrowserControl").and_then(serde_json::Value::as_bool).unwrap_or(false)),
+        Err(e) => {
+            tracing::warn!(error = %e, "ignoring malformed {SETTINGS_FILE}; agent browser control stays off");
+            Ok(false)
+        }
+    }
+}
+
+/// Persists "Enable agent browser control".
+pub fn save_browser_control(agent_tools: &Path, on: bool) -> Result<(), tool_server::FileError> {
+    tool_server::write_private_json(agent_tools, SETTINGS_FILE, &serde_json::json!({"agentBrowserControl": on}))
+}
+
+/// Starts the tool server against the runtime, provisions `--agent` nodes,
+/// and lets agent PTYs start with their credentials.
+pub fn start_services(rt: &mut Runtime, opts: &ServiceOptions) -> Result<Services, ServiceError> {
+    let data_dir = rt.data_dir().to_path_buf();
+    let host = Arc::new(RuntimeToolHost::new(rt.handle(), rt.tools.shared.clone(), data_dir.clone()));
+    let server = match ToolServer::start(&data_dir, host) {
+        Ok(s) => Arc::new(s),
+        Err(e) => {
+            // Agents still run, without tools.
+            rt.tools.phase = ToolPhase::Off;
+            rt.sync_terminals();
+            return Err(e.into());
+        }
+    };
+    let dir = server.directory().to_path_buf();
+    let browser_control = if opts.enable_browser_control {
+        save_browser_control(&dir, true)?;
+        true
+    } else {
+        load_browser_control(&dir)?
+    };
+    rt.tools.shared.set_browser_control(browser_control);
+    rt.tools.shared.attach_state_dir(&dir);
+    rt.tools.server = Some(server.clone());
+    rt.tools.phase = ToolPhase::Running;
+    for name in &opts.agents {
+        add_external_agent(rt, &server, name)?;
+    }
+    rt.publish_tool_state();
+    // Agent nodes restored with the workspace waited for this moment.
+    rt.sync_terminals();
+    Ok(Services { tool_server: server })
+}
+
+/// Puts (or keeps) an external agent node `name` on the canvas and provisions its session.
+fn add_external_agent(rt: &mut Runtime, server: &ToolServer, name: &str) -> Result<(), ServiceError> {
+    let bad = |reason: String| ServiceError::Agent { name: name.to_owned(), reason };
+    if !tool_server::valid_node_id(name) {
+        return Err(bad("must match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$".into()));
+    }
+    let id = NodeId::new(name).map_err(|e| bad(e.to_string()))?;
+    let p = rt.project().ok_or(ServiceError::NoProject)?;
+    let project = p.id().to_string();
+    match p.node(&id).map(|n| &n.kind) {
+        Some(NodeKind::Agent { agent: AgentKind::External, .. }) => {}
+        Some(other) => return Err(bad(format!("a {} node with this id is already on the canvas", other.name()))),
+        None => {
+            let (x, y) = match p.bounds() {
+                Some(b) => (b.x, b.y + b.h + 40.0),
+                None => (0.0, 0.0),
+            };
+            let mut node = Node::new(NodeKind::Agent { agent: AgentKind::External, cwd: p.folder().to_path_buf() }, name, Rect::new(x, y, EXTERNAL_AGENT_SIZE.0, EXTERNAL_AGENT_SIZE.1));
+            node.id = id;
+            rt.apply(Command::AddNode { node }).map_err(|e| bad(e.to_string()))?;
+        }
+    }
+    let status = IntegrationStatus::with_detail(IntegrationState::Ready, "external agent (termsprawl-ctl)");
+    server.provision(ToolIdentity::new(name, project), status, true).map_err(|e| bad(e.to_string()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn browser_control_setting_round_trips_and_defaults_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = dir.path().join("agent-tools");
+        tool_server::ensure_private_dir(&tools).unwrap();
+        assert!(!load_browser_control(&tools).unwrap());
+        save_browser_control(&tools, true).unwrap();
+        assert!(load_browser_control(&tools).unwrap());
+        std::fs::write(tools.join(SETTINGS_FILE), b"[1,").unwrap();
+        assert!(!load_browser_control(&tools).unwrap());
+    }
+}

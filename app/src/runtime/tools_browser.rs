@@ -1,0 +1,361 @@
+//! Browser operations of the agent tool runtime. Ownership checks and node
+//! lookups happen on the main thread; everything that waits on the page
+//! (DevTools replies, loads) happens on the operation's worker thread, since
+//! the main thread must keep pumping CEF for those replies to arrive.
+
+use super::tools::{arg, beside, caller_project, target_node, OpContext};
+use crate::model::{NodeId, NodeKind};
+use base64::Engine as _;
+use cef_bridge::{BrowserHandle, DevToolsChannel};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+use tool_server::ToolRequest;
+
+/// Size of a new browser node.
+const BROWSER_SIZE: (f64, f64) = (960.0, 640.0);
+/// Deadline of one DevTools command.
+const DEVTOOLS_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long open and navigate wait for the page to finish loading.
+const LOAD_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long a browser node may take to get its live page (the seed's 60 × 50 ms).
+const GUEST_WAIT: Duration = Duration::from_secs(3);
+/// Default cap on inspect's page text.
+const DEFAULT_TEXT_CHARS: u64 = 4_000;
+/// Most interactive elements inspect lists.
+const MAX_ELEMENTS: u32 = 300;
+
+/// The page model script: interactive elements with stable refs (kept in
+/// `data-termsprawl-ref` attributes so a ref names the same element across
+/// calls), roles, accessible names, values, boxes, and the visible text.
+const INSPECT_JS: &str = r#"((args) => {
+  const root = args.selector ? document.querySelector(args.selector) : (document.body || document.documentElement);
+  if (!root) return {error: 'selector matched nothing: ' + args.selector};
+  const q = 'a[href],button,input,select,textarea,summary,[role],[onclick],[tabindex],[contenteditable=""],[contenteditable="true"]';
+  const found = Array.from(root.querySelectorAll(q));
+  if (root.matches && root.matches(q)) found.unshift(root);
+  const clip = (s, n) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n) + '…' : s; };
+  const implicitRole = (el) => {
+    const t = el.tagName.toLowerCase();
+    if (t === 'a') return 'link';
+    if (t === 'button' || t === 'summary') return 'button';
+    if (t === 'select') return el.multiple ? 'listbox' : 'combobox';
+    if (t === 'textarea') return 'textbox';
+    if (t === 'input') {
+      const ty = (el.type || 'text').toLowerCase();
+      return ({checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox',
+               button: 'button', submit: 'button', reset: 'button', image: 'button'})[ty] || 'textbox';
+    }
+    if (el.isContentEditable) return 'textbox';
+    return 'generic';
+  };
+  const nameOf = (el) => {
+    const aria = el.getAttribute('aria-label');
+    if (aria) return aria;
+    const by = el.getAttribute('aria-labelledby');
+    if (by) { const t = by.split(/\s+/).map(id => document.getElementById(id)).filter(Boolean).map(e => e.innerText).join(' '); if (t.trim()) return t; }
+    if (el.labels && el.labels.length) return Array.from(el.labels).map(l => l.innerText).join(' ');
+    if (el.alt) return el.alt;
+    const t = el.tagName.toLowerCase();
+    if (t === 'input' && ['button', 'submit', 'reset'].includes((el.type || '').toLowerCase())) return el.value;
+    if (t !== 'input' && t !== 'textarea' && t !== 'select' && el.innerText && el.innerText.trim()) return el.innerText;
+    return el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('name') || '';
+  };
+  window.__termsprawlRefSeq = window.__termsprawlRefSeq || 0;
+  const elements = [];
+  let truncated = false;
+  for (const el of found) {
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) continue;
+    const st = getComputedStyle(el);
+    if (st.visibility === 'hidden' || st.display === 'none') continue;
+    if (elements.length >= args.maxElements) { truncated = true; break; }
+    let ref = el.getAttribute('data-termsprawl-ref');
+    if (!ref) { ref = 'e' + (++window.__termsprawlRefSeq); el.setAttribute('data-termsprawl-ref', ref); }
+    const e = {ref, role: el.getAttribute('role') || implicitRole(el), name: clip(nameOf(el), 120), tag: el.tagName.toLowerCase(),
+               box: {x: Math.round(r.left), y: Math.round(r.top), width: Math.round(r.width), height: Math.round(r.height)}};
+    if ('value' in el && el.tagName !== 'BUTTON' && typeof el.value === 'string') e.value = clip(el.value, 200);
+    if (el.type === 'checkbox' || el.type === 'radio') e.checked = !!el.checked;
+    if (el.disabled) e.disabled = true;
+    if (el.tagName === 'A' && el.href) e.href = el.href;
+    const text = clip(el.innerText, 80);
+    if (text && text !== e.name) e.text = text;
+    elements.push(e);
+  }
+  const all = (root.innerText || '').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  return {url: location.href, title: document.title, text: all.slice(0, args.maxChars), textTruncated: all.length > args.maxChars,
+          elements, elementsTruncated: truncated,
+          viewport: {width: innerWidth, height: innerHeight, scrollX: Math.round(scrollX), scrollY: Math.round(scrollY)}};
+})"#;
+
+/// Finds an element by ref or selector, scrolls it into view and returns its
+/// centre in viewport CSS pixels, and whether it is the topmost element there.
+const LOCATE_JS: &str = r#"((args) => {
+  let el;
+  try { el = args.ref ? document.querySelector('[data-termsprawl-ref="' + CSS.escape(args.ref) + '"]') : document.querySelector(args.selector); }
+  catch (e) { return {error: 'invalid selector: ' + args.selector}; }
+  if (!el) return {error: args.ref ? 'no element with ref ' + args.ref + ' (refs come from browser_inspect on the current page)' : 'selector matched nothing: ' + args.selector};
+  el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  const r = el.getBoundingClientRect();
+  if (r.width <= 0 || r.height <= 0) return {error: 'the element is not visible'};
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const top = document.elementFromPoint(x, y);
+  if (args.focus) {
+    el.focus();
+    if (document.activeElement !== el && !el.contains(document.activeElement)) return {error: 'the element cannot take keyboard focus'};
+    try { if (typeof el.value === 'string' && el.setSelectionRange) el.setSelectionRange(el.value.length, el.value.length); } catch (e) {}
+  }
+  return {x, y, covered: !!top && top !== el && !el.contains(top)};
+})"#;
+
+/// Waits for the focused element when typing without a target.
+const FOCUSED_JS: &str = r#"(() => { const a = document.activeElement; return {focused: !!a && a !== document.body && a !== document.documentElement}; })()"#;
+
+/// Runs `expression` in the page and returns its value (by value).
+fn evaluate(dt: &DevToolsChannel, expression: &str) -> Result<Value, String> {
+    let r = dt.call("Runtime.evaluate", json!({"expression": expression, "returnByValue": true, "awaitPromise": true}), DEVTOOLS_TIMEOUT).map_err(|e| e.to_string())?;
+    if let Some(ex) = r.get("exceptionDetails") {
+        let msg = ex.pointer("/exception/description").and_then(Value::as_str).or_else(|| ex.get("text").and_then(Value::as_str)).unwrap_or("script error");
+        return Err(format!("page script failed: {}", msg.lines().next().unwrap_or(msg)));
+    }
+    Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
+}
+
+/// Calls `script` (a function expression) with `args` as JSON.
+fn call_script(dt: &DevToolsChannel, script: &str, args: &Value) -> Result<Value, String> {
+    let v = evaluate(dt, &format!("{script}({args})"))?;
+    if let Some(e) = v.get("error").and_then(Value::as_str) {
+        return Err(e.to_owned());
+    }
+    Ok(v)
+}
+
+/// What the main thread hands a browser operation.
+struct Target {
+    handle: BrowserHandle,
+    node: NodeId,
+}
+
+/// Looks up a browser node of the caller's canvas and its live page, waiting
+/// briefly for a page that is still being created.
+fn target(ctx: &OpContext, node_id: &str) -> Result<Target, String> {
+    let end = Instant::now() + GUEST_WAIT;
+    loop {
+        let identity = ctx.identity.clone();
+        let id = node_id.to_owned();
+        let found = ctx.on_main(move |rt| {
+            let n = target_node(caller_project(rt, &identity)?, &id)?;
+            if !matches!(n.kind, NodeKind::Browser { .. }) {
+                return Err(format!("node {id} is a {} node, not a browser", n.kind.name()));
+            }
+            let nid = n.id.clone();
+            Ok(rt.browsers.for_node(&nid).map(|(_, h)| h.clone()).filter(|h| !h.is_closed()).map(|handle| Target { handle, node: nid }))
+        })?;
+        match found {
+            Some(t) => return Ok(t),
+            None if Instant::now() >= end => return Err(format!("browser {node_id} has no live page (it is still starting or was closed)")),
+            None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+/// Polls until the page finished loading a document without `marker`
+/// (the marker tags the document that was showing before a navigation).
+fn wait_loaded(dt: &DevToolsChannel, marker: Option<&str>, want_real_page: bool) -> Value {
+    let end = Instant::now() + LOAD_TIMEOUT;
+    let probe = "({url: location.href, title: document.title, ready: document.readyState, marker: window.__termsprawlNav || null})";
+    let mut last = Value::Null;
+    while Instant::now() < end {
+        // Errors are expected mid-navigation (the context is being replaced).
+        if let Ok(v) = evaluate(dt, probe) {
+            let fresh = marker.is_none_or(|m| v.get("marker").and_then(Value::as_str) != Some(m));
+            let real = !want_real_page || v.get("url").and_then(Value::as_str) != Some("about:blank");
+            if fresh && real && v.get("ready").and_then(Value::as_str) == Some("complete") {
+                return json!({"url": v["url"], "title": v["title"], "loaded": true});
+            }
+            last = v;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    json!({"url": last.get("url").cloned().unwrap_or(Value::Null), "title": last.get("title").cloned().unwrap_or(Value::Null), "loaded": false})
+}
+
+/// `browser_open`: a new browser node beside the caller, owned by it, loaded.
+pub(crate) fn open(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let identity = ctx.identity.clone();
+    let raw = arg(req, "url")?.to_owned();
+    let url = cef_bridge::url_policy::normalize_address(&raw).map_err(|e| e.to_string())?;
+    let shared = ctx.shared.clone();
+    let node = ctx.on_main(move |rt| {
+        let at = beside(caller_project(rt, &identity)?, &identity.node_id, BROWSER_SIZE);
+        let kind = NodeKind::browser(&url).map_err(|e| e.to_string())?;
+        let id = rt.add_node(kind, &url, BROWSER_SIZE, Some(at)).map_err(|e| e.to_string())?;
+        // Owned from the start, so no other agent can claim it in between.
+        shared.with_owners(|o| o.claim(id.as_str(), &identity.node_id))?;
+        Ok(id)
+    })?;
+    let t = target(ctx, node.as_str())?;
+    let mut page = wait_loaded(&t.handle.devtools(), None, true);
+    page["nodeId"] = json!(node);
+    page["owner"] = json!(ctx.caller());
+    Ok(page)
+}
+
+/// `browser_list`: the project's browsers with their owners.
+pub(crate) fn list(ctx: &OpContext) -> Result<Value, String> {
+    let identity = ctx.identity.clone();
+    let owners = ctx.shared.owners();
+    ctx.on_main(move |rt| {
+        let p = caller_project(rt, &identity)?;
+        let list = p
+            .nodes_by_z()
+            .into_iter()
+            .filter_map(|n| match &n.kind {
+                NodeKind::Browser { tabs, active_tab } => {
+                    let tab = tabs.iter().find(|t| &t.id == active_tab);
+                    Some(json!({"nodeId": n.id, "url": tab.map(|t| t.url.as_str()), "title": tab.map_or(n.title.as_str(), |t| t.title.as_str()), "owner": owners.owner(n.id.as_str())}))
+                }
+                _ => None,
+            })
+            .collect();
+        Ok(Value::Array(list))
+    })
+}
+
+/// Checks the node is a browser of the caller's canvas (without needing its page).
+fn check_browser_node(ctx: &OpContext, node_id: &str) -> Result<(), String> {
+    let identity = ctx.identity.clone();
+    let id = node_id.to_owned();
+    ctx.on_main(move |rt| {
+        let n = target_node(caller_project(rt, &identity)?, &id)?;
+        match n.kind {
+            NodeKind::Browser { .. } => Ok(()),
+            _ => Err(format!("node {id} is a {} node, not a browser", n.kind.name())),
+        }
+    })
+}
+
+/// `browser_claim`: takes an unowned browser.
+pub(crate) fn claim(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let id = arg(req, "nodeId")?;
+    check_browser_node(ctx, id)?;
+    ctx.shared.with_owners(|o| o.claim(id, ctx.caller()))?;
+    Ok(json!({"nodeId": id, "owner": ctx.caller()}))
+}
+
+/// `browser_transfer`: hands an owned browser to another agent node of the project.
+pub(crate) fn transfer(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let id = arg(req, "nodeId")?;
+    let to = arg(req, "agentNodeId")?;
+    check_browser_node(ctx, id)?;
+    if ctx.shared.kind_of(&ctx.identity.project_id, to) != Some("agent") {
+        return Err(format!("{to} is not an agent node of this project"));
+    }
+    ctx.shared.with_owners(|o| o.transfer(id, ctx.caller(), to))?;
+    Ok(json!({"nodeId": id, "owner": to}))
+}
+
+/// `browser_navigate`: loads a URL (under the URL policy) and waits for it.
+pub(crate) fn navigate(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let id = arg(req, "nodeId")?;
+    let t = target(ctx, id)?;
+    ctx.shared.owners().check_drive(id, ctx.caller())?;
+    let dt = t.handle.devtools();
+    static NAV_SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let marker = format!("nav-{stamp}-{}", NAV_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    // Tag the current document; the load is done when a document without the tag completes.
+    let tagged = evaluate(&dt, &format!("window.__termsprawlNav = {}", json!(marker))).is_ok();
+    let url = t.handle.navigate(arg(req, "url")?).map_err(|e| e.to_string())?;
+    let mut page = wait_loaded(&dt, tagged.then_some(marker.as_str()), url != cef_bridge::url_policy::ABOUT_BLANK);
+    page["nodeId"] = json!(t.node);
+    page["requested"] = json!(url);
+    Ok(page)
+}
+
+/// Captures the viewport as PNG, saves it under `<data>/screenshots/`, and describes it.
+fn capture(ctx: &OpContext, t: &Target) -> Result<Value, String> {
+    let shot = t.handle.devtools().call("Page.captureScreenshot", json!({"format": "png"}), DEVTOOLS_TIMEOUT).map_err(|e| e.to_string())?;
+    let data = shot.get("data").and_then(Value::as_str).ok_or("the page returned no screenshot")?;
+    let png = base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| format!("screenshot data: {e}"))?;
+    let info = png::Decoder::new(std::io::Cursor::new(&png)).read_info().map_err(|e| format!("unreadable screenshot: {e}"))?;
+    let (width, height) = (info.info().width, info.info().height);
+    let dir = ctx.data_dir.join("screenshots");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
+    let mut path = dir.join(format!("{}-{stamp}.png", t.node));
+    let mut n = 1;
+    while path.exists() {
+        path = dir.join(format!("{}-{stamp}-{n}.png", t.node));
+        n += 1;
+    }
+    std::fs::write(&path, &png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(json!({"path": path.display().to_string(), "mimeType": "image/png", "data": data, "width": width, "height": height}))
+}
+
+/// `browser_inspect`: the compact page model, optionally with a screenshot.
+pub(crate) fn inspect(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let id = arg(req, "nodeId")?;
+    let t = target(ctx, id)?;
+    ctx.shared.owners().check_read(id, ctx.caller())?;
+    let args = json!({
+        "selector": req.str_arg("selector"),
+        "maxChars": req.number_arg("maxChars").map_or(DEFAULT_TEXT_CHARS, |n| n as u64),
+        "maxElements": MAX_ELEMENTS,
+    });
+    let mut page = call_script(&t.handle.devtools(), INSPECT_JS, &args)?;
+    page["nodeId"] = json!(t.node);
+    if req.bool_arg("screenshot") == Some(true) {
+        page["screenshot"] = capture(ctx, &t)?;
+    }
+    Ok(page)
+}
+
+/// Resolves the ref or selector of a click/type request to a viewport point.
+fn locate(dt: &DevToolsChannel, req: &ToolRequest, focus: bool) -> Result<Value, String> {
+    let args = json!({"ref": req.str_arg("ref"), "selector": req.str_arg("selector"), "focus": focus});
+    call_script(dt, LOCATE_JS, &args)
+}
+
+/// `browser_click`: real mouse events at the element's centre.
+pub(crate) fn click(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let id = arg(req, "nodeId")?;
+    let t = target(ctx, id)?;
+    ctx.shared.owners().check_drive(id, ctx.caller())?;
+    let dt = t.handle.devtools();
+    let at = locate(&dt, req, false)?;
+    let (x, y) = (at["x"].as_f64().ok_or("no element position")?, at["y"].as_f64().ok_or("no element position")?);
+    let mouse = |kind: &str, buttons: u32| {
+        dt.call("Input.dispatchMouseEvent", json!({"type": kind, "x": x, "y": y, "button": if kind == "mouseMoved" { "none" } else { "left" }, "buttons": buttons, "clickCount": 1}), DEVTOOLS_TIMEOUT)
+            .map_err(|e| e.to_string())
+    };
+    mouse("mouseMoved", 0)?;
+    mouse("mousePressed", 1)?;
+    mouse("mouseReleased", 0)?;
+    Ok(json!({"nodeId": t.node, "x": x, "y": y, "covered": at["covered"]}))
+}
+
+/// `browser_type`: focuses the element (or keeps the focused one) and inserts the text.
+pub(crate) fn type_text(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let id = arg(req, "nodeId")?;
+    let text = arg(req, "text")?;
+    let t = target(ctx, id)?;
+    ctx.shared.owners().check_drive(id, ctx.caller())?;
+    let dt = t.handle.devtools();
+    if req.str_arg("ref").is_some() || req.str_arg("selector").is_some() {
+        locate(&dt, req, true)?;
+    } else if evaluate(&dt, FOCUSED_JS)?.get("focused") != Some(&Value::Bool(true)) {
+        return Err("no element has focus; pass a selector or ref".into());
+    }
+    dt.call("Input.insertText", json!({"text": text}), DEVTOOLS_TIMEOUT).map_err(|e| e.to_string())?;
+    Ok(json!({"nodeId": t.node, "typed": text.chars().count()}))
+}
+
+/// `browser_screenshot`: the viewport as PNG (saved, and inline as base64).
+pub(crate) fn screenshot(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let id = arg(req, "nodeId")?;
+    let t = target(ctx, id)?;
+    ctx.shared.owners().check_read(id, ctx.caller())?;
+    let mut v = capture(ctx, &t)?;
+    v["nodeId"] = json!(t.node);
+    Ok(v)
+}

@@ -1,0 +1,125 @@
+//! Terminal operations of the agent tool runtime: terminal nodes on the
+//! caller's canvas, driven through their live PTY sessions.
+
+use super::tools::{arg, beside, caller_project, target_node, OpContext};
+use super::Runtime;
+use crate::model::{Command, NodeId, NodeKind};
+use serde_json::{json, Value};
+use tool_server::{ToolIdentity, ToolRequest};
+
+/// Size of a new terminal node.
+const TERMINAL_SIZE: (f64, f64) = (720.0, 440.0);
+/// What terminal_read returns when maxChars is not given.
+const DEFAULT_READ_CHARS: usize = 8_000;
+/// Ctrl+C as the PTY sees it.
+const ETX: &[u8] = b"\x03";
+
+/// The user's shell (what a terminal node runs without a command).
+fn shell() -> String {
+    std::env::var("SHELL").ok().filter(|s| s.starts_with('/')).unwrap_or_else(|| "/bin/sh".into())
+}
+
+/// Opens a terminal node beside the caller; `command` runs as the node's program.
+fn open_node(rt: &mut Runtime, identity: &ToolIdentity, title: &str, command: Option<Vec<String>>) -> Result<NodeId, String> {
+    let p = caller_project(rt, identity)?;
+    let at = beside(p, &identity.node_id, TERMINAL_SIZE);
+    let cwd = p.folder().to_path_buf();
+    rt.add_node(NodeKind::Terminal { cwd, command, tmux_session: None }, title, TERMINAL_SIZE, Some(at)).map_err(|e| e.to_string())
+}
+
+/// `terminal_open`: a shell beside the caller; a command is typed into it, so
+/// the terminal stays usable after the command ends.
+pub(crate) fn open(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let identity = ctx.identity.clone();
+    let title = req.str_arg("title").unwrap_or("Terminal").to_owned();
+    let command = req.str_arg("command").map(str::to_owned);
+    ctx.on_main(move |rt| {
+        let id = open_node(rt, &identity, &title, None)?;
+        if let Some(cmd) = command {
+            let t = rt.terminals.get(&id).ok_or("the terminal did not start")?;
+            t.term.write(format!("{cmd}\r")).map_err(|e| e.to_string())?;
+        }
+        Ok(json!({"nodeId": id}))
+    })
+}
+
+/// `terminal_external`: runs a command in its own terminal. With no desktop
+/// terminal application (headless) it runs in a new terminal node of the canvas.
+pub(crate) fn external(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let identity = ctx.identity.clone();
+    let command = arg(req, "command")?.to_owned();
+    let title = req.str_arg("title").unwrap_or(&command).chars().take(80).collect::<String>();
+    ctx.on_main(move |rt| {
+        let id = open_node(rt, &identity, &title, Some(vec![shell(), "-c".into(), command]))?;
+        Ok(json!({"nodeId": id, "where": "canvas"}))
+    })
+}
+
+/// Runs `f` with the live terminal of a terminal or agent node of the caller's canvas.
+fn with_terminal<R: Send + 'static>(ctx: &OpContext, req: &ToolRequest, f: impl FnOnce(&super::terminals::LiveTerminal) -> Result<R, String> + Send + 'static) -> Result<R, String> {
+    let identity = ctx.identity.clone();
+    let id = arg(req, "nodeId")?.to_owned();
+    ctx.on_main(move |rt| {
+        let n = target_node(caller_project(rt, &identity)?, &id)?;
+        if !matches!(n.kind, NodeKind::Terminal { .. } | NodeKind::Agent { .. }) {
+            return Err(format!("node {id} is a {} node, not a terminal", n.kind.name()));
+        }
+        let t = rt.terminals.get(&n.id).ok_or_else(|| format!("terminal {id} is not running"))?;
+        f(t)
+    })
+}
+
+fn write(t: &super::terminals::LiveTerminal, id: &str, bytes: Vec<u8>) -> Result<(), String> {
+    if t.exited.is_some() || t.term.exit_status().is_some() {
+        return Err(format!("the program in terminal {id} has exited"));
+    }
+    t.term.write(bytes).map_err(|e| format!("terminal {id}: {e}"))
+}
+
+/// `terminal_read`: the last maxChars of scrollback and screen.
+pub(crate) fn read(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let max = req.number_arg("maxChars").map_or(DEFAULT_READ_CHARS, |n| n as usize).max(1);
+    with_terminal(ctx, req, move |t| {
+        let mut v = json!({"text": t.term.read_text(max)});
+        if let Some(status) = t.term.exit_status() {
+            v["exited"] = json!({"code": status.code, "signal": status.signal});
+        }
+        Ok(v)
+    })
+}
+
+/// `terminal_submit`: text, then Enter.
+pub(crate) fn submit(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let id = arg(req, "nodeId")?.to_owned();
+    let mut bytes = arg(req, "text")?.as_bytes().to_vec();
+    bytes.push(b'\r');
+    with_terminal(ctx, req, move |t| write(t, &id, bytes).map(|()| json!({"submitted": true})))
+}
+
+/// `terminal_input`: raw text, control characters included.
+pub(crate) fn input(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let id = arg(req, "nodeId")?.to_owned();
+    let bytes = arg(req, "text")?.as_bytes().to_vec();
+    with_terminal(ctx, req, move |t| write(t, &id, bytes).map(|()| json!({"sent": true})))
+}
+
+/// `terminal_interrupt`: Ctrl+C to the foreground program.
+pub(crate) fn interrupt(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let id = arg(req, "nodeId")?.to_owned();
+    with_terminal(ctx, req, move |t| write(t, &id, ETX.to_vec()).map(|()| json!({"interrupted": true})))
+}
+
+/// `terminal_close`: removes a terminal node (its process is hung up).
+pub(crate) fn close(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    let identity = ctx.identity.clone();
+    let id = arg(req, "nodeId")?.to_owned();
+    ctx.on_main(move |rt| {
+        let n = target_node(caller_project(rt, &identity)?, &id)?;
+        if !matches!(n.kind, NodeKind::Terminal { .. }) {
+            return Err(format!("node {id} is a {} node; terminal_close closes terminal nodes only", n.kind.name()));
+        }
+        let nid = n.id.clone();
+        rt.apply(Command::RemoveNodes { ids: vec![nid.clone()] }).map_err(|e| e.to_string())?;
+        Ok(json!({"closed": nid}))
+    })
+}

@@ -1,0 +1,383 @@
+//! The agent tool runtime end to end: the real headless app (real CEF, real
+//! PTYs) as a child process, every operation driven through the real
+//! `termsprawl-ctl` binary, and each effect checked — a moved node's rect, a
+//! page's DOM after a click, a terminal's output, a launched agent's tool
+//! calls, ownership refusals, browser control off, restart and SIGTERM.
+
+use base64::Engine as _;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const APP: &str = env!("CARGO_BIN_EXE_termsprawl");
+const CTL: &str = env!("CARGO_BIN_EXE_termsprawl-ctl");
+
+const PAGE: &str = r#"<!doctype html><title>tools page</title>
+<h1>Tool test</h1>
+<button id=b onclick="n++; document.title='clicked '+n; document.getElementById('out').textContent='clicks: '+n">Press me</button>
+<input id=name placeholder="Your name" oninput="document.getElementById('echo').textContent='echo:'+this.value">
+<div id=out>no clicks</div><div id=echo></div>
+<script>let n = 0;</script>"#;
+const SECOND: &str = "<!doctype html><title>second</title><p>page two</p>";
+
+/// A loopback HTTP server: `/second` serves the second page, anything else the first.
+fn serve() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}/", listener.local_addr().unwrap().port());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(&stream);
+                let mut first = String::new();
+                if reader.read_line(&mut first).is_err() {
+                    return;
+                }
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                }
+                let body = if first.contains("/second") { SECOND } else { PAGE };
+                let reply = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+                let _ = (&stream).write_all(reply.as_bytes());
+            });
+        }
+    });
+    url
+}
+
+/// One running app instance.
+struct App {
+    child: Child,
+}
+
+impl App {
+    fn start(root: &Path, data: &Path, extra: &[&str]) -> App {
+        let mut cmd = Command::new(APP);
+        cmd.args(["--headless", "--data-dir"]).arg(data).arg("--project").arg(root.join("proj")).args(extra);
+        cmd.env("HOME", root.join("home")).env("SHELL", "/bin/bash").env("PATH", format!("{}:/usr/bin:/bin", root.join("bin").display()));
+        cmd.env_remove("TERMSPRAWL_DATA_DIR").env_remove("TERMSPRAWL_NODE_ID");
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(root.join("app.log")).unwrap();
+        cmd.stdout(Stdio::piped()).stderr(log).env("RUST_LOG", "termsprawl=info,tool_server=info");
+        let mut child = cmd.spawn().unwrap();
+        // The tool endpoint line on stdout says the services are up.
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            line.clear();
+            assert!(out.read_line(&mut line).unwrap() > 0, "app exited before its tool server started: {:?}", child.try_wait());
+            if line.contains("agent tool server http://127.0.0.1:") {
+                assert!(line.contains(&data.display().to_string()), "{line}");
+                break;
+            }
+            assert!(Instant::now() < deadline, "app did not start");
+        }
+        // Keep draining stdout so the app never blocks on a full pipe.
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut out, &mut std::io::sink());
+        });
+        assert!(data.join("agent-tools/endpoint.json").is_file());
+        App { child }
+    }
+
+    /// SIGTERM, and the exit status.
+    fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id() as i32;
+        // SAFETY: kill(2) on our own child's pid.
+        assert_eq!(unsafe { libc_kill(pid, 15) }, 0);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "app did not exit after SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// `termsprawl-ctl --data-dir D --node N call OP ARGS`: the value, or the error line.
+fn ctl(data: &Path, node: &str, op: &str, args: Value) -> Result<Value, String> {
+    let out = Command::new(CTL).arg("--data-dir").arg(data).args(["--node", node, "call", op, &args.to_string()]).env_remove("TERMSPRAWL_NODE_ID").output().unwrap();
+    match out.status.code() {
+        Some(0) => Ok(serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{op}: bad JSON {e}: {}", String::from_utf8_lossy(&out.stdout)))),
+        Some(1) => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+        other => panic!("{op}: ctl exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+    }
+}
+
+fn ok(data: &Path, node: &str, op: &str, args: Value) -> Value {
+    ctl(data, node, op, args.clone()).unwrap_or_else(|e| panic!("{op} {args}: {e}"))
+}
+
+fn err(data: &Path, node: &str, op: &str, args: Value) -> String {
+    match ctl(data, node, op, args.clone()) {
+        Ok(v) => panic!("{op} {args} should fail, got {v}"),
+        Err(e) => e,
+    }
+}
+
+/// Polls `f` until it yields, for at most `secs`.
+fn eventually<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let end = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn node<'a>(list: &'a Value, id: &str) -> Option<&'a Value> {
+    list.as_array().unwrap().iter().find(|n| n["id"] == id)
+}
+
+fn read_terminal(data: &Path, id: &str) -> String {
+    ok(data, "agent-1", "terminal_read", json!({"nodeId": id}))["text"].as_str().unwrap().to_owned()
+}
+
+fn write_exe(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Ends the tmux server the app's terminals ran in (it outlives the app by design).
+fn kill_tmux(data: &Path) {
+    let _ = Command::new("tmux").arg("-S").arg(data.join("tmux/termsprawl.sock")).arg("kill-server").stderr(Stdio::null()).status();
+}
+
+#[test]
+fn every_operation_against_the_live_app() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let data = root.join("data");
+    let proj = root.join("proj");
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    std::fs::create_dir_all(&proj).unwrap();
+    // A stand-in `claude` on PATH: it records how it was launched and uses the
+    // tools exactly as a real agent would, through $TERMSPRAWL_CTL.
+    write_exe(
+        &root.join("bin/claude"),
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$TERMSPRAWL_DATA_DIR/claude-args.txt\"\nenv | grep '^TERMSPRAWL_' > \"$TERMSPRAWL_DATA_DIR/claude-env.txt\"\n\"$TERMSPRAWL_CTL\" call sticky_open '{\"text\":\"hello from claude\"}' > \"$TERMSPRAWL_DATA_DIR/claude-out.txt\" 2>&1\nexec sleep 600\n",
+    );
+    let page = serve();
+    let app = App::start(root, &data, &["--agent", "agent-1", "--agent", "agent-2", "--agent-browser-control"]);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_all(root, &data, &proj, &page, app)));
+    kill_tmux(&data);
+    kill_tmux(&root.join("data-off"));
+    if let Err(p) = result {
+        for log in [root.join("app.log"), root.join("off/app.log")] {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let tail: Vec<&str> = text.lines().rev().take(40).collect();
+            eprintln!("--- {} (last lines)\n{}", log.display(), tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+        }
+        std::panic::resume_unwind(p);
+    }
+}
+
+fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
+    let t0 = Instant::now();
+    // Discovery.
+    let info = ok(data, "agent-1", "session_info", json!({}));
+    assert_eq!(info["identity"]["nodeId"], "agent-1");
+    assert_eq!(info["browserControl"], true);
+    let token_before = std::fs::read_to_string(data.join("agent-tools/sessions/agent-1.json")).unwrap();
+
+    // Canvas.
+    let list = ok(data, "agent-1", "canvas_list", json!({}));
+    assert_eq!(node(&list, "agent-1").unwrap()["kind"], "agent");
+    assert_eq!(node(&list, "agent-1").unwrap()["agent"], "external");
+    let sticky = ok(data, "agent-1", "sticky_open", json!({"text": "plan: test everything"}))["nodeId"].as_str().unwrap().to_owned();
+    let moved = ok(data, "agent-1", "canvas_move", json!({"nodeId": sticky, "x": 1234, "y": -567}));
+    assert_eq!(moved["bounds"]["x"], 1234.0);
+    let list = ok(data, "agent-1", "canvas_list", json!({}));
+    let s = node(&list, &sticky).unwrap();
+    assert_eq!((s["x"].as_f64(), s["y"].as_f64(), s["kind"].as_str(), s["text"].as_str()), (Some(1234.0), Some(-567.0), Some("sticky"), Some("plan: test everything")));
+    let resized = ok(data, "agent-1", "canvas_resize", json!({"nodeId": sticky, "width": 300, "height": 250}));
+    assert_eq!((resized["bounds"]["width"].as_f64(), resized["bounds"]["x"].as_f64()), (Some(300.0), Some(1234.0)));
+    assert_eq!(ok(data, "agent-1", "canvas_select", json!({"nodeIds": [sticky]}))["selected"], json!([sticky]));
+    assert!(err(data, "agent-1", "canvas_select", json!({"nodeIds": ["nope"]})).contains("no node nope"));
+    let group = ok(data, "agent-1", "canvas_group", json!({"nodeIds": [sticky, "agent-2"], "title": "pair"}))["nodeId"].as_str().unwrap().to_owned();
+    let list = ok(data, "agent-1", "canvas_list", json!({}));
+    assert_eq!(node(&list, &group).unwrap()["kind"], "group");
+    assert_eq!(node(&list, &sticky).unwrap()["group"], group.as_str());
+
+    // Artifacts.
+    std::fs::write(proj.join("notes.md"), "# notes\n").unwrap();
+    std::fs::write(proj.join("blob.bin"), b"a\0b").unwrap();
+    std::fs::write(proj.join("pic.png"), b"\x89PNG").unwrap();
+    let art = ok(data, "agent-1", "artifact_open", json!({"path": proj.join("notes.md")}))["nodeId"].as_str().unwrap().to_owned();
+    let list = ok(data, "agent-1", "canvas_list", json!({}));
+    assert_eq!(node(&list, &art).unwrap()["kind"], "artifact");
+    assert_eq!(node(&list, &art).unwrap()["view"], "editor");
+    assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("blob.bin")})).contains("binary"));
+    assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("pic.png"), "view": "diff"})).contains("image diffs"));
+    assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("../data/agent-tools/endpoint.json")})).contains("outside the project"));
+    assert!(err(data, "agent-1", "artifact_open", json!({"path": "notes.md"})).contains("absolute"));
+    eprintln!("canvas + artifacts done at {:?}", t0.elapsed());
+
+    // Browser.
+    let opened = ok(data, "agent-1", "browser_open", json!({"url": page}));
+    let browser = opened["nodeId"].as_str().unwrap().to_owned();
+    assert_eq!((opened["title"].as_str(), opened["loaded"].as_bool()), (Some("tools page"), Some(true)), "{opened}");
+    let browsers = ok(data, "agent-1", "browser_list", json!({}));
+    assert_eq!(browsers[0]["owner"], "agent-1");
+    let model = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser}));
+    let elements = model["elements"].as_array().unwrap();
+    let button = elements.iter().find(|e| e["role"] == "button" && e["name"] == "Press me").unwrap_or_else(|| panic!("no button in {model}"));
+    let input = elements.iter().find(|e| e["role"] == "textbox" && e["name"] == "Your name").unwrap_or_else(|| panic!("no input in {model}"));
+    let (bref, iref) = (button["ref"].as_str().unwrap().to_owned(), input["ref"].as_str().unwrap().to_owned());
+    assert!(model["text"].as_str().unwrap().contains("no clicks"));
+    // Refs are stable across calls.
+    let again = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser}));
+    assert!(again["elements"].as_array().unwrap().iter().any(|e| e["ref"] == bref.as_str() && e["name"] == "Press me"));
+    ok(data, "agent-1", "browser_click", json!({"nodeId": browser, "ref": bref}));
+    eventually(10, "the click to change the page", || {
+        let m = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser}));
+        (m["title"] == "clicked 1" && m["text"].as_str().unwrap().contains("clicks: 1")).then_some(())
+    });
+    ok(data, "agent-1", "browser_click", json!({"nodeId": browser, "selector": "#b"}));
+    eventually(10, "the second click", || (ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser}))["title"] == "clicked 2").then_some(()));
+    ok(data, "agent-1", "browser_type", json!({"nodeId": browser, "ref": iref, "text": "typed-text"}));
+    let m = eventually(10, "typed text", || {
+        let m = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser, "selector": "body"}));
+        m["text"].as_str().unwrap().contains("echo:typed-text").then_some(m)
+    });
+    assert!(m["elements"].as_array().unwrap().iter().any(|e| e["ref"] == iref.as_str() && e["value"] == "typed-text"), "{m}");
+    assert!(err(data, "agent-1", "browser_click", json!({"nodeId": browser, "ref": "e9999"})).contains("no element with ref"));
+    let shot = ok(data, "agent-1", "browser_screenshot", json!({"nodeId": browser}));
+    let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap()).unwrap();
+    let decoded = png::Decoder::new(std::io::Cursor::new(&png)).read_info().unwrap();
+    let (w, h) = (decoded.info().width, decoded.info().height);
+    assert_eq!((shot["width"].as_u64(), shot["height"].as_u64(), shot["mimeType"].as_str()), (Some(w as u64), Some(h as u64), Some("image/png")));
+    let bnode = node(&ok(data, "agent-1", "canvas_list", json!({})), &browser).cloned().unwrap();
+    // The page's view fills the node's body (frame and title bar excluded).
+    assert_eq!((w as f64, h as f64), (bnode["width"].as_f64().unwrap() - 2.0, bnode["height"].as_f64().unwrap() - 29.0));
+    let saved = PathBuf::from(shot["path"].as_str().unwrap());
+    assert!(saved.starts_with(data.join("screenshots")));
+    assert_eq!(std::fs::read(&saved).unwrap(), png);
+    let with_shot = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser, "screenshot": true, "maxChars": 5}));
+    assert_eq!(with_shot["screenshot"]["mimeType"], "image/png");
+    assert_eq!(with_shot["text"].as_str().unwrap().chars().count(), 5);
+    let nav = ok(data, "agent-1", "browser_navigate", json!({"nodeId": browser, "url": format!("{page}second")}));
+    assert_eq!((nav["title"].as_str(), nav["loaded"].as_bool()), (Some("second"), Some(true)), "{nav}");
+    assert!(err(data, "agent-1", "browser_navigate", json!({"nodeId": browser, "url": "javascript:alert(1)"})).to_lowercase().contains("javascript"));
+    // Ownership: agent-2 may neither drive nor take agent-1's browser.
+    assert!(err(data, "agent-2", "browser_navigate", json!({"nodeId": browser, "url": page})).contains("owned by agent agent-1"));
+    assert!(err(data, "agent-2", "browser_claim", json!({"nodeId": browser})).contains("owned by agent agent-1"));
+    assert!(err(data, "agent-2", "browser_inspect", json!({"nodeId": browser})).contains("owned by agent agent-1"));
+    assert!(err(data, "agent-1", "browser_transfer", json!({"nodeId": browser, "agentNodeId": sticky})).contains("not an agent node"));
+    assert_eq!(ok(data, "agent-1", "browser_transfer", json!({"nodeId": browser, "agentNodeId": "agent-2"}))["owner"], "agent-2");
+    assert!(err(data, "agent-1", "browser_type", json!({"nodeId": browser, "text": "x"})).contains("owned by agent agent-2"));
+    let owners: Value = serde_json::from_slice(&std::fs::read(data.join("agent-tools/browser-owners.json")).unwrap()).unwrap();
+    assert_eq!(owners[&browser], "agent-2");
+    let back = ok(data, "agent-2", "browser_navigate", json!({"nodeId": browser, "url": page}));
+    assert_eq!(back["title"], "tools page");
+    eprintln!("browser done at {:?}", t0.elapsed());
+
+    // Terminals.
+    let term = ok(data, "agent-1", "terminal_open", json!({"title": "t1"}))["nodeId"].as_str().unwrap().to_owned();
+    ok(data, "agent-1", "terminal_submit", json!({"nodeId": term, "text": "echo hello-$((6*7))"}));
+    eventually(15, "hello-42", || read_terminal(data, &term).contains("hello-42").then_some(()));
+    ok(data, "agent-1", "terminal_submit", json!({"nodeId": term, "text": "sleep 100"}));
+    std::thread::sleep(Duration::from_millis(300));
+    ok(data, "agent-1", "terminal_interrupt", json!({"nodeId": term}));
+    ok(data, "agent-1", "terminal_submit", json!({"nodeId": term, "text": "echo after-$((1+1))"}));
+    // Only reachable once `sleep 100` was interrupted.
+    eventually(15, "the shell after Ctrl+C", || read_terminal(data, &term).contains("after-2").then_some(()));
+    ok(data, "agent-1", "terminal_input", json!({"nodeId": term, "text": "echo raw-$((2+3))\r"}));
+    eventually(15, "raw input", || read_terminal(data, &term).contains("raw-5").then_some(()));
+    let tail = ok(data, "agent-1", "terminal_read", json!({"nodeId": term, "maxChars": 10}))["text"].as_str().unwrap().to_owned();
+    assert!(tail.chars().count() <= 10, "{tail:?}");
+    let cmd = ok(data, "agent-1", "terminal_open", json!({"command": "echo opened-$((8*8))", "title": "t2"}))["nodeId"].as_str().unwrap().to_owned();
+    eventually(15, "command of terminal_open", || read_terminal(data, &cmd).contains("opened-64").then_some(()));
+    let ext = ok(data, "agent-1", "terminal_external", json!({"command": "echo ext-$((3+4)); sleep 60"}))["nodeId"].as_str().unwrap().to_owned();
+    eventually(15, "terminal_external output", || read_terminal(data, &ext).contains("ext-7").then_some(()));
+    assert!(err(data, "agent-1", "terminal_close", json!({"nodeId": sticky})).contains("terminal nodes only"));
+    ok(data, "agent-1", "terminal_close", json!({"nodeId": term}));
+    assert!(node(&ok(data, "agent-1", "canvas_list", json!({})), &term).is_none());
+    assert!(err(data, "agent-1", "terminal_read", json!({"nodeId": term})).contains("no node"));
+    eprintln!("terminals done at {:?}", t0.elapsed());
+
+    // Agents and context.
+    let e = err(data, "agent-1", "agent_launch", json!({"agent": "gemini"}));
+    assert!(e.contains("needs setup") && e.contains("gemini"), "{e}");
+    let launched = ok(data, "agent-1", "agent_launch", json!({"agent": "claude", "title": "helper", "text": "do the thing"}));
+    let claude = launched["nodeId"].as_str().unwrap().to_owned();
+    eventually(20, "the launched agent's sticky", || {
+        let list = ok(data, "agent-1", "canvas_list", json!({}));
+        list.as_array().unwrap().iter().any(|n| n["text"] == "hello from claude").then_some(())
+    });
+    let args = std::fs::read_to_string(data.join("claude-args.txt")).unwrap();
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(args[0], "--mcp-config");
+    assert!(args[1].ends_with(&format!("agent-tools/launch/{claude}/mcp.json")), "{args:?}");
+    assert_eq!(args.last(), Some(&"do the thing"));
+    let env = std::fs::read_to_string(data.join("claude-env.txt")).unwrap();
+    assert!(env.contains(&format!("TERMSPRAWL_NODE_ID={claude}")), "{env}");
+    assert!(env.contains("TERMSPRAWL_PROJECT_ID=") && env.contains("TERMSPRAWL_CTL=/"), "{env}");
+    let session: Value = serde_json::from_slice(&std::fs::read(data.join(format!("agent-tools/sessions/{claude}.json"))).unwrap()).unwrap();
+    let token = session["token"].as_str().unwrap();
+    assert!(!env.contains(token) && !args.iter().any(|a| a.contains(token)), "token leaked into the agent's env or argv");
+    let status = ok(data, "agent-1", "agent_status", json!({"nodeId": claude}));
+    assert_eq!(status["agents"][0]["status"]["state"], "ready");
+    // context_read: the launched claude's transcript (Claude Code's layout under HOME).
+    let escaped: String = proj.display().to_string().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let tdir = root.join("home/.claude/projects").join(escaped);
+    std::fs::create_dir_all(&tdir).unwrap();
+    std::fs::write(tdir.join("s.jsonl"), format!("{}\n", json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "parser finished"}]}}))).unwrap();
+    let ctx = ok(data, "agent-1", "context_read", json!({}));
+    assert_eq!(ctx["reader"], "claude-jsonl");
+    assert_eq!(ctx["peers"], json!([claude]));
+    assert!(ctx["text"].as_str().unwrap().contains("assistant: parser finished"), "{ctx}");
+    eprintln!("agents done at {:?}", t0.elapsed());
+
+    // A second instance without browser control refuses browser operations.
+    let off_data = root.join("data-off");
+    let off_root = root.join("off");
+    std::fs::create_dir_all(off_root.join("bin")).unwrap();
+    let off = App::start(&off_root, &off_data, &["--agent", "agent-x"]);
+    assert_eq!(ok(&off_data, "agent-x", "session_info", json!({}))["browserControl"], false);
+    assert!(err(&off_data, "agent-x", "browser_open", json!({"url": page})).contains("Enable agent browser control"));
+    assert!(err(&off_data, "agent-x", "browser_list", json!({})).contains("Enable agent browser control"));
+    assert!(off.terminate().success());
+
+    // SIGTERM: a clean exit that removes the endpoint file.
+    let status = app.terminate();
+    assert!(status.success(), "{status:?}");
+    assert!(!data.join("agent-tools/endpoint.json").exists());
+    assert!(ctl(data, "agent-1", "session_info", json!({})).is_err());
+
+    // A restart without the flag keeps the token, the setting and the canvas.
+    let app = App::start(root, data, &["--agent", "agent-1"]);
+    assert_eq!(std::fs::read_to_string(data.join("agent-tools/sessions/agent-1.json")).unwrap(), token_before);
+    let info = ok(data, "agent-1", "session_info", json!({}));
+    assert_eq!(info["browserControl"], true);
+    let list = ok(data, "agent-1", "canvas_list", json!({}));
+    assert_eq!(node(&list, &sticky).unwrap()["x"], 1234.0);
+    assert!(node(&list, "agent-2").is_some());
+    let status = app.terminate();
+    assert!(status.success(), "{status:?}");
+    eprintln!("all done at {:?}", t0.elapsed());
+}
