@@ -28,7 +28,7 @@ use crate::model::{AgentKind, Command, NodeId, NodeKind, ProjectId};
 use canvas_render::{Badge, CellView, Color, CursorShape as RCursor, NodeContent, TerminalGridView};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 use terminal::agents::{self, AgentError, AgentSpec, AgentStatus, Preferences};
 use terminal::persist;
@@ -157,6 +157,8 @@ pub struct TerminalNodes {
     hook: Option<LaunchHook>,
     ticker: bool,
     last_snapshot: Option<Instant>,
+    worker: Option<mpsc::Sender<SessionJob>>,
+    ending: HashSet<String>,
 }
 
 impl TerminalNodes {
@@ -316,10 +318,39 @@ pub fn end_session(data_dir: &Path, tmux: Option<&Tmux>, name: &str) -> Result<b
 
 /// Saves the grid of `term` as session `name`'s snapshot.
 pub fn save_terminal_snapshot(data_dir: &Path, name: &str, term: &Terminal) -> Result<(), String> {
+    write_snapshot(data_dir, name, &term.with_screen(|s| s.ansi_snapshot(persist::MAX_SNAPSHOT_BYTES)))
+}
+
+fn write_snapshot(data_dir: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
     let dir = data_dir.join(SNAPSHOT_DIR);
     create_private_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let bytes = term.with_screen(|s| s.ansi_snapshot(persist::MAX_SNAPSHOT_BYTES));
-    persist::save_snapshot(&snapshot_path(data_dir, name), &bytes).map_err(|e| e.to_string())
+    persist::save_snapshot(&snapshot_path(data_dir, name), bytes).map_err(|e| e.to_string())
+}
+
+/// Work on session files, done off the main thread (fsync, tmux processes)
+/// and in order, so a node's late snapshot can never recreate the file its
+/// closing just deleted.
+enum SessionJob {
+    Save { data: PathBuf, name: String, bytes: Vec<u8> },
+    End { data: PathBuf, tmux: Option<Tmux>, name: String },
+    Flush(mpsc::Sender<()>),
+}
+
+fn run_session_job(job: SessionJob) {
+    match job {
+        SessionJob::Save { data, name, bytes } => {
+            if let Err(e) = write_snapshot(&data, &name, &bytes) {
+                tracing::warn!(session = %name, "terminal snapshot not saved: {e}");
+            }
+        }
+        SessionJob::End { data, tmux, name } => match end_session(&data, tmux.as_ref(), &name) {
+            Ok(existed) => tracing::debug!(session = %name, existed, "terminal session ended"),
+            Err(e) => tracing::warn!(session = %name, "terminal session not ended: {e}"),
+        },
+        SessionJob::Flush(done) => {
+            let _ = done.send(());
+        }
+    }
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
@@ -480,24 +511,45 @@ impl Runtime {
     fn put_away_terminal(&mut self, id: &NodeId) {
         let Some(t) = self.terminals.map.remove(id) else { return };
         let data = self.data_dir().to_path_buf();
-        if closed_for_good(&self.workspace, &t.project, id) {
-            let tmux = self.tmux().cloned();
-            let name = t.session.clone();
-            drop(t);
-            // tmux runs as a separate process: keep its latency off the main thread.
-            let spawned = std::thread::Builder::new().name("term-end-session".into()).spawn(move || match end_session(&data, tmux.as_ref(), &name) {
-                Ok(existed) => tracing::debug!(session = %name, existed, "terminal session ended"),
-                Err(e) => tracing::warn!(session = %name, "terminal session not ended: {e}"),
-            });
-            if let Err(e) = spawned {
-                tracing::warn!("terminal session not ended: {e}");
-            }
+        let job = if closed_for_good(&self.workspace, &t.project, id) {
+            self.terminals.ending.insert(t.session.clone());
+            SessionJob::End { data, tmux: self.tmux().cloned(), name: t.session.clone() }
         } else {
-            if let Err(e) = save_terminal_snapshot(&data, &t.session, &t.term) {
-                tracing::warn!(node = %id, "terminal snapshot not saved: {e}");
+            let bytes = t.term.with_screen(|s| s.ansi_snapshot(persist::MAX_SNAPSHOT_BYTES));
+            SessionJob::Save { data, name: t.session.clone(), bytes }
+        };
+        // Dropping hangs up: a tmux client detaches, a plain shell ends.
+        drop(t);
+        self.session_job(job);
+    }
+
+    /// Queues work on session files for the worker thread (started on first use;
+    /// done inline if it cannot start).
+    fn session_job(&mut self, job: SessionJob) {
+        if self.terminals.worker.is_none() {
+            let (tx, rx) = mpsc::channel();
+            match std::thread::Builder::new().name("term-sessions".into()).spawn(move || rx.into_iter().for_each(run_session_job)) {
+                Ok(_) => self.terminals.worker = Some(tx),
+                Err(e) => tracing::warn!("terminal session worker not started; working inline: {e}"),
             }
-            // Dropping hangs up: a tmux client detaches, a plain shell ends.
-            drop(t);
+        }
+        let job = match &self.terminals.worker {
+            Some(tx) => match tx.send(job) {
+                Ok(()) => return,
+                Err(mpsc::SendError(job)) => job,
+            },
+            None => job,
+        };
+        run_session_job(job);
+    }
+
+    /// Waits (bounded) until queued session work is done (at exit).
+    fn flush_session_jobs(&mut self, timeout: Duration) {
+        self.terminals.ending.clear();
+        let Some(tx) = &self.terminals.worker else { return };
+        let (done_tx, done_rx) = mpsc::channel();
+        if tx.send(SessionJob::Flush(done_tx)).is_ok() && done_rx.recv_timeout(timeout).is_err() {
+            tracing::warn!("terminal snapshots still being written at exit");
         }
     }
 
@@ -519,6 +571,10 @@ impl Runtime {
                     return;
                 }
             }
+        }
+        // A node closed and brought back (undo) must not attach to the session being ended.
+        if self.terminals.ending.contains(&w.session) {
+            self.flush_session_jobs(Duration::from_secs(2));
         }
         let tmux_session = match self.tmux().cloned() {
             Some(tmux) => match TmuxSession::new(tmux, &data, &w.session) {
@@ -633,18 +689,22 @@ impl Runtime {
         }
     }
 
-    /// Saves the snapshot of every live terminal whose grid changed since its last save.
+    /// Saves the snapshot of every live terminal whose grid changed since its
+    /// last save (serialised here, written by the session worker).
     pub fn save_terminal_snapshots(&mut self) {
         let data = self.data_dir().to_path_buf();
-        for (id, t) in self.terminals.map.iter_mut() {
+        let mut jobs = vec![];
+        for t in self.terminals.map.values_mut() {
             let generation = t.term.generation();
             if t.saved_generation == Some(generation) {
                 continue;
             }
-            match save_terminal_snapshot(&data, &t.session, &t.term) {
-                Ok(()) => t.saved_generation = Some(generation),
-                Err(e) => tracing::warn!(node = %id, "terminal snapshot not saved: {e}"),
-            }
+            t.saved_generation = Some(generation);
+            let bytes = t.term.with_screen(|s| s.ansi_snapshot(persist::MAX_SNAPSHOT_BYTES));
+            jobs.push(SessionJob::Save { data: data.clone(), name: t.session.clone(), bytes });
+        }
+        for job in jobs {
+            self.session_job(job);
         }
     }
 
@@ -653,6 +713,7 @@ impl Runtime {
         self.save_terminal_snapshots();
         // Dropping hangs up each client; tmux sessions keep running.
         self.terminals.map.clear();
+        self.flush_session_jobs(Duration::from_secs(10));
     }
 
     /// An agent node's status (`None` for other nodes).
