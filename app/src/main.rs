@@ -153,7 +153,7 @@ fn run_app(args: AppArgs) -> Result<()> {
         w.wake();
     })?;
     println!("termsprawl: headless, data dir {}", rt.data_dir().display());
-    let service_options = termsprawl::runtime::services::ServiceOptions { agents: args.agent.clone(), enable_browser_control: args.agent_browser_control };
+    let service_options = termsprawl::runtime::services::ServiceOptions { agents: args.agent.clone(), enable_browser_control: args.agent_browser_control, cdp: args.cdp };
     let services = match termsprawl::runtime::services::start_services(&mut rt, &service_options) {
         Ok(s) => s,
         Err(e) => {
@@ -162,6 +162,7 @@ fn run_app(args: AppArgs) -> Result<()> {
         }
     };
     println!("termsprawl: agent tool server {} (data dir {})", services.tool_url(), rt.data_dir().display());
+    services.cdp.announce();
     headless::run_loop(&mut rt, &waker, &stop);
     services.close(&mut rt);
     rt.shutdown();

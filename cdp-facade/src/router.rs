@@ -37,6 +37,37 @@ const BROWSER_LEVEL_ON_PAGE: &[&str] = &[
     "Browser.crashGpuProcess",
 ];
 
+/// What a released guest is told so the next client finds a fresh page.
+///
+/// A Chromium debugger client that detaches takes its session and all its
+/// domain state with it. A guest's DevTools channel is one long-lived session
+/// shared by every facade client, so the facade undoes that state itself:
+/// otherwise `Runtime.enable` from the next client would be a no-op that
+/// reports no execution contexts (Puppeteer's and Playwright's evaluate
+/// then hang), and the old client's init scripts, bindings and overrides
+/// would stay. `Page.disable` drops init scripts and lifecycle events;
+/// `Runtime.disable` drops bindings.
+fn reset_on_release() -> Vec<(&'static str, Value)> {
+    vec![
+        ("Runtime.disable", json!({})),
+        ("Page.disable", json!({})),
+        ("Network.disable", json!({})),
+        ("Fetch.disable", json!({})),
+        ("Log.disable", json!({})),
+        ("Performance.disable", json!({})),
+        ("Audits.disable", json!({})),
+        ("Inspector.disable", json!({})),
+        ("Debugger.disable", json!({})),
+        ("CSS.disable", json!({})),
+        ("DOM.disable", json!({})),
+        ("Emulation.clearDeviceMetricsOverride", json!({})),
+        ("Emulation.setTouchEmulationEnabled", json!({"enabled": false})),
+        ("Emulation.setFocusEmulationEnabled", json!({"enabled": false})),
+        ("Emulation.setEmulatedMedia", json!({"media": "", "features": []})),
+        ("Emulation.setDefaultBackgroundColorOverride", json!({})),
+    ]
+}
+
 /// The receivers the socket loop polls on behalf of the router.
 pub(crate) struct RouterInputs {
     /// Raw guest traffic from every subscribed guest.
@@ -340,6 +371,9 @@ impl Router {
                     "Target.setAutoAttach",
                     &json!({"autoAttach": false, "waitForDebuggerOnStart": false, "flatten": true}),
                 );
+            }
+            for (method, params) in reset_on_release() {
+                self.send_internal(guest, method, &params);
             }
         }
         self.sessions.forget_children(guest);

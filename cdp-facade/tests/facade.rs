@@ -468,6 +468,12 @@ async fn a_new_client_evicts_the_old_and_starts_clean() {
     assert!(guest.received("Target.detachFromTarget").iter().any(|m| m["params"]["sessionId"] == child.as_str()));
     let last_auto = guest.received("Target.setAutoAttach").last().cloned().unwrap();
     assert_eq!(last_auto["params"]["autoAttach"], false);
+    // The shared guest session forgets the old client's domains (else the next Runtime.enable reports no contexts).
+    for method in ["Runtime.disable", "Page.disable", "Network.disable", "Emulation.clearDeviceMetricsOverride"] {
+        let sent = guest.received(method);
+        assert_eq!(sent.len(), 1, "{method} sent once on release");
+        assert!(sent[0].get("sessionId").is_none(), "{method} goes to the page itself");
+    }
     assert_eq!(guest.live_sinks(), 0);
 
     // Fresh state: nothing of the old sessions is known; the page attaches anew.

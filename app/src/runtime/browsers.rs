@@ -8,7 +8,10 @@
 use super::Runtime;
 use crate::model::{BrowserTab, Command, NodeId, NodeKind, Rect, TabAddress};
 use cef_bridge::{BrowserEvent, BrowserHandle, BrowserId, BrowserOptions};
+use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
 
 /// Height of a node's title bar in world units (the renderer's theme agrees).
 pub const TITLE_BAR: f64 = 28.0;
@@ -22,9 +25,49 @@ pub struct BrowserNodes {
     crashed: HashMap<NodeId, String>,
     /// Browsers whose last load finished, and whether they painted since.
     loaded: HashMap<BrowserId, (std::time::Instant, bool)>,
+    /// What other threads see of `by_tab` (republished after every change).
+    live: LiveBrowsers,
+}
+
+/// A thread-safe snapshot of the live browsers, for control planes on other
+/// threads (the CDP facade) that must not wait on the main thread to list them.
+#[derive(Clone, Default)]
+pub struct LiveBrowsers(Arc<(Mutex<Vec<(TabAddress, BrowserHandle)>>, Condvar)>);
+
+impl LiveBrowsers {
+    /// Every live tab and its browser, oldest browser first.
+    pub fn snapshot(&self) -> Vec<(TabAddress, BrowserHandle)> {
+        self.0 .0.lock().clone()
+    }
+
+    /// Waits until `found` returns `Some` for the snapshot (re-checked after
+    /// every change the main thread publishes) or `deadline` passes.
+    pub fn wait_for<R>(&self, deadline: Instant, mut found: impl FnMut(&[(TabAddress, BrowserHandle)]) -> Option<R>) -> Option<R> {
+        let mut g = self.0 .0.lock();
+        loop {
+            if let Some(r) = found(&g) {
+                return Some(r);
+            }
+            if self.0 .1.wait_until(&mut g, deadline).timed_out() {
+                return found(&g);
+            }
+        }
+    }
+
+    fn publish(&self, by_tab: &HashMap<TabAddress, BrowserHandle>) {
+        let mut all: Vec<(TabAddress, BrowserHandle)> = by_tab.iter().map(|(t, b)| (t.clone(), b.clone())).collect();
+        all.sort_by_key(|(_, b)| b.id());
+        *self.0 .0.lock() = all;
+        self.0 .1.notify_all();
+    }
 }
 
 impl BrowserNodes {
+    /// A view of the live browsers that other threads can read and wait on.
+    pub fn live(&self) -> LiveBrowsers {
+        self.live.clone()
+    }
+
     /// The browser showing a tab.
     pub fn get(&self, tab: &TabAddress) -> Option<&BrowserHandle> {
         self.by_tab.get(tab)
@@ -110,6 +153,7 @@ impl Runtime {
                 }
             }
         }
+        self.browsers.live.publish(&self.browsers.by_tab);
     }
 
     fn tab_for(&self, id: BrowserId) -> Option<TabAddress> {
@@ -204,13 +248,16 @@ impl Runtime {
                         self.browsers.by_tab.remove(&tab);
                     }
                 }
+                self.browsers.live.publish(&self.browsers.by_tab);
             }
             BrowserEvent::DownloadFinished { path, complete, .. } => {
                 if complete {
                     self.notify(format!("downloaded {}", path.display()), false);
                 }
             }
-            BrowserEvent::Created { .. } | BrowserEvent::LoadingStateChanged { .. } | BrowserEvent::DownloadStarted { .. } => {}
+            // Waiters on the live view re-check `is_created`.
+            BrowserEvent::Created { .. } => self.browsers.live.publish(&self.browsers.by_tab),
+            BrowserEvent::LoadingStateChanged { .. } | BrowserEvent::DownloadStarted { .. } => {}
         }
     }
 

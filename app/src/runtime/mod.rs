@@ -7,6 +7,9 @@
 //! [`Runtime::tick`]; they differ only in how they wait and present frames.
 
 pub mod browsers;
+pub mod facade;
+mod facade_channel;
+mod facade_setting;
 pub mod handle;
 pub mod headless;
 pub mod scene;

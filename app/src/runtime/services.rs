@@ -1,6 +1,7 @@
 //! The app's localhost services: the agent tool server (the CDP facade joins
 //! it later), started after the runtime and closed before it shuts down.
 
+use super::facade::{CdpServers, CdpServersError};
 use super::tools::{RuntimeToolHost, ToolPhase};
 use super::Runtime;
 use crate::model::{AgentKind, Command, Node, NodeId, NodeKind, Rect};
@@ -21,6 +22,8 @@ pub struct ServiceOptions {
     pub agents: Vec<String>,
     /// Turn agent browser control on (and persist it); off leaves the saved setting as it is.
     pub enable_browser_control: bool,
+    /// Serve the CDP facade (`--cdp`); off still serves it when the persisted setting asks.
+    pub cdp: bool,
 }
 
 /// Why the services did not start.
@@ -43,12 +46,17 @@ pub enum ServiceError {
     /// No project is open to put agents in.
     #[error("no project is open")]
     NoProject,
+    /// The browser agent server or the CDP facade did not start.
+    #[error("{0}")]
+    Cdp(#[from] CdpServersError),
 }
 
 /// The running services.
 pub struct Services {
     /// The agent tool server.
     pub tool_server: Arc<ToolServer>,
+    /// The browser agent server and the CDP facade.
+    pub cdp: CdpServers,
 }
 
 impl Services {
@@ -59,6 +67,7 @@ impl Services {
 
     /// Stops the servers (before `Runtime::shutdown`); sessions stay on disk for the next start.
     pub fn close(self, rt: &mut Runtime) {
+        self.cdp.close();
         rt.tools.server = None;
         rt.tools.phase = ToolPhase::Off;
         match Arc::try_unwrap(self.tool_server) {
@@ -87,7 +96,12 @@ pub fn load_browser_control(agent_tools: &Path) -> Result<bool, tool_server::Fil
 
 /// Persists "Enable agent browser control".
 pub fn save_browser_control(agent_tools: &Path, on: bool) -> Result<(), tool_server::FileError> {
-    tool_server::write_private_json(agent_tools, SETTINGS_FILE, &serde_json::json!({"agentBrowserControl": on}))
+    // Keep the file's other settings (cdpFacade); a malformed file is replaced.
+    let mut settings = tool_server::read_private(agent_tools, SETTINGS_FILE, 64 * 1024)?
+        .and_then(|b| serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&b).ok())
+        .unwrap_or_default();
+    settings.insert("agentBrowserControl".into(), on.into());
+    tool_server::write_private_json(agent_tools, SETTINGS_FILE, &settings)
 }
 
 /// Starts the tool server against the runtime, provisions `--agent` nodes,
@@ -121,7 +135,8 @@ pub fn start_services(rt: &mut Runtime, opts: &ServiceOptions) -> Result<Service
     rt.publish_tool_state();
     // Agent nodes restored with the workspace waited for this moment.
     rt.sync_terminals();
-    Ok(Services { tool_server: server })
+    let cdp = CdpServers::start(rt.handle(), rt.browsers.live(), &data_dir, CdpServers::facade_wanted(opts.cdp, &dir))?;
+    Ok(Services { tool_server: server, cdp })
 }
 
 /// Puts (or keeps) an external agent node `name` on the canvas and provisions its session.

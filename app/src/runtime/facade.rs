@@ -1,0 +1,383 @@
+//! The CDP facade and the browser agent server, wired to the live app.
+//!
+//! [`AppGuests`] is cdp-facade's view of the browser nodes: it lists them
+//! from the main thread's published [`LiveBrowsers`] (never waiting on the
+//! main thread, since the facade polls it every 500 ms), hands out each
+//! browser's DevTools channel, and opens, closes and focuses nodes through
+//! the [`AppHandle`] — all waiting happens on the caller's (blocking worker)
+//! thread, never on the main thread. [`CdpServers`] starts both servers with
+//! one per-boot token.
+
+use super::browsers::LiveBrowsers;
+use super::facade_channel::FacadeChannel;
+use super::facade_setting;
+use super::{AppError, AppHandle, CALL_TIMEOUT};
+use crate::model::{Camera, Command, TabAddress};
+use cdp_facade::{
+    AgentServer, AgentServerConfig, BrowserVersion, Facade, FacadeConfig, FacadeError,
+    GuestChannel, GuestError, GuestId, Guests, RandomnessError, Token,
+};
+use cef_bridge::{BrowserHandle, BrowserId, DevToolsChannel};
+use parking_lot::Mutex;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long opening a node may take until its browser exists (CEF creates it asynchronously).
+pub const OPEN_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long closing a node may take until its browser is gone.
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Deadline for learning the version from a guest.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
+/// Viewport assumed for centring a node while no window reports its size (headless).
+pub const DEFAULT_VIEWPORT: (f64, f64) = (1280.0, 800.0);
+
+/// What CEF 131 reports before any browser could be asked (Browser.getVersion
+/// needs a live guest); replaced by the real answer once one exists.
+pub fn fallback_version() -> BrowserVersion {
+    BrowserVersion {
+        product: "Chrome/131.0.6778.205".into(),
+        revision: String::new(),
+        user_agent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36".into(),
+        js_version: String::new(),
+    }
+}
+
+/// The app's browser nodes, as cdp-facade's [`Guests`].
+pub struct AppGuests {
+    app: AppHandle,
+    live: LiveBrowsers,
+    /// One channel object per browser, so the facade sees the same `Arc` every time.
+    channels: Mutex<HashMap<BrowserId, Arc<dyn GuestChannel>>>,
+    version: Arc<Mutex<Option<BrowserVersion>>>,
+    learning: Arc<AtomicBool>,
+}
+
+impl AppGuests {
+    /// Guests over the app behind `app`, listed from `live`.
+    pub fn new(app: AppHandle, live: LiveBrowsers) -> Self {
+        Self {
+            app,
+            live,
+            channels: Mutex::new(HashMap::new()),
+            version: Arc::new(Mutex::new(None)),
+            learning: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Live, created browsers in a stable order (oldest first).
+    fn usable(&self) -> Vec<(TabAddress, BrowserHandle)> {
+        self.live
+            .snapshot()
+            .into_iter()
+            .filter(|(_, b)| b.is_created() && !b.is_closed())
+            .collect()
+    }
+
+    fn find(&self, id: &GuestId) -> Option<(TabAddress, BrowserHandle)> {
+        self.live
+            .snapshot()
+            .into_iter()
+            .find(|(t, _)| t.to_string() == id.as_str())
+    }
+
+    /// Asks a guest for the real version once, on a helper thread (callers must not wait).
+    fn learn_version_in_background(&self, devtools: Arc<DevToolsChannel>) {
+        if self.version.lock().is_some() || self.learning.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let (version, learning) = (self.version.clone(), self.learning.clone());
+        let spawned = std::thread::Builder::new()
+            .name("cdp-version".into())
+            .spawn(move || {
+                match learn_version(&devtools) {
+                    Ok(v) => *version.lock() = Some(v),
+                    Err(e) => tracing::debug!(error = %e, "Browser.getVersion not learned yet"),
+                }
+                learning.store(false, Ordering::Release);
+            });
+        if spawned.is_err() {
+            self.learning.store(false, Ordering::Release);
+        }
+    }
+}
+
+/// Reads product, revision, user agent and V8 version from a guest.
+fn learn_version(devtools: &DevToolsChannel) -> Result<BrowserVersion, cef_bridge::DevToolsError> {
+    let v = devtools.call("Browser.getVersion", json!({}), VERSION_TIMEOUT)?;
+    let field = |name: &str| {
+        v.get(name)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let fallback = fallback_version();
+    let or = |s: String, d: String| if s.is_empty() { d } else { s };
+    Ok(BrowserVersion {
+        product: or(field("product"), fallback.product),
+        revision: field("revision"),
+        user_agent: or(field("userAgent"), fallback.user_agent),
+        js_version: field("jsVersion"),
+    })
+}
+
+fn app_error(e: AppError) -> GuestError {
+    GuestError::new(e.to_string())
+}
+
+impl Guests for AppGuests {
+    fn list(&self) -> Vec<GuestId> {
+        let usable = self.usable();
+        if let Some((_, b)) = usable.first() {
+            self.learn_version_in_background(b.devtools());
+        }
+        usable
+            .into_iter()
+            .map(|(t, _)| GuestId::new(t.to_string()))
+            .collect()
+    }
+
+    fn channel(&self, id: &GuestId) -> Option<Arc<dyn GuestChannel>> {
+        let usable = self.usable();
+        let mut channels = self.channels.lock();
+        // Forget browsers that are gone, so a reused id never gets a stale channel.
+        channels.retain(|bid, _| usable.iter().any(|(_, b)| b.id() == *bid));
+        let (_, browser) = usable
+            .into_iter()
+            .find(|(t, _)| t.to_string() == id.as_str())?;
+        let channel = channels.entry(browser.id()).or_insert_with(|| {
+            Arc::new(FacadeChannel::new(browser.devtools())) as Arc<dyn GuestChannel>
+        });
+        Some(channel.clone())
+    }
+
+    fn open(&self, url: &str) -> Result<GuestId, GuestError> {
+        let target = url.to_string();
+        let node = self
+            .app
+            .call(CALL_TIMEOUT, move |rt| rt.open_browser(&target, None))
+            .map_err(app_error)?
+            .map_err(GuestError::new)?;
+        // sync_browsers ran inside open_browser: no browser bound now means CEF refused to create one.
+        let bound = |all: &[(TabAddress, BrowserHandle)]| all.iter().any(|(t, _)| t.node == node);
+        if !bound(&self.live.snapshot()) {
+            return Err(GuestError::new(
+                "the browser for the new node could not be created",
+            ));
+        }
+        let created = self.live.wait_for(Instant::now() + OPEN_TIMEOUT, |all| {
+            all.iter()
+                .find(|(t, b)| t.node == node && (b.is_created() || b.is_closed()))
+                .map(|(t, b)| (t.clone(), b.clone()))
+        });
+        match created {
+            Some((tab, browser)) if browser.is_created() && !browser.is_closed() => {
+                self.learn_version_in_background(browser.devtools());
+                Ok(GuestId::new(tab.to_string()))
+            }
+            Some(_) => Err(GuestError::new("the new browser closed while starting")),
+            None => Err(GuestError::new(format!(
+                "the new browser did not start within {OPEN_TIMEOUT:?}"
+            ))),
+        }
+    }
+
+    fn close(&self, id: &GuestId) -> Result<(), GuestError> {
+        let (tab, browser) = self
+            .find(id)
+            .ok_or_else(|| GuestError::new("no such browser node"))?;
+        let node = tab.node.clone();
+        let removed = self
+            .app
+            .call(CALL_TIMEOUT, move |rt| {
+                rt.apply(Command::RemoveNodes { ids: vec![node] })
+                    .map(|_| ())
+            })
+            .map_err(app_error)?;
+        removed.map_err(|e| GuestError::new(e.to_string()))?;
+        match self.live.wait_for(Instant::now() + CLOSE_TIMEOUT, |_| {
+            browser.is_closed().then_some(())
+        }) {
+            Some(()) => Ok(()),
+            None => Err(GuestError::new(format!(
+                "the browser did not close within {CLOSE_TIMEOUT:?}"
+            ))),
+        }
+    }
+
+    fn activate(&self, id: &GuestId) {
+        let Some((tab, browser)) = self.find(id) else {
+            return;
+        };
+        let node = tab.node;
+        let result = self.app.call(CALL_TIMEOUT, move |rt| {
+            let camera = rt
+                .project()
+                .and_then(|p| p.node(&node).map(|n| centred_on(&n.rect, &p.camera())));
+            if let Some(camera) = camera {
+                if let Err(e) = rt.apply(Command::SetCamera { camera }) {
+                    tracing::debug!(error = %e, "camera not moved to the activated node");
+                }
+            }
+            rt.focus = Some(node);
+            let _ = browser.set_focus(true);
+            rt.request_redraw();
+        });
+        if let Err(e) = result {
+            tracing::warn!(error = %e, "Target.activateTarget: the app did not focus the node");
+        }
+    }
+
+    fn normalize_url(&self, raw: &str) -> Result<String, GuestError> {
+        cef_bridge::url_policy::normalize_address(raw).map_err(|e| GuestError::new(e.to_string()))
+    }
+
+    fn version(&self) -> BrowserVersion {
+        if let Some(v) = self.version.lock().clone() {
+            return v;
+        }
+        if let Some((_, b)) = self.usable().first() {
+            self.learn_version_in_background(b.devtools());
+        }
+        fallback_version()
+    }
+}
+
+/// The camera that shows `rect` in the middle of the viewport, at the current zoom.
+fn centred_on(rect: &crate::model::Rect, current: &Camera) -> Camera {
+    let (vw, vh) = DEFAULT_VIEWPORT;
+    let zoom = current.zoom;
+    Camera {
+        x: rect.x + rect.w / 2.0 - vw / (2.0 * zoom),
+        y: rect.y + rect.h / 2.0 - vh / (2.0 * zoom),
+        zoom,
+    }
+}
+
+/// Why the control planes did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum CdpServersError {
+    /// No per-boot token.
+    #[error("no token for the browser agent server: {0}")]
+    Token(#[from] RandomnessError),
+    /// The CDP facade did not start.
+    #[error("the CDP facade did not start: {0}")]
+    Facade(#[source] FacadeError),
+    /// The browser agent server did not start.
+    #[error("the browser agent server did not start: {0}")]
+    Agent(#[source] FacadeError),
+}
+
+/// The browser agent server and (when enabled) the CDP facade, sharing one token.
+pub struct CdpServers {
+    facade: Option<Facade>,
+    agent: AgentServer,
+}
+
+impl CdpServers {
+    /// Starts the agent server (writing `<data_dir>/browser-agent.json`) and, when `facade` is true, the CDP facade.
+    pub fn start(
+        app: AppHandle,
+        live: LiveBrowsers,
+        data_dir: &Path,
+        facade: bool,
+    ) -> Result<Self, CdpServersError> {
+        let token = Token::generate()?;
+        let guests: Arc<dyn Guests> = Arc::new(AppGuests::new(app, live));
+        let facade = match facade {
+            true => Some(
+                Facade::start(FacadeConfig::from_env(), token.clone(), guests.clone())
+                    .map_err(CdpServersError::Facade)?,
+            ),
+            false => None,
+        };
+        let cdp_url = facade.as_ref().map(Facade::http_url);
+        let agent = AgentServer::start(
+            AgentServerConfig::default(),
+            token,
+            guests,
+            data_dir,
+            cdp_url,
+        )
+        .map_err(CdpServersError::Agent)?;
+        Ok(Self { facade, agent })
+    }
+
+    /// Whether the facade should run: `--cdp`, or the persisted setting in `agent_tools` (the tool server's directory).
+    pub fn facade_wanted(cli_flag: bool, agent_tools: &Path) -> bool {
+        cli_flag || facade_setting::enabled(agent_tools)
+    }
+
+    /// Prints the endpoints on stdout: URLs and the discovery file only, never the token.
+    pub fn announce(&self) {
+        if let Some(url) = self.facade_url() {
+            println!("termsprawl: CDP facade {url} (token in {})", self.discovery_file().display());
+        }
+        println!("termsprawl: browser agent server {} (discovery file {})", self.agent_url(), self.discovery_file().display());
+    }
+
+    /// The facade's `http://127.0.0.1:<port>` (discovery needs the token), if it runs.
+    pub fn facade_url(&self) -> Option<String> {
+        self.facade.as_ref().map(Facade::http_url)
+    }
+
+    /// The agent server's `http://127.0.0.1:<port>`.
+    pub fn agent_url(&self) -> String {
+        self.agent.url()
+    }
+
+    /// Where `browser-agent.json` (port, token, cdp URL) was written.
+    pub fn discovery_file(&self) -> PathBuf {
+        self.agent.discovery_file().to_path_buf()
+    }
+
+    /// Disconnects the CDP client, stops both servers and removes `browser-agent.json`.
+    pub fn close(self) {
+        if let Some(f) = self.facade {
+            f.close();
+        }
+        self.agent.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Rect;
+
+    #[test]
+    fn centring_puts_the_node_in_the_middle_of_the_viewport() {
+        let r = Rect {
+            x: 1000.0,
+            y: 500.0,
+            w: 400.0,
+            h: 200.0,
+        };
+        for zoom in [0.5, 1.0, 2.0] {
+            let c = centred_on(
+                &r,
+                &Camera {
+                    x: -7.0,
+                    y: 3.0,
+                    zoom,
+                },
+            );
+            let mid = c.screen_to_world(DEFAULT_VIEWPORT.0 / 2.0, DEFAULT_VIEWPORT.1 / 2.0);
+            assert!(
+                (mid.x - 1200.0).abs() < 1e-9 && (mid.y - 600.0).abs() < 1e-9,
+                "zoom {zoom}: {mid:?}"
+            );
+            assert_eq!(c.zoom, zoom);
+        }
+    }
+
+    #[test]
+    fn fallback_version_is_cef_131() {
+        let v = fallback_version();
+        assert_eq!(v.product.split('/').nth(1), Some("131.0.6778.205"));
+        assert!(!v.user_agent.contains("Headless"));
+    }
+}

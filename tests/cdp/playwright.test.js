@@ -1,0 +1,145 @@
+// Unmodified playwright-core (connectOverCDP) against the CDP facade of the real headless app.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { startApp, waitFor } from './lib/app.js';
+import { servePages } from './lib/pages.js';
+import { decodePng, near } from './lib/png.js';
+
+let app;
+let site;
+let browser;
+let context;
+let page;
+let pageNode;
+
+before(async () => {
+  site = await servePages();
+  app = await startApp();
+});
+
+after(async () => {
+  if (browser?.isConnected()) await browser.close();
+  const stopped = await app?.stop();
+  await site?.close();
+  assert.equal(stopped?.code, 0, `the app exits cleanly on SIGTERM\n${app?.output.slice(-3000)}`);
+  assert.equal(stopped?.fileLeft, false, 'browser-agent.json is removed on exit');
+});
+
+test('connects over http with the token in the query (Browser.setDownloadBehavior must not fail it)', async () => {
+  browser = await chromium.connectOverCDP(`${app.cdp}/?token=${app.token}`);
+  assert.ok(browser.isConnected());
+  assert.match(browser.version(), /^131\./);
+  assert.equal(browser.contexts().length, 1, 'one default context');
+  context = browser.contexts()[0];
+  assert.deepEqual(context.pages(), []);
+});
+
+test('a node opened through the agent server appears in the default context', async () => {
+  const url = `${site.a}/`;
+  const appeared = context.waitForEvent('page', { timeout: 15000 });
+  assert.equal((await app.open(url)).status, 200);
+  const p = await appeared;
+  await p.waitForLoadState('load');
+  assert.equal(p.url(), url);
+  assert.equal(await p.title(), 'Home');
+  await app.waitForCanvas('the opened node', (nodes) => nodes.length === 1 && nodes[0].url === url);
+});
+
+test('newPage opens a browser node on the canvas', async () => {
+  const before = app.canvasBrowsers().map((n) => n.id);
+  page = await context.newPage();
+  const added = await app.waitForCanvas('a new browser node', (nodes) => nodes.find((n) => !before.includes(n.id)));
+  pageNode = added.id;
+  assert.equal(context.pages().length, 2);
+});
+
+test('goto, evaluate, click, fill and waitForSelector', async () => {
+  const response = await page.goto(`${site.a}/`);
+  assert.equal(response.status(), 200);
+  assert.equal(await page.evaluate('1+1'), 2);
+  assert.equal(await page.evaluate(() => document.title), 'Home');
+  await page.click('#btn');
+  assert.equal(await page.textContent('#out'), 'clicked 1');
+  await page.fill('#name', 'filled by playwright');
+  assert.equal(await page.textContent('#echo'), 'filled by playwright');
+  await page.locator('#name').pressSequentially('!');
+  assert.equal(await page.inputValue('#name'), 'filled by playwright!');
+  const late = await page.waitForSelector('#late', { timeout: 10000 });
+  assert.equal(await late.textContent(), 'late arrival');
+});
+
+test('screenshot decodes to the viewport size with the right pixels', async () => {
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.goto(`${site.a}/colours`);
+  const png = decodePng(await page.screenshot());
+  assert.equal(png.width, 800);
+  assert.equal(png.height, 600);
+  assert.ok(near(png.pixel(10, 10), [0, 0, 255]), `blue box at (10,10), got ${png.pixel(10, 10)}`);
+  assert.ok(near(png.pixel(210, 160), [255, 0, 0]), `red page at (210,160), got ${png.pixel(210, 160)}`);
+  assert.ok(near(png.pixel(799, 599), [255, 0, 0]), `red page at (799,599), got ${png.pixel(799, 599)}`);
+});
+
+test('cookies both ways through the context', async () => {
+  await page.goto(`${site.a}/cookies`);
+  const fromServer = (await context.cookies(site.a)).find((c) => c.name === 'from_server');
+  assert.equal(fromServer?.value, 'server-value');
+  await context.addCookies([{ name: 'pw_client', value: 'pw-value', url: site.a }]);
+  await page.reload();
+  assert.match(await page.textContent('#sent'), /pw_client=pw-value/);
+  await context.clearCookies();
+  assert.deepEqual((await context.cookies(site.a)).filter((c) => c.name === 'pw_client'), []);
+});
+
+test('newCDPSession sends raw commands to the page', async () => {
+  const session = await context.newCDPSession(page);
+  const r = await session.send('Runtime.evaluate', { expression: '6*7', returnByValue: true });
+  assert.equal(r.result.value, 42);
+  await session.detach();
+  assert.equal(await page.evaluate('5+5'), 10);
+});
+
+test('a cross-origin iframe is reachable', async () => {
+  await page.goto(`${site.a}/frame-host`);
+  const inner = page.frameLocator('#f').locator('#inner');
+  assert.equal(await inner.textContent({ timeout: 10000 }), 'inner frame content');
+  await page.frameLocator('#f').locator('#ib').click();
+  assert.equal(await page.frameLocator('#f').locator('#ib').textContent(), 'pressed');
+  const frame = await waitFor('the cross-site frame', () => page.frames().find((f) => f.url().startsWith(site.b)));
+  assert.equal(await frame.evaluate(() => location.host), new URL(site.b).host);
+});
+
+test('Browser.close ends the connection, not the app; reconnecting over ws with a Bearer header', async () => {
+  await browser.close();
+  assert.equal(browser.isConnected(), false);
+  assert.equal(app.proc.exitCode, null, 'the app keeps running');
+  assert.equal(app.canvasBrowsers().length, 2, 'the nodes stay');
+  const ws = (await app.wsEndpoint()).replace(/\?token=.*/, '');
+  browser = await chromium.connectOverCDP(ws, { headers: { Authorization: `Bearer ${app.token}` } });
+  context = browser.contexts()[0];
+  await waitFor('both pages', () => context.pages().length === 2);
+  page = context.pages().find((p) => p.url().startsWith(`${site.a}/frame-host`));
+  assert.ok(page, 'the frame-host page is still there');
+  assert.equal(await page.evaluate('1+1'), 2);
+  await page.goto(`${site.a}/?mine`);
+  await page.click('#btn');
+  assert.equal(await page.textContent('#out'), 'clicked 1');
+});
+
+test('a second client evicts the first', async () => {
+  const first = browser;
+  const gone = new Promise((r) => first.once('disconnected', r));
+  const second = await chromium.connectOverCDP(app.cdp, { headers: { Authorization: `Bearer ${app.token}` } });
+  await gone;
+  assert.equal(first.isConnected(), false);
+  browser = second;
+  context = browser.contexts()[0];
+  page = await waitFor('my page', () => context.pages().find((p) => p.url() === `${site.a}/?mine`));
+  assert.equal(await page.evaluate('2+2'), 4);
+});
+
+test('page.close removes the node from the canvas', async () => {
+  await page.close();
+  await app.waitForCanvas("the closed page's node is gone", (nodes) => !nodes.some((n) => n.id === pageNode) && nodes.length === 1);
+  assert.equal(context.pages().length, 1);
+});
