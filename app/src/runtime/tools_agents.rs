@@ -281,7 +281,7 @@ mod tests {
         ];
         let body: String = lines.iter().map(|l| format!("{l}\nnot json\n")).collect();
         std::fs::write(dir.join("s1.jsonl"), body).unwrap();
-        let (sources, text, truncated) = read_transcripts(home.path(), &[cwd.clone()]);
+        let (sources, text, truncated) = read_transcripts(home.path(), std::slice::from_ref(&cwd));
         assert_eq!(sources.len(), 1);
         assert!(!truncated);
         assert!(text.contains("user: build the parser"), "{text}");
