@@ -10,3 +10,4 @@ pub mod model;
 pub mod paths;
 pub mod runtime;
 pub mod shot;
+pub mod window;

@@ -134,7 +134,20 @@ fn run_app(args: AppArgs) -> Result<()> {
         anyhow::bail!("no display found (DISPLAY is not set): run under X (or Xvfb), or pass --headless");
     }
     if !args.headless {
-        anyhow::bail!("the window is not available in this build yet: run with --headless");
+        let config = RuntimeConfig { data_dir, project: args.project.clone(), browser_control: args.agent_browser_control, views_follow_zoom: true };
+        let stop = Arc::new(AtomicBool::new(false));
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(sig, stop.clone()).context("cannot install signal handlers")?;
+        }
+        let service_options = termsprawl::runtime::services::ServiceOptions { agents: args.agent.clone(), enable_browser_control: args.agent_browser_control, cdp: args.cdp };
+        // The same servers as headless, started once the runtime exists and closed before the engine stops.
+        let start = move |rt: &mut termsprawl::runtime::Runtime| -> Result<termsprawl::runtime::services::Services> {
+            let services = termsprawl::runtime::services::start_services(rt, &service_options)?;
+            println!("termsprawl: agent tool server {} (data dir {})", services.tool_url(), rt.data_dir().display());
+            services.cdp.announce();
+            Ok(services)
+        };
+        return termsprawl::window::run(config, stop, start, |services, rt| services.close(rt));
     }
     let config = RuntimeConfig { data_dir, project: args.project.clone(), browser_control: args.agent_browser_control, views_follow_zoom: false };
     let waker = Waker::new();

@@ -116,6 +116,8 @@ pub struct Renderer {
     nodes: HashMap<NodeId, NodeCache>,
     last_frame: Option<u64>,
     content_changed: bool,
+    overlay: Vec<NodeView>,
+    overlay_changed: bool,
 }
 
 impl Renderer {
@@ -159,6 +161,8 @@ impl Renderer {
             nodes: HashMap::new(),
             last_frame: None,
             content_changed: false,
+            overlay: Vec::new(),
+            overlay_changed: false,
         })
     }
 
@@ -236,7 +240,18 @@ impl Renderer {
     /// Whether rendering `scene` with `camera` into a `size` target would change anything
     /// since the last `render`. An idle canvas returns `false`: skip the frame entirely.
     pub fn needs_redraw(&self, scene: &Scene, camera: &Camera, size: (u32, u32)) -> bool {
-        self.content_changed || self.last_frame != Some(frame_signature(scene, camera, size))
+        self.content_changed || self.overlay_changed || self.last_frame != Some(frame_signature(scene, camera, size))
+    }
+
+    /// Sets the screen-space overlay (command palette, menus, selection marquee, toasts):
+    /// nodes whose rects are in target pixels, drawn above the canvas at zoom 1 on every
+    /// following frame, so their text stays readable at any canvas zoom. Their ids must not
+    /// collide with scene node ids (they share the texture cache).
+    pub fn set_overlay(&mut self, nodes: Vec<NodeView>) {
+        if self.overlay != nodes {
+            self.overlay = nodes;
+            self.overlay_changed = true;
+        }
     }
 
     /// Renders `scene` into `target`, re-rendering only node textures whose inputs changed.
@@ -268,9 +283,26 @@ impl Renderer {
             visible.push(node);
         }
         stats.nodes_visible = visible.len();
+        // The overlay is laid out in target pixels: a zoom-1 camera at the origin.
+        let screen = Camera::default();
+        let overlay = std::mem::take(&mut self.overlay);
+        let mut overlay_order: Vec<&NodeView> = overlay.iter().filter(|n| n.rect.is_valid()).collect();
+        overlay_order.sort_by_key(|n| n.z);
+        for node in &overlay_order {
+            let scale = raster_scale(1.0, node.rect, margin, self.max_texture_px());
+            let signature = node_signature(node, scale);
+            if !self.nodes.get(&node.id).is_some_and(|c| c.signature == signature) {
+                if let Err(e) = self.render_node(node, scale, signature) {
+                    self.overlay = overlay;
+                    return Err(e);
+                }
+                stats.nodes_rerendered += 1;
+            }
+        }
 
         let mut layers: Vec<(LayerInstance, &wgpu::BindGroup)> = Vec::with_capacity(visible.len() * 2);
-        for node in &visible {
+        let passes = visible.iter().map(|n| (*n, camera)).chain(overlay_order.iter().map(|n| (*n, &screen)));
+        for (node, camera) in passes {
             let Some(cache) = self.nodes.get(&node.id) else { continue };
             let world = Rect::new(
                 node.rect.x - margin,
@@ -307,11 +339,12 @@ impl Renderer {
         drop(layers);
         self.queue.submit([encoder.finish()]);
 
-        let live: std::collections::HashSet<NodeId> = scene.nodes.iter().map(|n| n.id).collect();
+        drop(overlay_order);
+        let live: std::collections::HashSet<NodeId> = scene.nodes.iter().chain(overlay.iter()).map(|n| n.id).collect();
         let before = self.nodes.len();
         self.nodes.retain(|id, _| live.contains(id));
         if self.node_cache_bytes() > self.config.cache_budget_bytes {
-            let shown: std::collections::HashSet<NodeId> = visible.iter().map(|n| n.id).collect();
+            let shown: std::collections::HashSet<NodeId> = visible.iter().map(|n| n.id).chain(overlay.iter().map(|n| n.id)).collect();
             self.nodes.retain(|id, _| shown.contains(id));
         }
         stats.nodes_evicted = before - self.nodes.len();
@@ -319,6 +352,8 @@ impl Renderer {
         stats.cache_bytes = self.node_cache_bytes() + self.content.bytes();
         self.last_frame = Some(frame_signature(scene, camera, (target.width, target.height)));
         self.content_changed = false;
+        self.overlay = overlay;
+        self.overlay_changed = false;
         tracing::trace!(?stats, "frame rendered");
         Ok(stats)
     }

@@ -73,3 +73,37 @@ fn srgb_and_linear_targets_show_the_same_colours() {
     let close = linear.pixels.chunks(4).zip(srgb.pixels.chunks(4)).filter(|(a, b)| a.iter().zip(*b).all(|(x, y)| x.abs_diff(*y) <= 2)).count();
     assert!(close as f64 / (640.0 * 400.0) > 0.97, "only {close} pixels match (worst channel diff {worst})");
 }
+
+#[test]
+fn overlay_is_drawn_in_target_pixels_at_any_zoom_and_damages_the_frame() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu, &[]);
+    let scene = Scene { background: Theme::default().canvas, nodes: vec![] };
+    // Zoomed far out and panned: an overlay must ignore both.
+    let camera = Camera::new(Vec2::new(5000.0, -300.0), 0.1);
+    let before = r.render_to_rgba(&scene, &camera, 300, 200).unwrap();
+    assert!(!r.needs_redraw(&scene, &camera, (300, 200)));
+    let sticky = Color::hex(0xff0000);
+    r.set_overlay(vec![NodeView {
+        id: u64::MAX,
+        rect: Rect::new(100.0, 50.0, 120.0, 100.0),
+        z: 0,
+        kind: NodeKind::Sticky,
+        title: String::new(),
+        color: sticky,
+        badge: None,
+        focused: false,
+        selected: false,
+        content: NodeContent::Empty,
+    }]);
+    assert!(r.needs_redraw(&scene, &camera, (300, 200)), "a new overlay damages the frame");
+    let with = r.render_to_rgba(&scene, &camera, 300, 200).unwrap();
+    assert!(!r.needs_redraw(&scene, &camera, (300, 200)));
+    // The sticky body's centre, in target pixels, is red; outside the overlay nothing changed.
+    assert_eq!(with.pixel(160, 120).unwrap(), [255, 0, 0, 255]);
+    assert_eq!(with.pixel(20, 20).unwrap(), before.pixel(20, 20).unwrap());
+    r.set_overlay(vec![]);
+    assert!(r.needs_redraw(&scene, &camera, (300, 200)), "removing the overlay damages the frame too");
+    let after = r.render_to_rgba(&scene, &camera, 300, 200).unwrap();
+    assert_eq!(after.pixel(160, 120).unwrap(), before.pixel(160, 120).unwrap());
+}

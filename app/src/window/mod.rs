@@ -1,0 +1,670 @@
+//! The window: a winit 0.30 event loop driving the same [`Runtime`] as the
+//! headless mode, with a wgpu surface, CEF's external message pump, and the
+//! person at the desktop.
+//!
+//! The loop sleeps until `rt.next_deadline()` (CEF's next pump, at most
+//! 33 ms away), a camera commit or a toast expiry; other threads wake it
+//! through the runtime's [`Waker`], whose hook sends an event through the
+//! `EventLoopProxy`. A frame is rendered only when something changed
+//! (`rt.take_redraw()`, the overlay, the camera) and then only if the
+//! renderer agrees (`needs_redraw`): an idle canvas renders nothing.
+//!
+//! Input: [`interaction`] decides what a gesture means, [`routing`] forwards
+//! the focused node's input, [`palette`] is Ctrl+K, [`overlay`] draws
+//! palette, selection box and toasts in window pixels.
+
+pub mod clipboard;
+pub mod input;
+pub mod interaction;
+pub mod overlay;
+pub mod palette;
+pub mod routing;
+pub mod surface;
+
+use crate::model::{self, Command, NodeId, NodeKind, Point, ProjectId};
+use crate::runtime::{headless, scene::Gfx, Runtime, RuntimeConfig, Waker};
+use canvas_render::{Camera, RenderError, Vec2};
+use clipboard::SystemClipboard;
+use interaction::{Button, CursorKind, Effect, Interaction, Mods, View};
+use overlay::Toast;
+use palette::{Palette, PaletteAction, PaletteKey, PaletteOutcome};
+use routing::Router;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use surface::WindowSurface;
+use thiserror::Error;
+use winit::application::ApplicationHandler;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{Key, NamedKey};
+use winit::window::{CursorIcon, WindowId};
+
+/// How long the camera rests before a wheel pan/zoom is written to the model
+/// (which resizes browser views to the new zoom and saves workspace.json).
+const CAMERA_SETTLE: Duration = Duration::from_millis(250);
+/// Wheel pixels per line for touchpads and precise wheels.
+const PIXELS_PER_LINE: f64 = 40.0;
+
+/// Why the window could not run.
+#[derive(Debug, Error)]
+pub enum WindowError {
+    /// The event loop could not start (no X server reachable).
+    #[error("cannot start the window event loop: {0}")]
+    EventLoop(String),
+    /// The window could not be created.
+    #[error("cannot open a window: {0}")]
+    Window(String),
+    /// The GPU surface could not be created or configured.
+    #[error("cannot create the window surface: {0}")]
+    Surface(String),
+    /// No GPU adapter or device for the window.
+    #[error("GPU setup for the window failed: {0}")]
+    Gpu(#[from] RenderError),
+}
+
+/// The wake-up event sent through the event-loop proxy.
+#[derive(Debug, Clone, Copy)]
+struct Wake;
+
+/// Runs the app in a window until it is closed or `stop` becomes true.
+/// `start_services` runs once the runtime exists (tool server, CDP facade…);
+/// `stop_services` gets its result back after the window closed, before the
+/// engine shuts down.
+pub fn run<S>(
+    config: RuntimeConfig,
+    stop: Arc<AtomicBool>,
+    start_services: impl FnOnce(&mut Runtime) -> anyhow::Result<S>,
+    stop_services: impl FnOnce(S, &mut Runtime),
+) -> anyhow::Result<()> {
+    let event_loop = EventLoop::<Wake>::with_user_event().build().map_err(|e| WindowError::EventLoop(e.to_string()))?;
+    let proxy = parking_lot::Mutex::new(event_loop.create_proxy());
+    let waker = Waker::new();
+    waker.set_hook(Box::new(move || {
+        // Fails only once the loop has exited; nothing is left to wake then.
+        let _ = proxy.lock().send_event(Wake);
+    }));
+    // Signals set `stop`; wake the loop so it notices before the next deadline.
+    let (w, s) = (waker.clone(), stop.clone());
+    std::thread::Builder::new().name("signal-watch".into()).spawn(move || {
+        while !s.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        w.wake();
+    })?;
+    let config = RuntimeConfig { views_follow_zoom: true, ..config };
+    let mut rt = headless::start_runtime(config, cef_bridge::DisplayMode::detect(), waker)?;
+    let services = match start_services(&mut rt) {
+        Ok(s) => s,
+        Err(e) => {
+            rt.shutdown();
+            return Err(e);
+        }
+    };
+    let mut app = App::new(rt, stop);
+    let result = event_loop.run_app(&mut app);
+    // The surface goes before the device and the engine.
+    app.ws = None;
+    if let Some(mut rt) = app.rt.take() {
+        stop_services(services, &mut rt);
+        rt.gfx = None;
+        rt.shutdown();
+    }
+    result.map_err(|e| WindowError::EventLoop(e.to_string()))?;
+    match app.error.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn render_camera(c: model::Camera) -> Camera {
+    Camera::new(Vec2::new(c.x as f32, c.y as f32), c.zoom as f32)
+}
+
+fn model_camera(c: &Camera) -> model::Camera {
+    model::Camera { x: f64::from(c.offset.x), y: f64::from(c.offset.y), zoom: f64::from(c.zoom()) }
+}
+
+fn cursor_icon(c: CursorKind) -> CursorIcon {
+    use model::ResizeEdge as E;
+    match c {
+        CursorKind::Default => CursorIcon::Default,
+        CursorKind::Grab => CursorIcon::Grab,
+        CursorKind::Grabbing => CursorIcon::Grabbing,
+        CursorKind::Text => CursorIcon::Text,
+        CursorKind::Crosshair => CursorIcon::Crosshair,
+        CursorKind::Resize(E::N | E::S) => CursorIcon::NsResize,
+        CursorKind::Resize(E::E | E::W) => CursorIcon::EwResize,
+        CursorKind::Resize(E::NW | E::SE) => CursorIcon::NwseResize,
+        CursorKind::Resize(E::NE | E::SW) => CursorIcon::NeswResize,
+    }
+}
+
+struct App {
+    rt: Option<Runtime>,
+    stop: Arc<AtomicBool>,
+    ws: Option<WindowSurface>,
+    /// The camera the window draws with; the model's copy follows when it settles.
+    camera: Camera,
+    /// The project and model camera the live camera last agreed with.
+    synced: Option<(ProjectId, model::Camera)>,
+    commit_at: Option<Instant>,
+    interaction: Interaction,
+    router: Router,
+    palette: Option<Palette>,
+    toasts: Vec<Toast>,
+    mods: Mods,
+    clipboard: SystemClipboard,
+    cursor: CursorKind,
+    /// The window's own state (overlay, camera) changed: draw.
+    dirty: bool,
+    /// The last surface acquire gave nothing; retried once on the next turn.
+    retried: bool,
+    error: Option<anyhow::Error>,
+}
+
+impl App {
+    fn new(rt: Runtime, stop: Arc<AtomicBool>) -> Self {
+        App {
+            rt: Some(rt),
+            stop,
+            ws: None,
+            camera: Camera::default(),
+            synced: None,
+            commit_at: None,
+            interaction: Interaction::new(),
+            router: Router::default(),
+            palette: None,
+            toasts: vec![],
+            mods: Mods::default(),
+            clipboard: SystemClipboard::default(),
+            cursor: CursorKind::Default,
+            dirty: true,
+            retried: false,
+            error: None,
+        }
+    }
+
+    fn viewport(&self) -> Vec2 {
+        let (w, h) = self.ws.as_ref().map_or((1, 1), WindowSurface::size);
+        Vec2::new(w as f32, h as f32)
+    }
+
+    fn title_height(rt: &Runtime) -> f64 {
+        f64::from(rt.gfx.as_ref().map_or(canvas_render::Theme::default().title_height, |g| g.renderer.theme().title_height))
+    }
+
+    /// Follows the model's camera when it changed outside the window (tool server, project switch).
+    fn adopt_model_camera(&mut self) {
+        let Some(p) = self.rt.as_ref().and_then(Runtime::project) else { return };
+        let now = (p.id().clone(), p.camera());
+        let name = p.name().to_string();
+        if self.synced.as_ref() == Some(&now) {
+            return;
+        }
+        let switched = self.synced.as_ref().map(|(id, _)| id) != Some(&now.0);
+        if switched || (self.commit_at.is_none() && !self.interaction.busy()) {
+            if switched {
+                let effects = self.interaction.cancel();
+                self.apply(effects);
+                if let Some(ws) = &self.ws {
+                    ws.window.set_title(&format!("termsprawl — {name}"));
+                }
+            }
+            self.camera = render_camera(now.1);
+            self.synced = Some(now);
+            self.dirty = true;
+        }
+    }
+
+    /// Writes the live camera to the model (resizes browser views, saves workspace.json).
+    fn commit_camera(&mut self) {
+        self.commit_at = None;
+        let Some(rt) = self.rt.as_mut() else { return };
+        let cam = model_camera(&self.camera);
+        if rt.project().is_some_and(|p| p.camera() != cam) {
+            if let Err(e) = rt.apply(Command::SetCamera { camera: cam }) {
+                rt.notify(format!("view not saved: {e}"), true);
+            }
+        }
+        self.synced = rt.project().map(|p| (p.id().clone(), p.camera()));
+    }
+
+    fn set_focus(&mut self, new: Option<NodeId>) {
+        let Some(rt) = self.rt.as_mut() else { return };
+        if rt.focus == new {
+            return;
+        }
+        let tell = |rt: &Runtime, id: &NodeId, focused: bool| {
+            if let Some((_, b)) = rt.browsers.for_node(id) {
+                if let Err(e) = b.set_focus(focused) {
+                    tracing::debug!(node = %id, error = %e, "page focus not changed");
+                }
+            }
+            if let Some(t) = rt.terminals.get(id) {
+                let modes = t.term.input_modes();
+                t.term.with_screen(|s| s.set_focused(focused));
+                if let Some(bytes) = terminal::keys::encode_focus(focused, &modes) {
+                    if let Err(e) = t.term.write(bytes.to_vec()) {
+                        tracing::debug!(node = %id, error = %e, "focus report not written");
+                    }
+                }
+            }
+        };
+        if let Some(old) = rt.focus.take() {
+            tell(rt, &old, false);
+        }
+        if let Some(id) = &new {
+            tell(rt, id, true);
+        }
+        rt.focus = new;
+        rt.workspace.end_coalescing();
+        rt.request_redraw();
+    }
+
+    fn apply(&mut self, effects: Vec<Effect>) {
+        for effect in effects {
+            let Some(rt) = self.rt.as_mut() else { return };
+            match effect {
+                Effect::Apply(cmd) => {
+                    let selects_result = matches!(cmd, Command::Duplicate { .. } | Command::GroupNodes { .. });
+                    match rt.apply(cmd) {
+                        Ok(applied) => {
+                            if selects_result && !applied.created.is_empty() {
+                                rt.selection.clear();
+                                for id in applied.created {
+                                    rt.selection.shift_click(id);
+                                }
+                            }
+                        }
+                        Err(e) => rt.notify(e.to_string(), true),
+                    }
+                    if let Some(p) = rt.workspace.active() {
+                        rt.selection.retain_existing(p);
+                    }
+                }
+                Effect::EndCoalescing => rt.workspace.end_coalescing(),
+                Effect::CameraMoved => {
+                    self.dirty = true;
+                    if !self.interaction.busy() {
+                        self.commit_at = Some(Instant::now() + CAMERA_SETTLE);
+                    }
+                }
+                Effect::CommitCamera => self.commit_camera(),
+                Effect::Focus(f) => self.set_focus(f),
+                Effect::SelectionChanged => {
+                    rt.request_redraw();
+                    self.dirty = true;
+                }
+                Effect::Undo | Effect::Redo => {
+                    let r = if matches!(effect, Effect::Undo) { rt.undo() } else { rt.redo() };
+                    if let Err(e) = r {
+                        rt.notify(e.to_string(), true);
+                    }
+                    if let Some(p) = rt.workspace.active() {
+                        rt.selection.retain_existing(p);
+                    }
+                }
+                Effect::OpenPalette { at } => {
+                    let p = self.interaction.pointer();
+                    self.palette = Some(Palette::new(at, at.map(|_| (p.x, p.y)), !rt.selection.is_empty()));
+                    self.dirty = true;
+                }
+                Effect::Route(input) => self.router.pointer(rt, &self.camera, input, self.mods),
+            }
+        }
+    }
+
+    /// Runs one interaction call with a view of the active project.
+    fn gesture(&mut self, f: impl FnOnce(&mut Interaction, &View<'_>, &mut model::Selection, &mut Camera) -> Vec<Effect>) {
+        let viewport = self.viewport();
+        let Some(rt) = self.rt.as_mut() else { return };
+        let title_height = Self::title_height(rt);
+        let Some(project) = rt.workspace.active() else { return };
+        let before = self.camera;
+        let view = View { project, camera: &before, viewport, title_height, focus: rt.focus.as_ref() };
+        let effects = f(&mut self.interaction, &view, &mut rt.selection, &mut self.camera);
+        let cursor = self.interaction.cursor(&view);
+        if cursor != self.cursor {
+            self.cursor = cursor;
+            if let Some(ws) = &self.ws {
+                ws.window.set_cursor(cursor_icon(cursor));
+            }
+        }
+        self.apply(effects);
+    }
+
+    fn new_node_spot(&self, at: Option<Point>, size: (f64, f64)) -> (f64, f64) {
+        match at {
+            Some(p) => (p.x, p.y),
+            None => {
+                let v = self.viewport();
+                let c = self.camera.screen_to_world(Vec2::new(v.x / 2.0, v.y / 2.0));
+                (f64::from(c.x) - size.0 / 2.0, f64::from(c.y) - size.1 / 2.0)
+            }
+        }
+    }
+
+    fn run_palette(&mut self, action: PaletteAction, at: Option<Point>) {
+        let added = match action {
+            PaletteAction::FitAll => return self.gesture(|_, v, _, cam| interaction::fit_all(v, cam)),
+            PaletteAction::ResetZoom => {
+                let v = self.viewport();
+                self.camera.zoom_at(Vec2::new(v.x / 2.0, v.y / 2.0), 1.0);
+                return self.apply(vec![Effect::CameraMoved, Effect::CommitCamera]);
+            }
+            PaletteAction::AddGroup if self.rt.as_ref().is_some_and(|rt| !rt.selection.is_empty()) => {
+                let ids = self.rt.as_ref().map(|rt| rt.selection.to_vec()).unwrap_or_default();
+                return self.apply(vec![Effect::Apply(Command::GroupNodes { ids, title: None })]);
+            }
+            PaletteAction::AddBrowser(url) => {
+                let size = (960.0, 640.0);
+                let spot = self.new_node_spot(at, size);
+                let Some(rt) = self.rt.as_mut() else { return };
+                let kind = cef_bridge::url_policy::normalize_address(&url).map_err(|e| e.to_string()).and_then(|u| NodeKind::browser(&u).map(|k| (k, u)).map_err(|e| e.to_string()));
+                match kind {
+                    Ok((kind, url)) => rt.add_node(kind, &url, size, Some(spot)).map_err(|e| e.to_string()),
+                    Err(e) => Err(format!("cannot open {url}: {e}")),
+                }
+            }
+            PaletteAction::AddTerminal => {
+                let size = (720.0, 440.0);
+                let spot = self.new_node_spot(at, size);
+                let Some(rt) = self.rt.as_mut() else { return };
+                let cwd = rt.project().map(|p| p.folder().to_path_buf()).unwrap_or_default();
+                rt.add_node(NodeKind::Terminal { cwd, command: None, tmux_session: None }, "Terminal", size, Some(spot)).map_err(|e| e.to_string())
+            }
+            PaletteAction::AddSticky => {
+                let size = (260.0, 200.0);
+                let spot = self.new_node_spot(at, size);
+                let Some(rt) = self.rt.as_mut() else { return };
+                rt.add_node(NodeKind::Sticky { text: String::new() }, "Note", size, Some(spot)).map_err(|e| e.to_string())
+            }
+            PaletteAction::AddGroup => {
+                let size = (520.0, 360.0);
+                let spot = self.new_node_spot(at, size);
+                let Some(rt) = self.rt.as_mut() else { return };
+                rt.add_node(NodeKind::Group { members: vec![] }, "Group", size, Some(spot)).map_err(|e| e.to_string())
+            }
+        };
+        let Some(rt) = self.rt.as_mut() else { return };
+        match added {
+            Ok(id) => {
+                rt.selection.click(id.clone());
+                let takes_keys = rt.project().and_then(|p| p.node(&id)).is_some_and(|n| interaction::is_interactive(&n.kind) || matches!(n.kind, NodeKind::Sticky { .. }));
+                self.set_focus(if takes_keys { Some(id) } else { None });
+            }
+            Err(e) => rt.notify(e, true),
+        }
+    }
+
+    fn palette_key(&mut self, key: &Key, text: Option<&str>) {
+        let Some(p) = self.palette.as_mut() else { return };
+        let pk = match key {
+            Key::Named(NamedKey::Escape) => PaletteKey::Escape,
+            Key::Named(NamedKey::Enter) => PaletteKey::Enter,
+            Key::Named(NamedKey::Backspace) => PaletteKey::Backspace,
+            Key::Named(NamedKey::ArrowUp) => PaletteKey::Up,
+            Key::Named(NamedKey::ArrowDown) => PaletteKey::Down,
+            _ if input::is_shortcut(key, self.mods, 'v', false) || input::is_shortcut(key, self.mods, 'v', true) => match self.clipboard.text() {
+                Ok(t) => PaletteKey::Text(t.lines().next().unwrap_or_default().to_string()),
+                Err(e) => {
+                    tracing::info!("paste into the palette: {e}");
+                    return;
+                }
+            },
+            _ if self.mods.ctrl || self.mods.alt => return,
+            Key::Named(NamedKey::Space) => PaletteKey::Text(" ".into()),
+            _ => match text.filter(|t| !t.is_empty() && !t.chars().any(char::is_control)) {
+                Some(t) => PaletteKey::Text(t.to_string()),
+                None => return,
+            },
+        };
+        self.dirty = true;
+        match p.key(pk) {
+            PaletteOutcome::Open => {}
+            PaletteOutcome::Closed => self.palette = None,
+            PaletteOutcome::Run(action) => {
+                let at = p.at;
+                self.palette = None;
+                self.run_palette(action, at);
+            }
+        }
+    }
+
+    fn keyboard(&mut self, event: &winit::event::KeyEvent) {
+        use winit::platform::scancode::PhysicalKeyExtScancode;
+        let pressed = event.state == ElementState::Pressed;
+        let key = &event.logical_key;
+        let text = event.text.as_deref();
+        if self.palette.is_some() {
+            if pressed {
+                self.palette_key(key, text);
+            }
+            return;
+        }
+        if pressed && input::is_shortcut(key, self.mods, 'k', false) {
+            let has_selection = self.rt.as_ref().is_some_and(|rt| !rt.selection.is_empty());
+            self.palette = Some(Palette::new(None, None, has_selection));
+            self.dirty = true;
+            return;
+        }
+        let focus = self.rt.as_ref().and_then(|rt| rt.focus.clone());
+        if let Some(id) = focus {
+            let escape = matches!(key, Key::Named(NamedKey::Escape));
+            if escape && !self.mods.shift {
+                if pressed {
+                    self.set_focus(None);
+                }
+                return;
+            }
+            if pressed && self.clipboard_shortcut(&id, key) {
+                return;
+            }
+            // Shift+Escape is how an Escape reaches the node (plain Escape leaves it).
+            let mods = if escape { Mods { shift: false, ..self.mods } } else { self.mods };
+            let native = event.physical_key.to_scancode().and_then(|s| i32::try_from(s + 8).ok()).unwrap_or(0);
+            let Some(rt) = self.rt.as_mut() else { return };
+            if routing::key_to_node(rt, &id, key, event.location, text, pressed, mods, native) {
+                return;
+            }
+        }
+        if !pressed {
+            return;
+        }
+        let Some(ck) = input::canvas_key(key) else { return };
+        let mods = self.mods;
+        self.gesture(|it, v, sel, cam| it.canvas_key(v, sel, cam, ck, mods));
+    }
+
+    /// Ctrl+Shift+C / Ctrl+Shift+V in a terminal: copy the selection, paste the clipboard.
+    fn clipboard_shortcut(&mut self, id: &NodeId, key: &Key) -> bool {
+        let copy = input::is_shortcut(key, self.mods, 'c', true);
+        let paste = input::is_shortcut(key, self.mods, 'v', true);
+        if !copy && !paste {
+            return false;
+        }
+        let Some(rt) = self.rt.as_mut() else { return false };
+        let Some(live) = rt.terminals.get(id) else { return false };
+        if copy {
+            if let Some(text) = live.term.with_screen(|s| s.selection_text()) {
+                if let Err(e) = self.clipboard.set_text(text) {
+                    rt.notify(format!("copy failed: {e}"), true);
+                }
+            }
+        } else {
+            match self.clipboard.text() {
+                Ok(text) => {
+                    if let Err(e) = live.term.paste(&text) {
+                        tracing::debug!(node = %id, error = %e, "paste not written");
+                    }
+                }
+                Err(clipboard::ClipboardError::Empty) => {}
+                Err(e) => rt.notify(format!("paste failed: {e}"), true),
+            }
+        }
+        true
+    }
+
+    fn render(&mut self) {
+        let (Some(rt), Some(ws)) = (self.rt.as_mut(), self.ws.as_mut()) else { return };
+        let Some(mut gfx) = rt.gfx.take() else { return };
+        rt.upload_frames(&mut gfx.renderer, false);
+        let scene = rt.scene();
+        let (w, h) = ws.size();
+        gfx.renderer.set_overlay(overlay::build((w as f32, h as f32), self.palette.as_ref(), self.interaction.marquee(), &self.toasts));
+        if gfx.renderer.needs_redraw(&scene, &self.camera, (w, h)) {
+            let started = Instant::now();
+            match gfx.renderer.render_to_surface(&scene, &self.camera, &ws.surface, &ws.config) {
+                Ok(Some(stats)) => {
+                    self.retried = false;
+                    tracing::debug!(target: "termsprawl::frames", ms = started.elapsed().as_secs_f64() * 1e3, visible = stats.nodes_visible, rerendered = stats.nodes_rerendered, "frame");
+                }
+                Ok(None) => {
+                    // No texture right now (reconfigured or timed out): try once more next turn.
+                    self.dirty = !self.retried;
+                    self.retried = true;
+                }
+                Err(RenderError::SurfaceLost) => {
+                    ws.surface.configure(&gfx.gpu.device, &ws.config);
+                    self.dirty = true;
+                }
+                Err(e) => tracing::warn!("frame not rendered: {e}"),
+            }
+        }
+        rt.gfx = Some(gfx);
+    }
+}
+
+fn button(b: MouseButton) -> Option<Button> {
+    match b {
+        MouseButton::Left => Some(Button::Left),
+        MouseButton::Middle => Some(Button::Middle),
+        MouseButton::Right => Some(Button::Right),
+        _ => None,
+    }
+}
+
+impl ApplicationHandler<Wake> for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.ws.is_some() {
+            return;
+        }
+        let title = self.rt.as_ref().and_then(Runtime::project).map(|p| format!("termsprawl — {}", p.name())).unwrap_or_else(|| "termsprawl".into());
+        let opened = WindowSurface::open(event_loop, &title).and_then(|(ws, gpu)| Ok((ws, Gfx::with_gpu(gpu)?)));
+        match opened {
+            Ok((ws, gfx)) => {
+                self.ws = Some(ws);
+                if let Some(rt) = self.rt.as_mut() {
+                    rt.gfx = Some(gfx);
+                    // Terminal sizes come from the renderer's cell metrics now that it exists.
+                    rt.sync_terminals();
+                    rt.request_redraw();
+                }
+                self.adopt_model_camera();
+                println!("termsprawl: window open, data dir {}", self.rt.as_ref().map(|rt| rt.data_dir().display().to_string()).unwrap_or_default());
+            }
+            Err(e) => {
+                self.error = Some(e.into());
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn user_event(&mut self, _event_loop: &ActiveEventLoop, _event: Wake) {
+        // The work happens in about_to_wait, which follows every batch of events.
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => {
+                if let (Some(ws), Some(gfx)) = (self.ws.as_mut(), self.rt.as_ref().and_then(|rt| rt.gfx.as_ref())) {
+                    ws.resize(&gfx.gpu.device, size.width, size.height);
+                }
+                self.dirty = true;
+            }
+            WindowEvent::RedrawRequested => self.render(),
+            WindowEvent::ModifiersChanged(m) => self.mods = input::mods(m.state()),
+            WindowEvent::Focused(false) => {
+                let effects = self.interaction.cancel();
+                self.apply(effects);
+            }
+            WindowEvent::KeyboardInput { event, is_synthetic: false, .. } => self.keyboard(&event),
+            WindowEvent::CursorMoved { position, .. } => {
+                let pos = Vec2::new(position.x as f32, position.y as f32);
+                self.gesture(|it, v, sel, cam| it.pointer_move(v, sel, cam, pos));
+                if self.interaction.marquee().is_some() {
+                    self.dirty = true;
+                }
+            }
+            WindowEvent::MouseInput { state, button: b, .. } => {
+                let Some(b) = button(b) else { return };
+                let pos = self.interaction.pointer();
+                if state == ElementState::Pressed && self.palette.is_some() {
+                    // A click anywhere closes the palette; it does not reach the canvas.
+                    self.palette = None;
+                    self.dirty = true;
+                    return;
+                }
+                let mods = self.mods;
+                match state {
+                    ElementState::Pressed => self.gesture(|it, v, sel, _| it.pointer_down(v, sel, pos, b, mods)),
+                    ElementState::Released => self.gesture(|it, v, sel, _| it.pointer_up(v, sel, pos, b)),
+                }
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                let (dx, dy) = match delta {
+                    MouseScrollDelta::LineDelta(x, y) => (x, y),
+                    MouseScrollDelta::PixelDelta(p) => ((p.x / PIXELS_PER_LINE) as f32, (p.y / PIXELS_PER_LINE) as f32),
+                };
+                let mods = self.mods;
+                self.gesture(|it, v, _, cam| it.wheel(v, cam, dx, dy, mods));
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if self.stop.load(Ordering::Relaxed) {
+            event_loop.exit();
+            return;
+        }
+        let Some(rt) = self.rt.as_mut() else { return };
+        rt.tick();
+        if rt.quitting() {
+            event_loop.exit();
+            return;
+        }
+        let now = Instant::now();
+        for notice in rt.notices.drain(..) {
+            self.toasts.push(Toast { notice, shown: now });
+            self.dirty = true;
+        }
+        // A terminal program copied (OSC 52): hand it to the system clipboard.
+        if let Some(text) = rt.clipboard.take() {
+            if let Err(e) = self.clipboard.set_text(text) {
+                tracing::info!("terminal copy not put on the clipboard: {e}");
+            }
+        }
+        if self.commit_at.is_some_and(|t| t <= now) {
+            self.commit_camera();
+        }
+        self.adopt_model_camera();
+        let before = self.toasts.len();
+        let toast_deadline = overlay::expire(&mut self.toasts, now);
+        if self.toasts.len() != before {
+            self.dirty = true;
+        }
+        let Some(rt) = self.rt.as_mut() else { return };
+        let redraw = rt.take_redraw();
+        if redraw || self.dirty {
+            self.dirty = false;
+            if let Some(ws) = &self.ws {
+                ws.window.request_redraw();
+            }
+        }
+        let deadline = [Some(rt.next_deadline()), self.commit_at, toast_deadline].into_iter().flatten().min().unwrap_or(now);
+        event_loop.set_control_flow(ControlFlow::WaitUntil(deadline.max(now)));
+    }
+}

@@ -1,0 +1,226 @@
+//! The command palette (Ctrl+K, or a right click on the canvas, which opens
+//! it at the pointer as a context menu): add a browser (with a URL prompt), a
+//! terminal, a sticky note or a group, fit all, reset the zoom. Typing
+//! filters; Up/Down choose; Enter runs; Escape closes. The palette is state
+//! and text only: the overlay module draws it.
+
+use crate::model::Point;
+
+/// What the palette asks the window to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PaletteAction {
+    /// Open a browser node at this address (normalised by the URL policy later).
+    AddBrowser(String),
+    /// Add a terminal node running the login shell in the project folder.
+    AddTerminal,
+    /// Add an empty sticky note.
+    AddSticky,
+    /// Group the selected nodes, or add an empty group frame when nothing is selected.
+    AddGroup,
+    /// Frame every node in the window.
+    FitAll,
+    /// Back to 100 %.
+    ResetZoom,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Item {
+    Browser,
+    Terminal,
+    Sticky,
+    Group,
+    FitAll,
+    ResetZoom,
+}
+
+const ITEMS: [Item; 6] = [Item::Browser, Item::Terminal, Item::Sticky, Item::Group, Item::FitAll, Item::ResetZoom];
+
+impl Item {
+    fn label(self, has_selection: bool) -> &'static str {
+        match self {
+            Item::Browser => "Browser — open a web page…",
+            Item::Terminal => "Terminal — a shell in the project folder",
+            Item::Sticky => "Sticky note",
+            Item::Group if has_selection => "Group the selected nodes   Ctrl+G",
+            Item::Group => "Group — an empty frame",
+            Item::FitAll => "Fit all   Ctrl+1",
+            Item::ResetZoom => "Reset zoom to 100 %   Ctrl+0",
+        }
+    }
+}
+
+/// A key as the palette sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaletteKey {
+    /// Text typed.
+    Text(String),
+    /// Backspace.
+    Backspace,
+    /// Up arrow.
+    Up,
+    /// Down arrow.
+    Down,
+    /// Enter.
+    Enter,
+    /// Escape.
+    Escape,
+}
+
+/// What a key did to the palette.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PaletteOutcome {
+    /// Still open (redraw).
+    Open,
+    /// Closed without doing anything.
+    Closed,
+    /// Closed; run this.
+    Run(PaletteAction),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Mode {
+    List { filter: String, chosen: usize },
+    Url { text: String },
+}
+
+/// An open palette.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Palette {
+    mode: Mode,
+    /// World point new nodes go to (a context menu's position), or None for a free spot.
+    pub at: Option<Point>,
+    /// Window position of a context menu (None: centred at the top).
+    pub anchor: Option<(f32, f32)>,
+    has_selection: bool,
+}
+
+impl Palette {
+    /// A palette listing everything; `has_selection` changes what "Group" does.
+    pub fn new(at: Option<Point>, anchor: Option<(f32, f32)>, has_selection: bool) -> Self {
+        Self { mode: Mode::List { filter: String::new(), chosen: 0 }, at, anchor, has_selection }
+    }
+
+    fn matches(&self, filter: &str) -> Vec<Item> {
+        let f = filter.to_lowercase();
+        ITEMS.iter().copied().filter(|i| i.label(self.has_selection).to_lowercase().contains(f.trim())).collect()
+    }
+
+    /// Whether the URL prompt is showing.
+    pub fn prompting_url(&self) -> bool {
+        matches!(self.mode, Mode::Url { .. })
+    }
+
+    /// Handles one key.
+    pub fn key(&mut self, key: PaletteKey) -> PaletteOutcome {
+        let matches = match &self.mode {
+            Mode::List { filter, .. } => self.matches(filter),
+            Mode::Url { .. } => vec![],
+        };
+        match &mut self.mode {
+            Mode::List { filter, chosen } => match key {
+                PaletteKey::Text(t) => {
+                    filter.push_str(&t);
+                    *chosen = 0;
+                }
+                PaletteKey::Backspace => {
+                    filter.pop();
+                    *chosen = 0;
+                }
+                PaletteKey::Up => *chosen = chosen.checked_sub(1).unwrap_or(matches.len().saturating_sub(1)),
+                PaletteKey::Down => *chosen = if matches.is_empty() { 0 } else { (*chosen + 1) % matches.len() },
+                PaletteKey::Escape => return PaletteOutcome::Closed,
+                PaletteKey::Enter => {
+                    let Some(item) = matches.get(*chosen).copied() else { return PaletteOutcome::Open };
+                    return match item {
+                        Item::Browser => {
+                            self.mode = Mode::Url { text: String::new() };
+                            PaletteOutcome::Open
+                        }
+                        Item::Terminal => PaletteOutcome::Run(PaletteAction::AddTerminal),
+                        Item::Sticky => PaletteOutcome::Run(PaletteAction::AddSticky),
+                        Item::Group => PaletteOutcome::Run(PaletteAction::AddGroup),
+                        Item::FitAll => PaletteOutcome::Run(PaletteAction::FitAll),
+                        Item::ResetZoom => PaletteOutcome::Run(PaletteAction::ResetZoom),
+                    };
+                }
+            },
+            Mode::Url { text } => match key {
+                PaletteKey::Text(t) => text.push_str(&t),
+                PaletteKey::Backspace => {
+                    text.pop();
+                }
+                PaletteKey::Escape => return PaletteOutcome::Closed,
+                PaletteKey::Enter if !text.trim().is_empty() => return PaletteOutcome::Run(PaletteAction::AddBrowser(text.trim().to_string())),
+                PaletteKey::Enter | PaletteKey::Up | PaletteKey::Down => {}
+            },
+        }
+        PaletteOutcome::Open
+    }
+
+    /// The title and the text lines to draw (the chosen item marked with ▸).
+    pub fn lines(&self) -> (String, Vec<String>) {
+        match &self.mode {
+            Mode::List { filter, chosen } => {
+                let mut out = vec![format!("› {filter}▏")];
+                let matches = self.matches(filter);
+                if matches.is_empty() {
+                    out.push("  nothing matches".into());
+                }
+                for (i, item) in matches.iter().enumerate() {
+                    let mark = if i == *chosen { "▸" } else { " " };
+                    out.push(format!("{mark} {}", item.label(self.has_selection)));
+                }
+                ("Add to canvas — type to filter, Enter to run, Esc to close".into(), out)
+            }
+            Mode::Url { text } => (
+                "Open a web page — Enter to open, Esc to cancel".into(),
+                vec![format!("URL › {text}▏"), "  e.g. example.com, http://localhost:3000/".into()],
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn typed(p: &mut Palette, s: &str) {
+        for c in s.chars() {
+            assert_eq!(p.key(PaletteKey::Text(c.to_string())), PaletteOutcome::Open);
+        }
+    }
+
+    #[test]
+    fn browser_goes_through_the_url_prompt() {
+        let mut p = Palette::new(None, None, false);
+        typed(&mut p, "brow");
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Open);
+        assert!(p.prompting_url());
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Open, "an empty URL does nothing");
+        typed(&mut p, "example.comm");
+        p.key(PaletteKey::Backspace);
+        assert!(p.lines().1[0].contains("example.com▏"));
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::AddBrowser("example.com".into())));
+    }
+
+    #[test]
+    fn filtering_and_choosing() {
+        let mut p = Palette::new(None, None, true);
+        assert_eq!(p.lines().1.len(), 1 + ITEMS.len());
+        typed(&mut p, "STICKY");
+        assert_eq!(p.lines().1, vec!["› STICKY▏".to_string(), "▸ Sticky note".to_string()]);
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::AddSticky));
+        let mut p = Palette::new(None, None, true);
+        p.key(PaletteKey::Down);
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::AddTerminal));
+        let mut p = Palette::new(None, None, true);
+        p.key(PaletteKey::Up);
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::ResetZoom), "Up from the first wraps to the last");
+        let mut p = Palette::new(None, None, true);
+        typed(&mut p, "zzz");
+        assert!(p.lines().1[1].contains("nothing matches"));
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Open);
+        assert_eq!(p.key(PaletteKey::Escape), PaletteOutcome::Closed);
+        assert!(Palette::new(None, None, true).lines().1.iter().any(|l| l.contains("Group the selected")));
+    }
+}
