@@ -109,7 +109,7 @@ test('a cross-origin iframe is reachable', async () => {
   assert.equal(await frame.evaluate(() => location.host), new URL(site.b).host);
 });
 
-test('Browser.close ends the connection, not the app; reconnecting over ws with a Bearer header', async () => {
+test('browser.close() only disconnects (the app and its nodes stay); reconnecting over ws with a Bearer header', async () => {
   await browser.close();
   assert.equal(browser.isConnected(), false);
   assert.equal(app.proc.exitCode, null, 'the app keeps running');

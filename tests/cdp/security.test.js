@@ -154,7 +154,13 @@ test('WebSocket: no or wrong token → closed with 4001 before any CDP message; 
   assert.ok(unsupported.error, 'an error, not silence');
   const lost = await ask({ id: 9, method: 'Runtime.evaluate', params: { expression: '1' }, sessionId: 'NOPE' });
   assert.deepEqual([lost.id, lost.sessionId, lost.error?.message], [9, 'NOPE', 'Session with given id not found.']);
-  good.close();
+  // Browser.close ends this client's connection, never the app.
+  const closed = new Promise((r) => good.once('close', r));
+  const bye = await ask({ id: 10, method: 'Browser.close' });
+  assert.deepEqual([bye.id, bye.result], [10, {}]);
+  await closed;
+  assert.equal(app.proc.exitCode, null, 'the app keeps running');
+  assert.equal((await request(app.cdpPort, `/json/version?token=${app.token}`)).status, 200);
 });
 
 test('POST /open: bodies over 256 KiB are refused, refused URLs get 400, empty bodies open about:blank', async () => {
