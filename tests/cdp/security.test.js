@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import WebSocket from 'ws';
-import { startApp } from './lib/app.js';
+import { startApp, waitFor } from './lib/app.js';
 
 let app;
 
@@ -52,7 +52,9 @@ function wsOutcome(url, headers = {}) {
   });
 }
 
-test('discovery file: 0600, the token is 64 hex, the cdp URL is loopback, stdout never shows the token', () => {
+test('discovery file: 0600, the token is 64 hex, the cdp URL is loopback, stdout never shows the token', async () => {
+  // The file is written when the servers start; the endpoints are printed just after.
+  await waitFor('the endpoints on stdout', () => app.output.includes('browser agent server'));
   const mode = fs.statSync(app.discoveryPath).mode & 0o777;
   assert.equal(mode, 0o600);
   assert.match(app.token, /^[0-9a-f]{64}$/);

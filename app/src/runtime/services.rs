@@ -1,5 +1,6 @@
-//! The app's localhost services: the agent tool server (the CDP facade joins
-//! it later), started after the runtime and closed before it shuts down.
+//! The app's localhost services: the agent tool server, the browser agent
+//! server and the opt-in CDP facade, started after the runtime and closed
+//! before it shuts down.
 
 use super::facade::{CdpServers, CdpServersError};
 use super::tools::{RuntimeToolHost, ToolPhase};
