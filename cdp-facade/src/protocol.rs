@@ -53,8 +53,13 @@ pub(crate) struct BadCommand {
 impl ClientCommand {
     /// Parses a client text frame.
     pub(crate) fn parse(text: &str) -> Result<Self, BadCommand> {
-        let raw: RawCommand = serde_json::from_str(text)
-            .map_err(|_| BadCommand { reply: error_reply(None, None, PARSE_ERROR, "Message must be a valid JSON object") })?;
+        let not_an_object = || BadCommand { reply: error_reply(None, None, PARSE_ERROR, "Message must be a valid JSON object") };
+        // serde's derived struct also accepts a JSON array of the fields in order
+        // (`[1,"Runtime.evaluate",null,null]`); CDP commands are objects only.
+        if !text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
+            return Err(not_an_object());
+        }
+        let raw: RawCommand = serde_json::from_str(text).map_err(|_| not_an_object())?;
         let session_id = match raw.session_id {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s),

@@ -118,8 +118,9 @@ pub fn encode_mouse(event: &MouseEvent, modes: &InputModes) -> Option<Vec<u8>> {
     if event.mods.ctrl {
         code += 16;
     }
-    let x = event.col as u32 + 1;
-    let y = event.row as u32 + 1;
+    // 1-based; a position too far out for the encoding is not reported (never wrapped or overflowed).
+    let x = event.col.checked_add(1)?;
+    let y = event.row.checked_add(1)?;
     match modes.mouse_encoding {
         MouseEncoding::Sgr => {
             let end = if released { 'm' } else { 'M' };
@@ -134,11 +135,12 @@ pub fn encode_mouse(event: &MouseEvent, modes: &InputModes) -> Option<Vec<u8>> {
             out.push(u8::try_from(32 + code).ok()?);
             for v in [x, y] {
                 if modes.mouse_encoding == MouseEncoding::Utf8 {
-                    let c = char::from_u32(32 + v).filter(|_| v <= 2015)?;
+                    let v = u32::try_from(v).ok().filter(|&v| v <= 2015)?;
+                    let c = char::from_u32(32 + v)?;
                     let mut buf = [0u8; 4];
                     out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
                 } else {
-                    out.push(u8::try_from(32 + v).ok().filter(|_| v <= 223)?);
+                    out.push(u8::try_from(v).ok().filter(|&v| v <= 223)? + 32);
                 }
             }
             Some(out)

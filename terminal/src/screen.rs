@@ -127,6 +127,24 @@ pub struct InputModes {
     pub focus_reporting: bool,
 }
 
+/// Length of the incomplete UTF-8 sequence `data` ends with (0 when it ends on a character boundary).
+fn incomplete_utf8_tail(data: &[u8]) -> usize {
+    for back in 1..=data.len().min(4) {
+        let byte = data[data.len() - back];
+        if (0x80..0xC0).contains(&byte) {
+            continue; // a continuation byte: look further back for its lead
+        }
+        let needed = match byte {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => return 0,
+        };
+        return if back < needed { back } else { 0 };
+    }
+    0
+}
+
 /// VT state of one terminal.
 pub struct Screen {
     term: Term<EventQueue>,
@@ -136,6 +154,8 @@ pub struct Screen {
     size: TermSize,
     generation: u64,
     last_output: Option<Instant>,
+    /// An incomplete UTF-8 sequence held back from the end of the last chunk (see [`Screen::feed`]).
+    utf8_tail: Vec<u8>,
 }
 
 impl Screen {
@@ -158,6 +178,7 @@ impl Screen {
             size,
             generation: 1,
             last_output: None,
+            utf8_tail: Vec::new(),
         })
     }
 
@@ -166,7 +187,21 @@ impl Screen {
         if bytes.is_empty() {
             return;
         }
-        self.parser.advance(&mut self.term, bytes);
+        // Chunks handed to the parser always end on a character boundary: an
+        // incomplete UTF-8 sequence at the end is held back and prepended to the
+        // next chunk. vte 0.15 drops the byte before such a trailing sequence when
+        // the same chunk also completes one begun in the previous chunk (found by
+        // tests/fuzz_vt.rs); a PTY read can end anywhere, so this happened in practice.
+        let joined;
+        let data: &[u8] = if self.utf8_tail.is_empty() {
+            bytes
+        } else {
+            joined = [std::mem::take(&mut self.utf8_tail).as_slice(), bytes].concat();
+            &joined
+        };
+        let (now, later) = data.split_at(data.len() - incomplete_utf8_tail(data));
+        self.parser.advance(&mut self.term, now);
+        self.utf8_tail.extend_from_slice(later);
         self.last_output = Some(Instant::now());
         self.bump();
     }

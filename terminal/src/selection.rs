@@ -3,8 +3,9 @@
 //! newline and wide characters are not doubled.
 
 use alacritty_terminal::index::{Column, Line, Point, Side as VtSide};
-use alacritty_terminal::selection::{Selection, SelectionType};
+use alacritty_terminal::selection::{Selection, SelectionRange, SelectionType};
 use alacritty_terminal::grid::Dimensions;
+use alacritty_terminal::term::Term;
 
 use crate::screen::Screen;
 
@@ -67,6 +68,7 @@ impl Screen {
 
     /// The selected text (None when nothing is selected).
     pub fn selection_text(&self) -> Option<String> {
+        selection_range(self.term())?;
         let text = self.term().selection_to_string()?;
         (!text.is_empty()).then_some(text)
     }
@@ -81,6 +83,17 @@ impl Screen {
         let offset = term.grid().display_offset();
         Point::new(Line(row as i32 - offset as i32), Column(col))
     }
+}
+
+/// The current selection's range, or None when it covers no cell.
+///
+/// alacritty 0.26 turns a block selection whose left edge is the right half of
+/// the last column into a range starting one column past the grid (its
+/// `range_block` moves the start right without a bound); reading that range
+/// indexes out of bounds. Such a block selects nothing, so it is dropped here.
+pub(crate) fn selection_range<T>(term: &Term<T>) -> Option<SelectionRange> {
+    let range = term.selection.as_ref()?.to_range(term)?;
+    (range.start.column.0 < term.columns() && range.end.column.0 < term.columns()).then_some(range)
 }
 
 fn vt_side(side: Side) -> VtSide {

@@ -186,7 +186,7 @@ pub(crate) fn take<T>(term: &Term<T>, theme: &Theme, generation: u64) -> GridSna
     let cols = grid.columns();
     let rows = grid.screen_lines();
     let display_offset = grid.display_offset();
-    let selection = term.selection.as_ref().and_then(|s| s.to_range(term));
+    let selection = crate::selection::selection_range(term);
 
     let mut hyperlinks: Vec<Hyperlink> = Vec::new();
     let mut cells = Vec::with_capacity(rows * cols);
