@@ -291,7 +291,7 @@ impl Renderer {
         for node in &overlay_order {
             let scale = raster_scale(1.0, node.rect, margin, self.max_texture_px());
             let signature = node_signature(node, scale);
-            if !self.nodes.get(&node.id).is_some_and(|c| c.signature == signature) {
+            if self.nodes.get(&node.id).is_none_or(|c| c.signature != signature) {
                 if let Err(e) = self.render_node(node, scale, signature) {
                     self.overlay = overlay;
                     return Err(e);

@@ -93,7 +93,7 @@ pub fn cef_key(key: &Key, location: KeyLocation, text: Option<&str>, pressed: bo
         Key::Character(s) => CefKey::Character(s.to_string()),
         _ => return None,
     };
-    let text = text.filter(|t| !t.is_empty() && !t.chars().any(char::is_control) && !(m.ctrl || m.alt)).map(str::to_string);
+    let text = text.filter(|t| !(t.is_empty() || t.chars().any(char::is_control) || m.ctrl || m.alt)).map(str::to_string);
     // Space is named in winit but types a character.
     let text = text.or_else(|| (matches!(key, Key::Named(NamedKey::Space)) && pressed && !(m.ctrl || m.alt)).then(|| " ".to_string()));
     Some(KeyInput { key: cef, text: if pressed { text } else { None }, pressed, modifiers: cef_mods(m), keypad: location == KeyLocation::Numpad, native_code })

@@ -465,7 +465,7 @@ impl App {
             let mods = if escape { Mods { shift: false, ..self.mods } } else { self.mods };
             let native = event.physical_key.to_scancode().and_then(|s| i32::try_from(s + 8).ok()).unwrap_or(0);
             let Some(rt) = self.rt.as_mut() else { return };
-            if routing::key_to_node(rt, &id, key, event.location, text, pressed, mods, native) {
+            if routing::key_to_node(rt, &id, routing::KeyPress { key, location: event.location, text, pressed, mods, native }) {
                 return;
             }
         }

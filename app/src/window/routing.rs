@@ -195,8 +195,26 @@ impl Router {
     }
 }
 
+/// One key event as the window got it.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyPress<'a> {
+    /// The logical key.
+    pub key: &'a winit::keyboard::Key,
+    /// Where on the keyboard (numeric keypad or not).
+    pub location: winit::keyboard::KeyLocation,
+    /// The text it types, if any.
+    pub text: Option<&'a str>,
+    /// Press (or repeat) rather than release.
+    pub pressed: bool,
+    /// Modifiers held.
+    pub mods: Mods,
+    /// The X keycode (0 when unknown).
+    pub native: i32,
+}
+
 /// A key for the focused node. Returns false when the node does not take keys.
-pub fn key_to_node(rt: &mut Runtime, id: &NodeId, key: &winit::keyboard::Key, location: winit::keyboard::KeyLocation, text: Option<&str>, pressed: bool, mods: Mods, native: i32) -> bool {
+pub fn key_to_node(rt: &mut Runtime, id: &NodeId, press: KeyPress<'_>) -> bool {
+    let KeyPress { key, location, text, pressed, mods, native } = press;
     let Some(kind) = rt.project().and_then(|p| p.node(id)).map(|n| n.kind.clone()) else { return false };
     match kind {
         NodeKind::Browser { .. } => {
