@@ -345,6 +345,11 @@ impl Interaction {
                 self.gesture = Gesture::Resize { id, edge, start_rect: node.rect, start: view.world(pos) };
             }
             _ if button == Button::Right => {
+                // A context menu acts on the node under the pointer (and the selection it is part of).
+                if !selection.contains(&id) {
+                    selection.click(id.clone());
+                    out.push(Effect::SelectionChanged);
+                }
                 out.push(Effect::OpenPalette { at: Some(view.world(pos)) });
             }
             // Title bars, and the bodies of notes and artifacts, drag the node.
@@ -804,5 +809,9 @@ mod tests {
         let mut it = Interaction::new();
         let e = it.pointer_down(&view(&p, &cam, None), &mut sel, Vec2::new(600.0, 500.0), Button::Right, Mods::default());
         assert_eq!(e, vec![Effect::OpenPalette { at: Some(Point::new(1300.0, 1000.0)) }]);
+        // On a node's title bar, the menu is about that node: it becomes the selection.
+        let e = it.pointer_down(&view(&p, &cam, None), &mut sel, Vec2::new(150.0, 5.0), Button::Right, Mods::default());
+        assert_eq!(sel.to_vec(), vec![id("b")]);
+        assert_eq!(e.last(), Some(&Effect::OpenPalette { at: Some(Point::new(400.0, 10.0)) }));
     }
 }

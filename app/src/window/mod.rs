@@ -353,6 +353,14 @@ impl App {
                 self.camera.zoom_at(Vec2::new(v.x / 2.0, v.y / 2.0), 1.0);
                 return self.apply(vec![Effect::CameraMoved, Effect::CommitCamera]);
             }
+            PaletteAction::Duplicate | PaletteAction::Delete => {
+                let Some(rt) = self.rt.as_mut() else { return };
+                let ids = rt.selection.to_vec();
+                let cmd = if action == PaletteAction::Duplicate { Command::Duplicate { ids } } else { Command::RemoveNodes { ids } };
+                return self.apply(vec![Effect::Apply(cmd), Effect::SelectionChanged]);
+            }
+            PaletteAction::Undo => return self.apply(vec![Effect::Undo]),
+            PaletteAction::Redo => return self.apply(vec![Effect::Redo]),
             PaletteAction::AddGroup if self.rt.as_ref().is_some_and(|rt| !rt.selection.is_empty()) => {
                 let ids = self.rt.as_ref().map(|rt| rt.selection.to_vec()).unwrap_or_default();
                 return self.apply(vec![Effect::Apply(Command::GroupNodes { ids, title: None })]);

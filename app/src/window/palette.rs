@@ -1,6 +1,7 @@
-//! The command palette (Ctrl+K, or a right click on the canvas, which opens
-//! it at the pointer as a context menu): add a browser (with a URL prompt), a
-//! terminal, a sticky note or a group, fit all, reset the zoom. Typing
+//! The command palette (Ctrl+K, or a right click, which opens it at the
+//! pointer as a context menu): add a browser (with a URL prompt), a
+//! terminal, a sticky note or a group; duplicate or delete the selection;
+//! fit all, reset the zoom, undo, redo. Typing
 //! filters; Up/Down choose; Enter runs; Escape closes. The palette is state
 //! and text only: the overlay module draws it.
 
@@ -21,6 +22,14 @@ pub enum PaletteAction {
     FitAll,
     /// Back to 100 %.
     ResetZoom,
+    /// Copy the selected nodes.
+    Duplicate,
+    /// Remove the selected nodes.
+    Delete,
+    /// Undo the last canvas edit.
+    Undo,
+    /// Redo the last undone edit.
+    Redo,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,9 +40,14 @@ enum Item {
     Group,
     FitAll,
     ResetZoom,
+    Duplicate,
+    Delete,
+    Undo,
+    Redo,
 }
 
-const ITEMS: [Item; 6] = [Item::Browser, Item::Terminal, Item::Sticky, Item::Group, Item::FitAll, Item::ResetZoom];
+const ITEMS: [Item; 10] =
+    [Item::Browser, Item::Terminal, Item::Sticky, Item::Group, Item::Duplicate, Item::Delete, Item::FitAll, Item::ResetZoom, Item::Undo, Item::Redo];
 
 impl Item {
     fn label(self, has_selection: bool) -> &'static str {
@@ -45,7 +59,16 @@ impl Item {
             Item::Group => "Group — an empty frame",
             Item::FitAll => "Fit all   Ctrl+1",
             Item::ResetZoom => "Reset zoom to 100 %   Ctrl+0",
+            Item::Duplicate => "Duplicate the selected nodes   Ctrl+D",
+            Item::Delete => "Delete the selected nodes   Del",
+            Item::Undo => "Undo   Ctrl+Z",
+            Item::Redo => "Redo   Ctrl+Shift+Z",
         }
+    }
+
+    /// Whether the item applies now (edits of the selection need one).
+    fn available(self, has_selection: bool) -> bool {
+        has_selection || !matches!(self, Item::Duplicate | Item::Delete)
     }
 }
 
@@ -102,7 +125,7 @@ impl Palette {
 
     fn matches(&self, filter: &str) -> Vec<Item> {
         let f = filter.to_lowercase();
-        ITEMS.iter().copied().filter(|i| i.label(self.has_selection).to_lowercase().contains(f.trim())).collect()
+        ITEMS.iter().copied().filter(|i| i.available(self.has_selection) && i.label(self.has_selection).to_lowercase().contains(f.trim())).collect()
     }
 
     /// Whether the URL prompt is showing.
@@ -141,6 +164,10 @@ impl Palette {
                         Item::Group => PaletteOutcome::Run(PaletteAction::AddGroup),
                         Item::FitAll => PaletteOutcome::Run(PaletteAction::FitAll),
                         Item::ResetZoom => PaletteOutcome::Run(PaletteAction::ResetZoom),
+                        Item::Duplicate => PaletteOutcome::Run(PaletteAction::Duplicate),
+                        Item::Delete => PaletteOutcome::Run(PaletteAction::Delete),
+                        Item::Undo => PaletteOutcome::Run(PaletteAction::Undo),
+                        Item::Redo => PaletteOutcome::Run(PaletteAction::Redo),
                     };
                 }
             },
@@ -207,6 +234,7 @@ mod tests {
     fn filtering_and_choosing() {
         let mut p = Palette::new(None, None, true);
         assert_eq!(p.lines().1.len(), 1 + ITEMS.len());
+        assert_eq!(Palette::new(None, None, false).lines().1.len(), 1 + ITEMS.len() - 2, "no selection: no duplicate or delete");
         typed(&mut p, "STICKY");
         assert_eq!(p.lines().1, vec!["› STICKY▏".to_string(), "▸ Sticky note".to_string()]);
         assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::AddSticky));
@@ -215,7 +243,10 @@ mod tests {
         assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::AddTerminal));
         let mut p = Palette::new(None, None, true);
         p.key(PaletteKey::Up);
-        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::ResetZoom), "Up from the first wraps to the last");
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::Redo), "Up from the first wraps to the last");
+        let mut p = Palette::new(None, None, true);
+        typed(&mut p, "del");
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::Delete));
         let mut p = Palette::new(None, None, true);
         typed(&mut p, "zzz");
         assert!(p.lines().1[1].contains("nothing matches"));
