@@ -172,7 +172,8 @@ impl App {
             .arg(project)
             .env("DISPLAY", display.name())
             .env("XDG_RUNTIME_DIR", runtime_dir)
-            .env("RUST_LOG", "termsprawl=info")
+            // Every presented frame is logged at debug level on this target.
+            .env("RUST_LOG", "termsprawl=info,termsprawl::frames=debug")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -195,6 +196,11 @@ impl App {
         let l = self.log.lock().map(|l| l.clone()).unwrap_or_default();
         let kept: Vec<&String> = l.iter().filter(|s| !s.contains("bus.cc") && !s.contains("object_proxy")).collect();
         kept[kept.len().saturating_sub(25)..].iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+    }
+
+    /// Frames the window has presented so far.
+    fn frames(&self) -> usize {
+        self.log.lock().map(|l| l.iter().filter(|s| s.contains("termsprawl::frames")).count()).unwrap_or(0)
     }
 
     fn still_running(&mut self) -> bool {
@@ -298,6 +304,24 @@ fn window_shows_the_restored_browser_page_on_the_canvas() {
     // The title bar above the body is chrome, not page.
     let title_bar = ((x0 + 40.0) as u32, (y0 - 20.0) as u32, (x1 - 40.0) as u32, (y0 - 8.0) as u32);
     assert!(shot.share(title_bar, PAGE_RGB, 6) < 0.01, "the title bar is covered by the page");
+    // Damage-driven: with a static page and no input the window stops presenting frames.
+    // (A loop that rendered every turn would never have a quiet stretch.)
+    let quiet = Duration::from_secs(3);
+    let end = Instant::now() + Duration::from_secs(60);
+    let (mut last, mut since) = (app.frames(), Instant::now());
+    let mut went_quiet = false;
+    while Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(250));
+        let now = app.frames();
+        if now != last {
+            (last, since) = (now, Instant::now());
+        } else if since.elapsed() >= quiet {
+            went_quiet = true;
+            break;
+        }
+    }
+    assert!(last > 0, "no frame was ever logged:\n{}", app.log_tail());
+    assert!(went_quiet, "the idle canvas kept rendering ({last} frames so far)");
 }
 
 #[test]
