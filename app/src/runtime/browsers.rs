@@ -13,8 +13,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Height of a node's title bar in world units (the renderer's theme agrees).
-pub const TITLE_BAR: f64 = 28.0;
 
 /// Live browsers of the active project's browser nodes.
 #[derive(Default)]
@@ -106,10 +104,13 @@ impl BrowserNodes {
     }
 }
 
-/// The pixel size CEF should paint a node's body at.
+/// The pixel size CEF should paint a node's body at: the renderer's body rect
+/// (below the title bar, inside the border) at the given zoom.
 pub fn view_size(rect: &Rect, zoom: f64) -> (u32, u32) {
-    let w = ((rect.w - 2.0) * zoom).round().clamp(1.0, cef_bridge::MAX_VIEW_EDGE as f64);
-    let h = ((rect.h - TITLE_BAR - 1.0) * zoom).round().clamp(1.0, cef_bridge::MAX_VIEW_EDGE as f64);
+    let body = canvas_render::body_rect(super::scene::render_rect(rect), &canvas_render::Theme::default());
+    let edge = cef_bridge::MAX_VIEW_EDGE as f64;
+    let w = (f64::from(body.w) * zoom).round().clamp(1.0, edge);
+    let h = (f64::from(body.h) * zoom).round().clamp(1.0, edge);
     (w as u32, h as u32)
 }
 
@@ -300,7 +301,8 @@ mod tests {
 
     #[test]
     fn view_size_follows_zoom_and_is_bounded() {
-        let r = Rect { x: 0.0, y: 0.0, w: 802.0, h: 629.0 };
+        let theme = canvas_render::Theme::default();
+        let r = Rect { x: 0.0, y: 0.0, w: 802.0, h: 601.0 + f64::from(theme.title_height) };
         assert_eq!(view_size(&r, 1.0), (800, 600));
         assert_eq!(view_size(&r, 0.5), (400, 300));
         let tiny = Rect { x: 0.0, y: 0.0, w: 1.0, h: 1.0 };
