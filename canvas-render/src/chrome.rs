@@ -29,6 +29,20 @@ pub(crate) fn texture_size(node_rect: Rect, theme: &Theme, scale: f32) -> (u32, 
     (((node_rect.w + 2.0 * m) * scale).ceil().max(1.0) as u32, ((node_rect.h + 2.0 * m) * scale).ceil().max(1.0) as u32)
 }
 
+/// World rectangles that `node`'s cached texture paints fully opaque: its frame, title bar
+/// and body minus the rounded corners. `None` when any of those is see-through (groups,
+/// translucent node colours or themes), so nothing may be skipped beneath it.
+pub(crate) fn opaque_rects(node: &NodeView, theme: &Theme) -> Option<[Rect; 2]> {
+    let style = frame_style(node, theme);
+    let border = if node.focused { theme.focus } else { style.border };
+    if style.title_bar.a < 255 || style.body.a < 255 || border.a < 255 {
+        return None;
+    }
+    let Rect { x, y, w, h } = node.rect;
+    let r = theme.corner_radius.max(0.0).min(w * 0.5).min(h * 0.5);
+    Some([Rect::new(x + r, y, w - 2.0 * r, h), Rect::new(x, y + r, w, h - 2.0 * r)])
+}
+
 /// Everything drawn into one node texture, in its pixels.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ChromeOutput {

@@ -9,7 +9,7 @@ use cosmic_text::FontSystem;
 
 use crate::camera::Camera;
 use crate::cells::{build_grid_instances, CellPipeline, GridColors, GridLayout};
-use crate::chrome::{body_rect, build_chrome, content_rect, texture_size};
+use crate::chrome::{body_rect, build_chrome, content_rect, opaque_rects, texture_size};
 use crate::composite::{BackgroundParams, Compositor, LayerInstance};
 use crate::content::{ContentStore, DirtyRect};
 use crate::error::{RenderError, Result};
@@ -301,6 +301,8 @@ impl Renderer {
         }
 
         let mut layers: Vec<(LayerInstance, &wgpu::BindGroup)> = Vec::with_capacity(visible.len() * 2);
+        // Screen areas node layers paint opaque: the background skips its dots there.
+        let mut occluders: Vec<Rect> = Vec::with_capacity(visible.len() * 2);
         let passes = visible.iter().map(|n| (*n, camera)).chain(overlay_order.iter().map(|n| (*n, &screen)));
         for (node, camera) in passes {
             let Some(cache) = self.nodes.get(&node.id) else { continue };
@@ -317,6 +319,12 @@ impl Renderer {
                 dst.y = dst.y.round();
             }
             layers.push((LayerInstance { dst: [dst.x, dst.y, dst.w, dst.h], uv: [0.0, 0.0, 1.0, 1.0], params: [0.0, 0.0, 1.0, 0.0] }, &cache.bind_group));
+            if let Some(rects) = opaque_rects(node, &theme) {
+                // Stay clear of the antialiased edge, texel rounding and bilinear filtering:
+                // a few texels, in screen pixels.
+                let inset = 2.5 * (camera.zoom() / cache.scale).max(1.0);
+                occluders.extend(rects.iter().map(|r| camera.world_rect_to_screen(*r).inflate(-inset)).filter(|r| r.w > 0.0 && r.h > 0.0));
+            }
             if let NodeContent::Texture { key, .. } = &node.content {
                 if let Some(tex) = self.content.get(*key) {
                     let body = camera.world_rect_to_screen(body_rect(node.rect, &theme));
@@ -335,7 +343,7 @@ impl Renderer {
             background: scene.background,
             dot: if scene.background == theme.canvas { theme.grid_dot } else { scene.background.mix(crate::scene::Color::rgb(255, 255, 255), 0.12) },
         };
-        self.compositor.compose(&self.device, &self.queue, &mut encoder, target.view, target.format, (target.width, target.height), background, &layers);
+        self.compositor.compose(&self.device, &self.queue, &mut encoder, target.view, target.format, (target.width, target.height), background, &occluders, &layers);
         drop(layers);
         self.queue.submit([encoder.finish()]);
 

@@ -107,3 +107,44 @@ fn overlay_is_drawn_in_target_pixels_at_any_zoom_and_damages_the_frame() {
     let after = r.render_to_rgba(&scene, &camera, 300, 200).unwrap();
     assert_eq!(after.pixel(160, 120).unwrap(), before.pixel(160, 120).unwrap());
 }
+
+/// The dot grid evaluated at pixel centre `(x, y)` by the per-pixel formula the background
+/// used to run on the GPU: the reference the instanced dots must reproduce at every zoom.
+fn reference_grid_pixel(x: u32, y: u32, camera: &Camera, theme: &Theme) -> [u8; 3] {
+    let zoom = camera.zoom();
+    let world = [(x as f32 + 0.5) / zoom + camera.offset.x, (y as f32 + 0.5) / zoom + camera.offset.y];
+    let coverage = |spacing: f32, radius: f32| {
+        let d = world.iter().map(|w| (w - (w / spacing).round() * spacing).powi(2)).sum::<f32>().sqrt() * zoom;
+        (radius + 0.5 - d).clamp(0.0, 1.0)
+    };
+    let k = (14.0 / (theme.grid_spacing * zoom)).log2().ceil().max(0.0);
+    let coarse = theme.grid_spacing * k.exp2();
+    let radius = (1.1 * zoom).clamp(0.9, 1.8);
+    let fine_alpha = ((coarse * zoom * 0.5 - 7.0) / 7.0).clamp(0.0, 1.0);
+    let a = coverage(coarse, radius).max(coverage(coarse * 0.5, radius) * fine_alpha);
+    let (bg, dot) = (theme.canvas.to_f32(), theme.grid_dot.to_f32());
+    std::array::from_fn(|i| ((bg[i] + (dot[i] - bg[i]) * a * dot[3]) * 255.0).round() as u8)
+}
+
+#[test]
+fn instanced_dot_grid_matches_the_per_pixel_formula_at_every_zoom() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu, &[]);
+    let theme = Theme::default();
+    let scene = Scene { background: theme.canvas, nodes: vec![] };
+    for (zoom, offset) in [(1.0, (0.0, 0.0)), (0.586, (-37.3, 811.9)), (0.42, (5.0, -3.0)), (0.1, (-5000.0, 2400.0)), (1.7, (13.1, 7.7)), (4.0, (-1.3, 2.2))] {
+        let camera = Camera::new(Vec2::new(offset.0, offset.1), zoom);
+        let img = r.render_to_rgba(&scene, &camera, 320, 200).unwrap();
+        let mut worst = 0;
+        for y in 0..200 {
+            for x in 0..320 {
+                let got = img.pixel(x, y).unwrap();
+                let want = reference_grid_pixel(x, y, &camera, &theme);
+                assert_eq!(got[3], 255);
+                worst = worst.max((0..3).map(|i| got[i].abs_diff(want[i])).max().unwrap_or(0));
+            }
+        }
+        // Float rounding in a different order may move a channel by one step, never more.
+        assert!(worst <= 1, "zoom {zoom}: a pixel differs by {worst} from the per-pixel grid");
+    }
+}

@@ -1,11 +1,18 @@
 // Frame composition: the dot-grid background, then textured layers (cached node textures
 // and uploaded content) placed by the camera. Inputs are premultiplied alpha holding sRGB
 // values; sRGB targets get a conversion so colours look the same on either kind of target.
+// Per-target and per-layer-kind choices are pipeline constants, not uniforms: lavapipe runs
+// both sides of a uniform branch for every pixel, so a branch on a uniform costs as much as
+// the work it is meant to skip.
+
+// The target stores sRGB-encoded values (its format is an sRGB one).
+override SRGB_OUT: bool = false;
+// The layer rounds its bottom corners (content bodies); node textures carry their own shape.
+override ROUNDED: bool = false;
 
 struct Globals {
     target_size: vec2<f32>,
-    srgb_out: f32,
-    _pad: f32,
+    _pad: vec2<f32>,
 };
 
 @group(0) @binding(0) var<uniform> globals: Globals;
@@ -13,7 +20,7 @@ struct Globals {
 @group(1) @binding(0) var layer: texture_2d<f32>;
 
 fn encode(premul: vec4<f32>) -> vec4<f32> {
-    if (globals.srgb_out < 0.5 || premul.a <= 0.0) {
+    if (!SRGB_OUT || premul.a <= 0.0) {
         return premul;
     }
     let straight = premul.rgb / premul.a;
@@ -58,7 +65,7 @@ fn sd_round_box(p: vec2<f32>, half_size: vec2<f32>, radius: f32) -> f32 {
 fn fs_layer(in: VsOut) -> @location(0) vec4<f32> {
     var c = textureSample(layer, layer_sampler, in.uv) * in.params.z;
     let radius = in.params.x;
-    if (radius > 0.0) {
+    if (ROUNDED) {
         // Round only the bottom corners: extend the box upwards past the top edge.
         let box_min = vec2<f32>(in.dst.x, in.dst.y - radius);
         let box_size = vec2<f32>(in.dst.z, in.dst.w + radius);

@@ -202,6 +202,8 @@ pub fn assert_golden(name: &str, actual: &RgbaImage) {
         }
     }
     let fraction = differing as f64 / (actual.width as f64 * actual.height as f64);
+    let changed = actual.pixels.chunks_exact(4).zip(golden.pixels.chunks_exact(4)).filter(|(a, g)| a != g).count();
+    println!("golden {name}: {changed} pixels differ at all, worst channel difference {worst}");
     if fraction > MAX_DIFF_FRACTION {
         let diff_path = out_dir.join(format!("{name}.diff.png"));
         actual.save_png(&actual_path).expect("write actual");
