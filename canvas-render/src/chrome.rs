@@ -43,6 +43,12 @@ pub(crate) fn opaque_rects(node: &NodeView, theme: &Theme) -> Option<[Rect; 2]> 
     Some([Rect::new(x + r, y, w - 2.0 * r, h), Rect::new(x, y + r, w, h - 2.0 * r)])
 }
 
+/// The fill of `node`'s body in its cached texture: all a content texture covers there
+/// (nothing else is drawn in the body of a node with uploaded content).
+pub(crate) fn body_color(node: &NodeView, theme: &Theme) -> Color {
+    frame_style(node, theme).body
+}
+
 /// Everything drawn into one node texture, in its pixels.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ChromeOutput {

@@ -15,8 +15,54 @@ pub(crate) struct LayerInstance {
     pub(crate) dst: [f32; 4],
     /// Source texture coordinates (u0, v0, u1, v1).
     pub(crate) uv: [f32; 4],
-    /// (bottom-corner radius in pixels, unused, opacity, unused).
+    /// (bottom-corner radius in pixels, 1 when every texel drawn is opaque so blending can
+    /// be skipped, opacity, unused).
     pub(crate) params: [f32; 4],
+    /// Rounded (content) layers: target pixels (x0, y0, x1, y1) where `backdrop` lies under
+    /// the layer instead of anything drawn before it.
+    pub(crate) inner: [f32; 4],
+    /// Premultiplied colour composited under the layer inside `inner`.
+    pub(crate) backdrop: [f32; 4],
+}
+
+impl LayerInstance {
+    /// The whole texture in `dst`, nothing else.
+    pub(crate) fn plain(dst: Rect) -> Self {
+        Self { dst: [dst.x, dst.y, dst.w, dst.h], uv: [0.0, 0.0, 1.0, 1.0], params: [0.0, 0.0, 1.0, 0.0], inner: [0.0; 4], backdrop: [0.0; 4] }
+    }
+
+    /// The same texture mapping cut to the part of `dst` outside `hole` (whole pixels, inside
+    /// `dst`): up to four pieces whose edges meet exactly, so every pixel outside the hole is
+    /// drawn once, with the texels it had in the whole quad, and none inside it.
+    pub(crate) fn around(self, hole: Rect) -> impl Iterator<Item = LayerInstance> {
+        let [x, y, w, h] = self.dst;
+        let (r, b) = (x + w, y + h);
+        let pieces = [
+            [x, y, r, hole.y],
+            [x, hole.bottom(), r, b],
+            [x, hole.y, hole.x, hole.bottom()],
+            [hole.right(), hole.y, r, hole.bottom()],
+        ];
+        pieces.into_iter().filter(|p| p[2] > p[0] && p[3] > p[1]).map(move |p| self.cut(p))
+    }
+
+    /// The part of this layer inside `hole` (whole pixels, inside `dst`), marked opaque: the
+    /// caller knows every texel there has full alpha, so it is drawn without blending (the
+    /// same pixels, with no read of what lies beneath).
+    pub(crate) fn opaque_within(self, hole: Rect) -> LayerInstance {
+        let mut piece = self.cut([hole.x, hole.y, hole.right(), hole.bottom()]);
+        piece.params[1] = 1.0;
+        piece
+    }
+
+    /// The same texture mapping restricted to target pixels (x0, y0, x1, y1).
+    fn cut(self, [x0, y0, x1, y1]: [f32; 4]) -> LayerInstance {
+        let [x, y, w, h] = self.dst;
+        let [u0, v0, u1, v1] = self.uv;
+        let u = |px: f32| u0 + (px - x) / w * (u1 - u0);
+        let v = |py: f32| v0 + (py - y) / h * (v1 - v0);
+        LayerInstance { dst: [x0, y0, x1 - x0, y1 - y0], uv: [u(x0), v(y0), u(x1), v(y1)], ..self }
+    }
 }
 
 #[repr(C)]
@@ -177,6 +223,8 @@ struct Pipelines {
     layer: wgpu::RenderPipeline,
     /// Layers with rounded bottom corners (content bodies).
     rounded: wgpu::RenderPipeline,
+    /// Opaque layer pieces: drawn without blending.
+    opaque: wgpu::RenderPipeline,
 }
 
 /// Pipelines (per target format), the shared sampler and the layer instance buffer.
@@ -304,8 +352,8 @@ impl Compositor {
                 ..Default::default()
             });
             let srgb = if format.is_srgb() { 1.0 } else { 0.0 };
-            let attributes = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4, 2 => Float32x4];
-            let layer_pipeline = |label: &str, rounded: bool| {
+            let attributes = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4, 2 => Float32x4, 3 => Float32x4, 4 => Float32x4];
+            let layer_pipeline = |label: &str, rounded: bool, blend: Option<wgpu::BlendState>| {
                 let constants = [("SRGB_OUT", srgb), ("ROUNDED", if rounded { 1.0 } else { 0.0 })];
                 device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                     label: Some(label),
@@ -325,7 +373,7 @@ impl Compositor {
                         entry_point: Some("fs_layer"),
                         targets: &[Some(wgpu::ColorTargetState {
                             format,
-                            blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+                            blend,
                             write_mask: wgpu::ColorWrites::ALL,
                         })],
                         compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
@@ -337,8 +385,10 @@ impl Compositor {
                     cache: None,
                 })
             };
-            let layer = layer_pipeline("layer pipeline", false);
-            let rounded = layer_pipeline("rounded layer pipeline", true);
+            let premul = Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING);
+            let layer = layer_pipeline("layer pipeline", false, premul);
+            let rounded = layer_pipeline("rounded layer pipeline", true, premul);
+            let opaque = layer_pipeline("opaque layer pipeline", false, None);
             let background = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some("background pipeline"),
                 layout: Some(&bg_layout),
@@ -364,7 +414,7 @@ impl Compositor {
                 multiview_mask: None,
                 cache: None,
             });
-            Pipelines { background, layer, rounded }
+            Pipelines { background, layer, rounded, opaque }
         })
     }
 
@@ -445,12 +495,18 @@ impl Compositor {
         }
         pass.set_bind_group(0, &self.globals_bind, &[]);
         pass.set_vertex_buffer(0, self.instances.slice(..));
-        let mut current_rounded = None;
+        let mut current = None;
         for (i, (instance, bind)) in layers.iter().enumerate() {
-            let rounded = instance.params[0] > 0.0;
-            if current_rounded != Some(rounded) {
-                pass.set_pipeline(if rounded { &pipelines.rounded } else { &pipelines.layer });
-                current_rounded = Some(rounded);
+            let kind = if instance.params[0] > 0.0 {
+                0
+            } else if instance.params[1] > 0.0 {
+                1
+            } else {
+                2
+            };
+            if current != Some(kind) {
+                pass.set_pipeline([&pipelines.rounded, &pipelines.opaque, &pipelines.layer][kind]);
+                current = Some(kind);
             }
             pass.set_bind_group(1, *bind, &[]);
             pass.draw(0..4, i as u32..i as u32 + 1);
@@ -531,6 +587,26 @@ mod tests {
             }
         }
         assert_eq!(cut.len(), g.rows as usize);
+    }
+
+    #[test]
+    fn pieces_around_a_hole_tile_the_rest_of_the_quad_with_the_same_texels() {
+        let layer = LayerInstance { uv: [0.1, 0.2, 0.9, 0.8], ..LayerInstance::plain(Rect::new(10.5, 20.25, 100.0, 60.0)) };
+        let hole = Rect::new(30.0, 40.0, 50.0, 20.0);
+        let pieces: Vec<LayerInstance> = layer.around(hole).collect();
+        assert_eq!(pieces.len(), 4);
+        let area: f32 = pieces.iter().map(|p| p.dst[2] * p.dst[3]).sum();
+        assert!((area - (100.0 * 60.0 - 50.0 * 20.0)).abs() < 1e-2, "area {area}");
+        // Each piece maps its corners to the texels the whole quad had there.
+        let u = |x: f32| 0.1 + (x - 10.5) / 100.0 * 0.8;
+        let v = |y: f32| 0.2 + (y - 20.25) / 60.0 * 0.6;
+        for p in &pieces {
+            let [x, y, w, h] = p.dst;
+            assert!((p.uv[0] - u(x)).abs() < 1e-6 && (p.uv[2] - u(x + w)).abs() < 1e-6, "{p:?}");
+            assert!((p.uv[1] - v(y)).abs() < 1e-6 && (p.uv[3] - v(y + h)).abs() < 1e-6, "{p:?}");
+            // No piece overlaps the hole.
+            assert!(x + w <= hole.x || x >= hole.right() || y + h <= hole.y || y >= hole.bottom(), "{p:?}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use cosmic_text::FontSystem;
 
 use crate::camera::Camera;
 use crate::cells::{build_grid_instances, CellPipeline, GridColors, GridLayout};
-use crate::chrome::{body_rect, build_chrome, content_rect, opaque_rects, texture_size};
+use crate::chrome::{body_color, body_rect, build_chrome, content_rect, opaque_rects, texture_size};
 use crate::composite::{BackgroundParams, Compositor, LayerInstance};
 use crate::content::{ContentStore, DirtyRect};
 use crate::error::{RenderError, Result};
@@ -318,22 +318,57 @@ impl Renderer {
                 dst.x = dst.x.round();
                 dst.y = dst.y.round();
             }
-            layers.push((LayerInstance { dst: [dst.x, dst.y, dst.w, dst.h], uv: [0.0, 0.0, 1.0, 1.0], params: [0.0, 0.0, 1.0, 0.0] }, &cache.bind_group));
+            // Stay clear of antialiased edges, texel rounding and bilinear filtering: a few
+            // texels, in screen pixels.
+            let texel_px = (camera.zoom() / cache.scale).max(1.0);
             if let Some(rects) = opaque_rects(node, &theme) {
-                // Stay clear of the antialiased edge, texel rounding and bilinear filtering:
-                // a few texels, in screen pixels.
-                let inset = 2.5 * (camera.zoom() / cache.scale).max(1.0);
+                let inset = 2.5 * texel_px;
                 occluders.extend(rects.iter().map(|r| camera.world_rect_to_screen(*r).inflate(-inset)).filter(|r| r.w > 0.0 && r.h > 0.0));
             }
-            if let NodeContent::Texture { key, .. } = &node.content {
-                if let Some(tex) = self.content.get(*key) {
-                    let body = camera.world_rect_to_screen(body_rect(node.rect, &theme));
-                    if body.w >= 1.0 && body.h >= 1.0 {
-                        let radius = ((theme.corner_radius - 1.0) * camera.zoom()).max(0.0);
-                        layers.push((LayerInstance { dst: [body.x, body.y, body.w, body.h], uv: [0.0, 0.0, 1.0, 1.0], params: [radius, 0.0, 1.0, 0.0] }, &tex.bind_group));
-                    }
+            let node_layer = LayerInstance::plain(dst);
+            let content = match &node.content {
+                NodeContent::Texture { key, .. } => self.content.get(*key).map(|tex| (tex, camera.world_rect_to_screen(body_rect(node.rect, &theme)))),
+                _ => None,
+            };
+            let Some((tex, body)) = content.filter(|(_, body)| body.w >= 1.0 && body.h >= 1.0) else {
+                // An opaque node's interior (clear of the rounded corners and filtered edges)
+                // is drawn without blending.
+                let node_px = camera.world_rect_to_screen(node.rect);
+                let inset = theme.corner_radius.max(0.0) * camera.zoom() + 3.0 * texel_px;
+                let x0 = (node_px.x + inset).max(dst.x).ceil();
+                let y0 = (node_px.y + inset).max(dst.y).ceil();
+                let x1 = (node_px.right() - inset).min(dst.right()).floor();
+                let y1 = (node_px.bottom() - inset).min(dst.bottom()).floor();
+                if opaque_rects(node, &theme).is_some() && x1 > x0 && y1 > y0 {
+                    let hole = Rect::new(x0, y0, x1 - x0, y1 - y0);
+                    layers.extend(node_layer.around(hole).chain([node_layer.opaque_within(hole)]).map(|piece| (piece, &cache.bind_group)));
+                } else {
+                    layers.push((node_layer, &cache.bind_group));
                 }
+                continue;
+            };
+            let radius = ((theme.corner_radius - 1.0) * camera.zoom()).max(0.0);
+            let mut content_layer = LayerInstance { params: [radius, 0.0, 1.0, 0.0], ..LayerInstance::plain(body) };
+            // The content covers the body, where the node texture holds only its flat body
+            // colour: leave the node texture out of the body's interior and let the content
+            // layer composite over that colour itself, so those pixels are shaded once, not
+            // twice. The interior keeps clear of the body's top hairline, its rounded bottom
+            // corners and filtered edges, in whole pixels.
+            let fill = body_color(node, &theme);
+            let inset = 3.0 * texel_px;
+            let hole_x0 = (body.x + inset).max(dst.x).ceil();
+            let hole_y0 = (body.y + inset).max(dst.y).ceil();
+            let hole_x1 = (body.right() - inset).min(dst.right()).floor();
+            let hole_y1 = (body.bottom() - theme.corner_radius * camera.zoom() - inset).min(dst.bottom()).floor();
+            if radius > 0.0 && fill.a == 255 && hole_x1 > hole_x0 && hole_y1 > hole_y0 {
+                let hole = Rect::new(hole_x0, hole_y0, hole_x1 - hole_x0, hole_y1 - hole_y0);
+                layers.extend(node_layer.around(hole).map(|piece| (piece, &cache.bind_group)));
+                content_layer.inner = [hole_x0, hole_y0, hole_x1, hole_y1];
+                content_layer.backdrop = fill.to_f32();
+            } else {
+                layers.push((node_layer, &cache.bind_group));
             }
+            layers.push((content_layer, &tex.bind_group));
         }
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         let background = BackgroundParams {

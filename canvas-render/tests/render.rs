@@ -148,3 +148,29 @@ fn instanced_dot_grid_matches_the_per_pixel_formula_at_every_zoom() {
         assert!(worst <= 1, "zoom {zoom}: a pixel differs by {worst} from the per-pixel grid");
     }
 }
+
+#[test]
+fn translucent_content_shows_the_node_body_beneath_it_everywhere() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu, &[]);
+    let scene = browser_scene();
+    let body = r.body_rect(scene.nodes[0].rect);
+    let (w, h) = (body.w as u32, body.h as u32);
+    // Premultiplied BGRA: red at half coverage.
+    let half_red: Vec<u8> = (0..w * h).flat_map(|_| [0, 0, 128, 128]).collect();
+    r.upload_bgra(9, w, h, &half_red, &[]).unwrap();
+    let camera = Camera::new(Vec2::new(-10.0, -10.0), 1.0);
+    let img = r.render_to_rgba(&scene, &camera, 220, 170).unwrap();
+    let fill = Theme::default().node_body;
+    let over = |c: u8, under: u8| (c as f32 + under as f32 * (1.0 - 128.0 / 255.0)).round() as u8;
+    let want = [over(128, fill.r), over(0, fill.g), over(0, fill.b)];
+    // The body's interior (content composited over the body colour in one layer) and its
+    // edge band (content blended over the node texture) must agree.
+    let (cx, cy) = ((body.x + body.w / 2.0) as u32 + 10, (body.y + body.h / 2.0) as u32 + 10);
+    for (x, y) in [(cx, cy), (body.x as u32 + 11, cy), (body.right() as u32 + 8, cy), (cx, body.y as u32 + 12), (cx, body.bottom() as u32 + 5)] {
+        let got = img.pixel(x, y).unwrap();
+        for i in 0..3 {
+            assert!(got[i].abs_diff(want[i]) <= 1, "pixel ({x}, {y}) is {got:?}, want {want:?}");
+        }
+    }
+}

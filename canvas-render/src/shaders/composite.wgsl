@@ -7,7 +7,9 @@
 
 // The target stores sRGB-encoded values (its format is an sRGB one).
 override SRGB_OUT: bool = false;
-// The layer rounds its bottom corners (content bodies); node textures carry their own shape.
+// The layer is a content body: rounded bottom corners, and composited over the node's
+// opaque body colour inside `inner`, where the node texture itself is not drawn (it would
+// only be painted over). Node textures carry their own shape.
 override ROUNDED: bool = false;
 
 struct Globals {
@@ -31,6 +33,8 @@ struct Instance {
     @location(0) dst: vec4<f32>,
     @location(1) uv: vec4<f32>,
     @location(2) params: vec4<f32>,
+    @location(3) inner: vec4<f32>,
+    @location(4) backdrop: vec4<f32>,
 };
 
 struct VsOut {
@@ -39,6 +43,8 @@ struct VsOut {
     @location(1) pixel: vec2<f32>,
     @location(2) dst: vec4<f32>,
     @location(3) params: vec4<f32>,
+    @location(4) @interpolate(flat) inner: vec4<f32>,
+    @location(5) @interpolate(flat) backdrop: vec4<f32>,
 };
 
 @vertex
@@ -52,6 +58,8 @@ fn vs_layer(@builtin(vertex_index) vi: u32, inst: Instance) -> VsOut {
     out.pixel = pixel;
     out.dst = inst.dst;
     out.params = inst.params;
+    out.inner = inst.inner;
+    out.backdrop = inst.backdrop;
     return out;
 }
 
@@ -66,6 +74,11 @@ fn fs_layer(in: VsOut) -> @location(0) vec4<f32> {
     var c = textureSample(layer, layer_sampler, in.uv) * in.params.z;
     let radius = in.params.x;
     if (ROUNDED) {
+        // Inside `inner` (whole pixels) the node's body colour is the backdrop: premultiplied
+        // "over", as blending onto the node texture there would have given.
+        let p = in.position.xy;
+        let inside = all(p >= in.inner.xy) && all(p < in.inner.zw);
+        c = c + select(vec4<f32>(0.0), in.backdrop, inside) * (1.0 - c.a);
         // Round only the bottom corners: extend the box upwards past the top edge.
         let box_min = vec2<f32>(in.dst.x, in.dst.y - radius);
         let box_size = vec2<f32>(in.dst.z, in.dst.w + radius);
