@@ -125,6 +125,18 @@ impl Router {
         let content = camera.world_rect_to_screen(canvas_render::content_rect(render_rect(rect), &theme));
         let snap = term.snapshot();
         let grid = (snap.rows, snap.cols);
+        // Ctrl+click on an OSC 8 hyperlink opens it in a new browser node (web URLs only).
+        if let NodeInput::Down { pos, button: Button::Left, .. } = &input {
+            if mods.ctrl {
+                let (row, col, _) = cell_at(*pos, content, camera.zoom(), cell, grid);
+                if let Some(uri) = snap.hyperlink_at(row, col).map(str::to_owned) {
+                    if let Err(e) = rt.open_browser(&uri, None) {
+                        rt.notify(format!("link not opened: {e}"), true);
+                    }
+                    return;
+                }
+            }
+        }
         let modes = term.input_modes();
         let tmods = input::term_mods(mods);
         // Shift always selects, even when the program asked for the mouse (like xterm).
