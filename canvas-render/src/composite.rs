@@ -15,20 +15,29 @@ pub(crate) struct LayerInstance {
     pub(crate) dst: [f32; 4],
     /// Source texture coordinates (u0, v0, u1, v1).
     pub(crate) uv: [f32; 4],
-    /// (bottom-corner radius in pixels, 1 when every texel drawn is opaque so blending can
-    /// be skipped, opacity, unused).
+    /// (bottom-corner radius in pixels, mode, opacity, unused). Modes: 0 blended; 1 opaque
+    /// texels, drawn without blending; 2 composited over `backdrop` (opaque) in the shader,
+    /// drawn without blending.
     pub(crate) params: [f32; 4],
-    /// Rounded (content) layers: target pixels (x0, y0, x1, y1) where `backdrop` lies under
-    /// the layer instead of anything drawn before it.
-    pub(crate) inner: [f32; 4],
-    /// Premultiplied colour composited under the layer inside `inner`.
+    /// Rounded layers: the rectangle (x, y, w, h) whose bottom corners are rounded, the
+    /// whole layer's even when it is drawn in pieces.
+    pub(crate) shape: [f32; 4],
+    /// Mode 2: the premultiplied opaque colour under the layer.
     pub(crate) backdrop: [f32; 4],
 }
+
+/// `LayerInstance::params[1]`: texels blended over what lies beneath.
+const MODE_BLENDED: f32 = 0.0;
+/// `LayerInstance::params[1]`: every texel opaque, drawn without blending.
+const MODE_OPAQUE: f32 = 1.0;
+/// `LayerInstance::params[1]`: composited over its own opaque backdrop colour.
+const MODE_BACKDROP: f32 = 2.0;
 
 impl LayerInstance {
     /// The whole texture in `dst`, nothing else.
     pub(crate) fn plain(dst: Rect) -> Self {
-        Self { dst: [dst.x, dst.y, dst.w, dst.h], uv: [0.0, 0.0, 1.0, 1.0], params: [0.0, 0.0, 1.0, 0.0], inner: [0.0; 4], backdrop: [0.0; 4] }
+        let dst = [dst.x, dst.y, dst.w, dst.h];
+        Self { dst, uv: [0.0, 0.0, 1.0, 1.0], params: [0.0, MODE_BLENDED, 1.0, 0.0], shape: dst, backdrop: [0.0; 4] }
     }
 
     /// The same texture mapping cut to the part of `dst` outside `hole` (whole pixels, inside
@@ -51,7 +60,18 @@ impl LayerInstance {
     /// same pixels, with no read of what lies beneath).
     pub(crate) fn opaque_within(self, hole: Rect) -> LayerInstance {
         let mut piece = self.cut([hole.x, hole.y, hole.right(), hole.bottom()]);
-        piece.params[1] = 1.0;
+        piece.params[1] = MODE_OPAQUE;
+        piece
+    }
+
+    /// The part of this layer inside `hole` (whole pixels, clear of its rounded corners and
+    /// antialiased edges), composited over the opaque premultiplied `backdrop` in the shader
+    /// and drawn without blending: the pixels it would give blended over that colour.
+    pub(crate) fn over_backdrop_within(self, hole: Rect, backdrop: [f32; 4]) -> LayerInstance {
+        let mut piece = self.cut([hole.x, hole.y, hole.right(), hole.bottom()]);
+        piece.params[0] = 0.0;
+        piece.params[1] = MODE_BACKDROP;
+        piece.backdrop = backdrop;
         piece
     }
 
@@ -225,6 +245,8 @@ struct Pipelines {
     rounded: wgpu::RenderPipeline,
     /// Opaque layer pieces: drawn without blending.
     opaque: wgpu::RenderPipeline,
+    /// Pieces composited over their own opaque backdrop colour, drawn without blending.
+    backdrop: wgpu::RenderPipeline,
 }
 
 /// Pipelines (per target format), the shared sampler and the layer instance buffer.
@@ -353,8 +375,9 @@ impl Compositor {
             });
             let srgb = if format.is_srgb() { 1.0 } else { 0.0 };
             let attributes = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4, 2 => Float32x4, 3 => Float32x4, 4 => Float32x4];
-            let layer_pipeline = |label: &str, rounded: bool, blend: Option<wgpu::BlendState>| {
-                let constants = [("SRGB_OUT", srgb), ("ROUNDED", if rounded { 1.0 } else { 0.0 })];
+            let layer_pipeline = |label: &str, rounded: bool, backdrop: bool, blend: Option<wgpu::BlendState>| {
+                let flag = |b: bool| if b { 1.0 } else { 0.0 };
+                let constants = [("SRGB_OUT", srgb), ("ROUNDED", flag(rounded)), ("BACKDROP", flag(backdrop))];
                 device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                     label: Some(label),
                     layout: Some(&layer_layout),
@@ -386,9 +409,10 @@ impl Compositor {
                 })
             };
             let premul = Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING);
-            let layer = layer_pipeline("layer pipeline", false, premul);
-            let rounded = layer_pipeline("rounded layer pipeline", true, premul);
-            let opaque = layer_pipeline("opaque layer pipeline", false, None);
+            let layer = layer_pipeline("layer pipeline", false, false, premul);
+            let rounded = layer_pipeline("rounded layer pipeline", true, false, premul);
+            let opaque = layer_pipeline("opaque layer pipeline", false, false, None);
+            let backdrop = layer_pipeline("backdrop layer pipeline", false, true, None);
             let background = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some("background pipeline"),
                 layout: Some(&bg_layout),
@@ -414,7 +438,7 @@ impl Compositor {
                 multiview_mask: None,
                 cache: None,
             });
-            Pipelines { background, layer, rounded, opaque }
+            Pipelines { background, layer, rounded, opaque, backdrop }
         })
     }
 
@@ -497,15 +521,17 @@ impl Compositor {
         pass.set_vertex_buffer(0, self.instances.slice(..));
         let mut current = None;
         for (i, (instance, bind)) in layers.iter().enumerate() {
-            let kind = if instance.params[0] > 0.0 {
+            let kind = if instance.params[1] == MODE_BACKDROP {
                 0
-            } else if instance.params[1] > 0.0 {
+            } else if instance.params[0] > 0.0 {
                 1
-            } else {
+            } else if instance.params[1] == MODE_OPAQUE {
                 2
+            } else {
+                3
             };
             if current != Some(kind) {
-                pass.set_pipeline([&pipelines.rounded, &pipelines.opaque, &pipelines.layer][kind]);
+                pass.set_pipeline([&pipelines.backdrop, &pipelines.rounded, &pipelines.opaque, &pipelines.layer][kind]);
                 current = Some(kind);
             }
             pass.set_bind_group(1, *bind, &[]);

@@ -348,12 +348,13 @@ impl Renderer {
                 continue;
             };
             let radius = ((theme.corner_radius - 1.0) * camera.zoom()).max(0.0);
-            let mut content_layer = LayerInstance { params: [radius, 0.0, 1.0, 0.0], ..LayerInstance::plain(body) };
+            let content_layer = LayerInstance { params: [radius, 0.0, 1.0, 0.0], ..LayerInstance::plain(body) };
             // The content covers the body, where the node texture holds only its flat body
             // colour: leave the node texture out of the body's interior and let the content
-            // layer composite over that colour itself, so those pixels are shaded once, not
-            // twice. The interior keeps clear of the body's top hairline, its rounded bottom
-            // corners and filtered edges, in whole pixels.
+            // composite over that colour itself there, unblended, so those pixels are shaded
+            // once, not twice. The interior keeps clear of the body's top hairline, its
+            // rounded bottom corners and filtered edges, in whole pixels; around it both
+            // layers are drawn as before, in pieces.
             let fill = body_color(node, &theme);
             let inset = 3.0 * texel_px;
             let hole_x0 = (body.x + inset).max(dst.x).ceil();
@@ -363,12 +364,12 @@ impl Renderer {
             if radius > 0.0 && fill.a == 255 && hole_x1 > hole_x0 && hole_y1 > hole_y0 {
                 let hole = Rect::new(hole_x0, hole_y0, hole_x1 - hole_x0, hole_y1 - hole_y0);
                 layers.extend(node_layer.around(hole).map(|piece| (piece, &cache.bind_group)));
-                content_layer.inner = [hole_x0, hole_y0, hole_x1, hole_y1];
-                content_layer.backdrop = fill.to_f32();
+                layers.extend(content_layer.around(hole).map(|piece| (piece, &tex.bind_group)));
+                layers.push((content_layer.over_backdrop_within(hole, fill.to_f32()), &tex.bind_group));
             } else {
                 layers.push((node_layer, &cache.bind_group));
+                layers.push((content_layer, &tex.bind_group));
             }
-            layers.push((content_layer, &tex.bind_group));
         }
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         let background = BackgroundParams {

@@ -7,10 +7,13 @@
 
 // The target stores sRGB-encoded values (its format is an sRGB one).
 override SRGB_OUT: bool = false;
-// The layer is a content body: rounded bottom corners, and composited over the node's
-// opaque body colour inside `inner`, where the node texture itself is not drawn (it would
-// only be painted over). Node textures carry their own shape.
+// The layer rounds the bottom corners of its `shape` (content bodies; node textures carry
+// their own shape).
 override ROUNDED: bool = false;
+// The layer is composited over its opaque `backdrop` colour here (the node body under a
+// content interior, where the node texture itself is not drawn: it would only be painted
+// over), and drawn without blending.
+override BACKDROP: bool = false;
 
 struct Globals {
     target_size: vec2<f32>,
@@ -33,7 +36,7 @@ struct Instance {
     @location(0) dst: vec4<f32>,
     @location(1) uv: vec4<f32>,
     @location(2) params: vec4<f32>,
-    @location(3) inner: vec4<f32>,
+    @location(3) shape: vec4<f32>,
     @location(4) backdrop: vec4<f32>,
 };
 
@@ -41,9 +44,8 @@ struct VsOut {
     @builtin(position) position: vec4<f32>,
     @location(0) uv: vec2<f32>,
     @location(1) pixel: vec2<f32>,
-    @location(2) dst: vec4<f32>,
     @location(3) params: vec4<f32>,
-    @location(4) @interpolate(flat) inner: vec4<f32>,
+    @location(4) @interpolate(flat) shape: vec4<f32>,
     @location(5) @interpolate(flat) backdrop: vec4<f32>,
 };
 
@@ -56,9 +58,8 @@ fn vs_layer(@builtin(vertex_index) vi: u32, inst: Instance) -> VsOut {
     out.position = vec4<f32>(ndc.x, -ndc.y, 0.0, 1.0);
     out.uv = mix(inst.uv.xy, inst.uv.zw, corner);
     out.pixel = pixel;
-    out.dst = inst.dst;
     out.params = inst.params;
-    out.inner = inst.inner;
+    out.shape = inst.shape;
     out.backdrop = inst.backdrop;
     return out;
 }
@@ -73,15 +74,14 @@ fn sd_round_box(p: vec2<f32>, half_size: vec2<f32>, radius: f32) -> f32 {
 fn fs_layer(in: VsOut) -> @location(0) vec4<f32> {
     var c = textureSample(layer, layer_sampler, in.uv) * in.params.z;
     let radius = in.params.x;
+    if (BACKDROP) {
+        // Premultiplied "over" the opaque backdrop: what blending onto it would give.
+        c = c + in.backdrop * (1.0 - c.a);
+    }
     if (ROUNDED) {
-        // Inside `inner` (whole pixels) the node's body colour is the backdrop: premultiplied
-        // "over", as blending onto the node texture there would have given.
-        let p = in.position.xy;
-        let inside = all(p >= in.inner.xy) && all(p < in.inner.zw);
-        c = c + select(vec4<f32>(0.0), in.backdrop, inside) * (1.0 - c.a);
         // Round only the bottom corners: extend the box upwards past the top edge.
-        let box_min = vec2<f32>(in.dst.x, in.dst.y - radius);
-        let box_size = vec2<f32>(in.dst.z, in.dst.w + radius);
+        let box_min = vec2<f32>(in.shape.x, in.shape.y - radius);
+        let box_size = vec2<f32>(in.shape.z, in.shape.w + radius);
         let d = sd_round_box(in.pixel - (box_min + box_size * 0.5), box_size * 0.5, radius);
         c = c * clamp(0.5 - d, 0.0, 1.0);
     }
