@@ -223,14 +223,9 @@ fn tail_at_line_start(data: &[u8], max: usize) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::screen::{ScreenConfig, TermSize};
     use crate::snapshot::CellFlags;
 
-    fn screen(cols: u16, rows: u16, bytes: &[u8]) -> Screen {
-        let mut s = Screen::new(TermSize::new(cols, rows), ScreenConfig::default()).unwrap();
-        s.feed(bytes);
-        s
-    }
+    use crate::screen::fed_screen as screen;
 
     #[test]
     fn snapshot_round_trips_text_and_attributes() {

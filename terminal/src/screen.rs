@@ -393,6 +393,14 @@ impl Screen {
     }
 }
 
+/// A screen of `cols`×`rows` with `bytes` already fed: the shared fixture of this crate's unit tests.
+#[cfg(test)]
+pub(crate) fn fed_screen(cols: u16, rows: u16, bytes: &[u8]) -> Screen {
+    let mut s = Screen::new(TermSize::new(cols, rows), ScreenConfig::default()).expect("valid test size");
+    s.feed(bytes);
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -106,14 +106,9 @@ fn vt_side(side: Side) -> VtSide {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::screen::{ScreenConfig, TermSize};
     use crate::snapshot::CellFlags;
 
-    fn screen(cols: u16, rows: u16, bytes: &[u8]) -> Screen {
-        let mut s = Screen::new(TermSize::new(cols, rows), ScreenConfig::default()).unwrap();
-        s.feed(bytes);
-        s
-    }
+    use crate::screen::fed_screen as screen;
 
     #[test]
     fn drag_selection_over_a_soft_wrap_has_no_newline() {

@@ -61,13 +61,8 @@ fn last_non_blank_line(screen: &Screen) -> Line {
 
 #[cfg(test)]
 mod tests {
-    use crate::screen::{Screen, ScreenConfig, TermSize};
 
-    fn screen(cols: u16, rows: u16, bytes: &[u8]) -> Screen {
-        let mut s = Screen::new(TermSize::new(cols, rows), ScreenConfig::default()).unwrap();
-        s.feed(bytes);
-        s
-    }
+    use crate::screen::fed_screen as screen;
 
     #[test]
     fn includes_scrollback_joins_wraps_and_trims() {
