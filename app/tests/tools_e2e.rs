@@ -273,7 +273,8 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert_eq!((shot["width"].as_u64(), shot["height"].as_u64(), shot["mimeType"].as_str()), (Some(w as u64), Some(h as u64), Some("image/png")));
     let bnode = node(&ok(data, "agent-1", "canvas_list", json!({})), &browser).cloned().unwrap();
     // The page's view fills the node's body (frame and title bar excluded).
-    assert_eq!((w as f64, h as f64), (bnode["width"].as_f64().unwrap() - 2.0, bnode["height"].as_f64().unwrap() - 29.0));
+    let title_bar = f64::from(canvas_render::Theme::default().title_height);
+    assert_eq!((w as f64, h as f64), (bnode["width"].as_f64().unwrap() - 2.0, bnode["height"].as_f64().unwrap() - title_bar - 1.0));
     let saved = PathBuf::from(shot["path"].as_str().unwrap());
     assert!(saved.starts_with(data.join("screenshots")));
     assert_eq!(std::fs::read(&saved).unwrap(), png);
