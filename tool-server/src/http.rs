@@ -74,7 +74,14 @@ pub(crate) async fn serve(
         tokio::spawn(async move {
             let _slot = slot;
             let timeout = state.config.request_timeout;
-            let service = service_fn(move |request| handle(Arc::clone(&state), request));
+            // One 15 s budget covers a request's headers AND body: it starts when
+            // the connection begins waiting for that request (accept, or the
+            // previous response), which is also when hyper's header timer starts.
+            let waiting_since = Arc::new(std::sync::Mutex::new(Instant::now()));
+            let service = service_fn(move |request| {
+                let started = waiting_since.lock().map(|g| *g).unwrap_or_else(|e| *e.into_inner());
+                handle(Arc::clone(&state), request, started, Arc::clone(&waiting_since))
+            });
             let connection = http1::Builder::new()
                 .timer(TokioTimer::new())
                 // Also bounds how long an idle keep-alive connection may sit.
@@ -96,13 +103,20 @@ pub(crate) async fn serve(
 async fn handle(
     state: Arc<HttpState>,
     request: Request<Incoming>,
+    started: Instant,
+    waiting_since: Arc<std::sync::Mutex<Instant>>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
-    let response = respond(&state, request).await;
+    let response = respond(&state, request, started).await;
     tracing::debug!(status = response.status().as_u16(), "tool server response");
+    // The next request on this connection gets its budget from now.
+    match waiting_since.lock() {
+        Ok(mut g) => *g = Instant::now(),
+        Err(e) => *e.into_inner() = Instant::now(),
+    }
     Ok(response)
 }
 
-async fn respond(state: &HttpState, request: Request<Incoming>) -> Response<Full<Bytes>> {
+async fn respond(state: &HttpState, request: Request<Incoming>, started: Instant) -> Response<Full<Bytes>> {
     if !supported(&request, state.port) {
         return reply(
             StatusCode::FORBIDDEN,
@@ -117,8 +131,8 @@ async fn respond(state: &HttpState, request: Request<Incoming>) -> Response<Full
             false,
         );
     };
-    // Headers are in; the body gets the same budget from here.
-    let deadline = Instant::now() + state.config.request_timeout;
+    // Headers and body share one budget, counted from when the request could start.
+    let deadline = started + state.config.request_timeout;
     let body = match read_body(request.into_body(), state.config.max_body_bytes, deadline).await {
         Ok(body) => body,
         Err(message) => {

@@ -386,6 +386,26 @@ fn a_client_that_never_finishes_its_body_is_cut_off() {
 }
 
 #[test]
+fn one_budget_covers_headers_and_body_together() {
+    // Headers take 1.2 s and the body 1.2 s more: each alone fits the 2 s budget,
+    // together they do not, so the request must be refused as timed out.
+    let fx = Fixture::with_config(short_timeout());
+    let token = fx.session("a", "p");
+    let port = fx.port();
+    let body = r#"{"operation":"canvas_list"}"#;
+    let mut conn = Conn::open(port);
+    conn.send(&format!("POST /call HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"));
+    std::thread::sleep(Duration::from_millis(1200));
+    conn.send(&format!("Authorization: Bearer {token}\r\nContent-Length: {}\r\n\r\n", body.len()));
+    std::thread::sleep(Duration::from_millis(1200));
+    conn.send(body);
+    let response = conn.response();
+    assert_eq!(response.status, 400);
+    assert_eq!(response.json(), json!({"ok": false, "error": "Request timed out"}));
+    assert!(fx.host.started.lock().is_empty());
+}
+
+#[test]
 fn an_idle_keep_alive_connection_is_closed() {
     let fx = Fixture::with_config(short_timeout());
     let token = fx.session("a", "p");
