@@ -443,23 +443,53 @@ impl Drop for Engine {
 
 /// Pids of this process's children that run this same executable (CEF helpers).
 pub fn helper_children() -> Vec<i32> {
+    helper_processes(false)
+}
+
+/// Pids of CEF helpers below this process: children, and with `deep` also
+/// their descendants (renderers and utilities forked by the zygotes).
+pub fn helper_processes(deep: bool) -> Vec<i32> {
     let me = std::process::id() as i32;
     let Ok(exe) = std::fs::read_link("/proc/self/exe") else { return vec![] };
     let Ok(dir) = std::fs::read_dir("/proc") else { return vec![] };
-    dir.flatten()
+    let parents: std::collections::HashMap<i32, i32> = dir
+        .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let ppid = stat.rfind(')').and_then(|i| stat[i + 2..].split(' ').nth(1)).and_then(|p| p.parse::<i32>().ok());
-            ppid == Some(me) && std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == exe)
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == exe))
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let ppid = stat.rfind(')').and_then(|i| stat[i + 2..].split(' ').nth(1)).and_then(|p| p.parse::<i32>().ok())?;
+            Some((pid, ppid))
         })
-        .collect()
+        .collect();
+    let below_me = |mut pid: i32| {
+        for _ in 0..8 {
+            match parents.get(&pid) {
+                Some(&pp) if pp == me => return true,
+                Some(&pp) if deep => pid = pp,
+                _ => return false,
+            }
+        }
+        false
+    };
+    parents.keys().copied().filter(|&pid| pid != me && below_me(pid)).collect()
 }
 
 /// Waits for CEF's helper children to exit, reaping them; stragglers get
 /// SIGTERM, then SIGKILL. (The zygotes only notice the browser process is gone
 /// when it exits, so after `cef_shutdown` they are told explicitly.)
 fn reap_children(grace: Duration, kill_after: Duration) {
+    // Renderers and the network service are the zygotes' children: after
+    // cef_shutdown they exit by themselves, still flushing profile files. Let
+    // them finish before the zygotes go (they would be orphaned, not stopped).
+    let end = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < end {
+        let children = helper_children();
+        if helper_processes(true).iter().all(|p| children.contains(p) || is_zombie(*p)) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let start = Instant::now();
     let mut terminated = false;
     loop {

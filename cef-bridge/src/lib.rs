@@ -27,7 +27,7 @@ pub mod url_policy;
 pub use browser::{BrowserError, BrowserHandle, BrowserOptions, DEFAULT_FRAME_RATE, MAX_VIEW_EDGE};
 pub use devtools::{DevToolsChannel, DevToolsError, DevToolsEvent, PendingReply, ProtocolError, RawSender, RawSink, Reply, DEFAULT_CALL_TIMEOUT};
 pub use engine::{
-    helper_children, run_subprocess_if_child, ChromiumLog, switches_for, unique_download_path, DisplayMode, Engine, EngineConfig, EngineError, EngineHost, Profile,
+    helper_children, helper_processes, run_subprocess_if_child, ChromiumLog, switches_for, unique_download_path, DisplayMode, Engine, EngineConfig, EngineError, EngineHost, Profile,
     MAX_PUMP_INTERVAL,
 };
 pub use events::{BrowserEvent, BrowserId, Frame, PixelRect, Termination};
