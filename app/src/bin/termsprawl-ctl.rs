@@ -179,7 +179,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let caller = StateDirCaller { state, node };
             let server = McpServer::new(caller, Some(adapter));
             server
-                .serve(io::stdin().lock(), io::stdout().lock())
+                .serve_stdio()
                 .map_err(|e| Failure::Failed(format!("MCP stdio: {e}")))
         }
     }
