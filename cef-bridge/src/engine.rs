@@ -296,6 +296,10 @@ impl Engine {
         };
         settings.log_severity = cef::LogSeverity::from(severity);
         settings.background_color = 0xFFFF_FFFF;
+        // SIGTERM/SIGINT belong to the app: with Chromium's handlers installed, a
+        // SIGTERM also started Chromium's own shutdown, which could exit the
+        // process before the app removed its discovery files and saved its state.
+        settings.disable_signal_handlers = 1;
 
         let args = Args::new();
         let mut app = App::new(BridgeApp::create());

@@ -23,7 +23,7 @@ after(async () => {
   const stopped = await app?.stop();
   await site?.close();
   assert.equal(stopped?.code, 0, `the app exits cleanly on SIGTERM\n${app?.output.slice(-3000)}`);
-  assert.equal(stopped?.fileLeft, false, 'browser-agent.json is removed on exit');
+  assert.equal(stopped?.fileLeft, false, `browser-agent.json is removed on exit\n${app?.output.slice(-3000)}`);
 });
 
 test('connects over http with the token in the query (Browser.setDownloadBehavior must not fail it)', async () => {

@@ -24,7 +24,7 @@ after(async () => {
   const stopped = await app?.stop();
   await site?.close();
   assert.equal(stopped?.code, 0, 'the app exits cleanly on SIGTERM');
-  assert.equal(stopped?.fileLeft, false, 'browser-agent.json is removed on exit');
+  assert.equal(stopped?.fileLeft, false, `browser-agent.json is removed on exit\n${app?.output.slice(-3000)}`);
 });
 
 test('connects over http (browserURL, token in the query) and reports CEF 131', async () => {

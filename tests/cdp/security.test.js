@@ -15,7 +15,7 @@ before(async () => {
 after(async () => {
   const stopped = await app?.stop();
   assert.equal(stopped?.code, 0);
-  assert.equal(stopped?.fileLeft, false, 'browser-agent.json is removed on exit');
+  assert.equal(stopped?.fileLeft, false, `browser-agent.json is removed on exit\n${app?.output.slice(-3000)}`);
 });
 
 /** One raw HTTP request (fetch would not let us set Host or read every status). */
