@@ -3,7 +3,7 @@
 //! so `-->` stays three cells) and the instanced pipeline drawing one grid per draw call.
 
 use crate::glyphs::{AtlasFull, AtlasGlyph, CellMetrics, Variant};
-use crate::quad::{instance_buffer, uniform_entry};
+use crate::quad::{instance_buffer, instanced_strip_pipeline, uniform_entry};
 use crate::scene::Color;
 
 /// Shape of the terminal cursor.
@@ -317,41 +317,19 @@ impl CellPipeline {
             ],
         });
         let bind_group = Self::bind(device, &layout, &globals, atlas);
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("cells pipeline layout"),
-            bind_group_layouts: &[Some(&layout)],
-            ..Default::default()
-        });
         let attributes = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4, 2 => Float32x4];
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("cells pipeline"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_main"),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<CellInstance>() as u64,
-                    step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &attributes,
-                })],
-                compilation_options: Default::default(),
+        let pipeline = instanced_strip_pipeline(
+            device,
+            "cells",
+            &layout,
+            &shader,
+            wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<CellInstance>() as u64,
+                step_mode: wgpu::VertexStepMode::Instance,
+                attributes: &attributes,
             },
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_main"),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-                compilation_options: Default::default(),
-            }),
-            primitive: wgpu::PrimitiveState { topology: wgpu::PrimitiveTopology::TriangleStrip, ..Default::default() },
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            multiview_mask: None,
-            cache: None,
-        });
+            format,
+        );
         let capacity = 4096;
         let instances = instance_buffer(device, "cell instances", capacity * std::mem::size_of::<CellInstance>() as u64);
         Self { pipeline, globals, bind_group, instances, capacity }
