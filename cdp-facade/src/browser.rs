@@ -143,6 +143,18 @@ impl Router {
         self.send(protocol::error_reply(Some(id), session, code, message));
     }
 
+    /// The command's params as `P`, or None once the command was answered with
+    /// an invalid-params error.
+    fn params_or_fail<P: serde::de::DeserializeOwned>(&self, rc: &RootCommand) -> Option<P> {
+        match rc.cmd.params_as::<P>() {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.fail(rc.cmd.id, rc.session.as_deref(), INVALID_PARAMS, &e);
+                None
+            }
+        }
+    }
+
     fn run_root(&mut self, rc: &RootCommand) -> Step {
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
         match rc.cmd.method.as_str() {
@@ -247,13 +259,7 @@ impl Router {
             target_id: Option<String>,
         }
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let target_id = match rc.cmd.params_as::<Params>() {
-            Ok(p) => p.target_id,
-            Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e);
-                return Step::Done;
-            }
-        };
+        let Some(target_id) = self.params_or_fail::<Params>(rc).map(|p| p.target_id) else { return Step::Done };
         match target_id {
             Some(t) if t != self.shared.browser_target_id => {
                 if !self.targets_ready() {
@@ -281,13 +287,7 @@ impl Router {
             discover: bool,
         }
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let discover = match rc.cmd.params_as::<Params>() {
-            Ok(p) => p.discover,
-            Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e);
-                return Step::Done;
-            }
-        };
+        let Some(discover) = self.params_or_fail::<Params>(rc).map(|p| p.discover) else { return Step::Done };
         if !discover {
             self.browser.discover = false;
             self.browser.announced.clear();
@@ -317,13 +317,7 @@ impl Router {
             flatten: Option<bool>,
         }
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let params = match rc.cmd.params_as::<Params>() {
-            Ok(p) => p,
-            Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e);
-                return Step::Done;
-            }
-        };
+        let Some(params) = self.params_or_fail::<Params>(rc) else { return Step::Done };
         if !params.auto_attach {
             self.browser.auto_attach = false;
             self.reply(id, session, json!({}));
@@ -379,10 +373,7 @@ impl Router {
             target_id: Option<String>,
         }
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let params = match rc.cmd.params_as::<Params>() {
-            Ok(p) => p,
-            Err(e) => return self.fail(id, session, INVALID_PARAMS, &e),
-        };
+        let Some(params) = self.params_or_fail::<Params>(rc) else { return };
         let target = params.session_id.or_else(|| {
             let t = params.target_id?;
             self.live_known().into_iter().find(|(_, i)| i.target_id == t).and_then(|(g, _)| self.sessions.pages_of(&g).first().cloned())
@@ -458,13 +449,7 @@ impl Router {
             url: String,
         }
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let raw_url = match rc.cmd.params_as::<Params>() {
-            Ok(p) => p.url,
-            Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e);
-                return Step::Done;
-            }
-        };
+        let Some(raw_url) = self.params_or_fail::<Params>(rc).map(|p| p.url) else { return Step::Done };
         if let Err(e) = self.guest_params(&rc.cmd) {
             self.fail(id, session, INVALID_PARAMS, &e);
             return Step::Done;
