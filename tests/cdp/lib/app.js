@@ -97,7 +97,8 @@ export class App {
       clearTimeout(t);
     }
     const fileLeft = fs.existsSync(this.discoveryPath);
-    fs.rmSync(this.root, { recursive: true, force: true });
+    // Chromium helpers may still be flushing the profile for a moment after the app exits.
+    fs.rmSync(this.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     return { code: this.proc.exitCode, signal: this.proc.signalCode, fileLeft };
   }
 }
