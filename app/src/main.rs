@@ -136,9 +136,6 @@ fn run_app(args: AppArgs) -> Result<()> {
     if !args.headless {
         let config = RuntimeConfig { data_dir, project: args.project.clone(), browser_control: args.agent_browser_control, views_follow_zoom: true };
         let stop = Arc::new(AtomicBool::new(false));
-        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            signal_hook::flag::register(sig, stop.clone()).context("cannot install signal handlers")?;
-        }
         let service_options = termsprawl::runtime::services::ServiceOptions { agents: args.agent.clone(), enable_browser_control: args.agent_browser_control, cdp: args.cdp };
         // The same servers as headless, started once the runtime exists and closed before the engine stops.
         let start = move |rt: &mut termsprawl::runtime::Runtime| -> Result<termsprawl::runtime::services::Services> {
@@ -153,18 +150,10 @@ fn run_app(args: AppArgs) -> Result<()> {
     let waker = Waker::new();
     let mut rt = headless::start_runtime(config, display, waker.clone())?;
     let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, stop.clone()).context("cannot install signal handlers")?;
+    if let Err(e) = termsprawl::runtime::stop_signals::install(stop.clone(), waker.clone()) {
+        rt.shutdown();
+        return Err(anyhow::Error::new(e).context("cannot install signal handlers"));
     }
-    // Wake the loop when a signal arrives (the flag alone would wait for the next deadline).
-    let w = waker.clone();
-    let s2 = stop.clone();
-    std::thread::Builder::new().name("signal-watch".into()).spawn(move || {
-        while !s2.load(std::sync::atomic::Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        w.wake();
-    })?;
     println!("termsprawl: headless, data dir {}", rt.data_dir().display());
     let service_options = termsprawl::runtime::services::ServiceOptions { agents: args.agent.clone(), enable_browser_control: args.agent_browser_control, cdp: args.cdp };
     let services = match termsprawl::runtime::services::start_services(&mut rt, &service_options) {

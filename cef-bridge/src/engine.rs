@@ -252,6 +252,28 @@ fn lock_profile(dir: &Path) -> Result<File, EngineError> {
     Ok(file)
 }
 
+/// Gives SIGINT, SIGTERM and SIGHUP back to their default action.
+///
+/// `disable_signal_handlers` does not cover them: Chrome's browser start-up
+/// installs handlers that begin its own shutdown (close every browser, exit),
+/// which raced the embedder's and could end the process before it saved its
+/// state or removed its discovery files. The embedder installs its own after
+/// [`Engine::start`].
+fn release_shutdown_signals() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: a zeroed sigaction with SIG_DFL is a valid disposition; no handler code runs.
+        let rc = unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = libc::SIG_DFL;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(sig, &action, std::ptr::null_mut())
+        };
+        if rc != 0 {
+            tracing::warn!(signal = sig, error = %std::io::Error::last_os_error(), "could not reset a Chromium signal handler");
+        }
+    }
+}
+
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
@@ -296,9 +318,7 @@ impl Engine {
         };
         settings.log_severity = cef::LogSeverity::from(severity);
         settings.background_color = 0xFFFF_FFFF;
-        // SIGTERM/SIGINT belong to the app: with Chromium's handlers installed, a
-        // SIGTERM also started Chromium's own shutdown, which could exit the
-        // process before the app removed its discovery files and saved its state.
+        // Chromium's crash-dump handlers would shadow the app's own panics and signals.
         settings.disable_signal_handlers = 1;
 
         let args = Args::new();
@@ -307,6 +327,7 @@ impl Engine {
         if ok != 1 {
             return Err(EngineError::InitializeFailed(cef::get_exit_code()));
         }
+        release_shutdown_signals();
         let engine = Engine { _app: app, _profile_lock: profile_lock, temp_profile, shut_down: false };
         let timeout = Duration::from_secs(20);
         if !engine.pump_until(timeout, || CONTEXT_READY.load(Ordering::Acquire)) {

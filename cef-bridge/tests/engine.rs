@@ -319,6 +319,25 @@ fn scenario_popups(ctx: &Ctx) -> Outcome {
     close(ctx, &b)
 }
 
+/// Chrome's start-up installs SIGTERM/SIGINT/SIGHUP handlers that begin its own
+/// shutdown; the engine must leave these signals to the embedder.
+fn scenario_shutdown_signals_left_to_the_app(_: &Ctx) -> Outcome {
+    for (name, sig) in [("SIGINT", libc::SIGINT), ("SIGTERM", libc::SIGTERM), ("SIGHUP", libc::SIGHUP)] {
+        // SAFETY: only reads the current disposition into a zeroed struct.
+        let handler = unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0 {
+                return Err(format!("sigaction({name}) failed"));
+            }
+            old.sa_sigaction
+        };
+        if handler != libc::SIG_DFL {
+            return Err(format!("{name} still has Chromium's handler after Engine::start"));
+        }
+    }
+    Ok(())
+}
+
 /// Child-process roles of the persistence scenario: each is a separate browser
 /// process (CEF starts once per process) on the same persistent profile.
 fn profile_child(role: &str, profile: &str) -> i32 {
@@ -447,6 +466,7 @@ fn main() {
     };
     let ctx = Ctx { engine, log, server, downloads };
     let scenarios: &[(&str, fn(&Ctx) -> Outcome)] = &[
+        ("shutdown signals are left to the app", scenario_shutdown_signals_left_to_the_app),
         ("renders page pixels at the requested view size (defect 2)", scenario_renders_pixels_and_view_rect),
         ("DevTools round trip, events, decoded titles (defect 1)", scenario_devtools_round_trip_and_events),
         ("native mouse and keyboard input", scenario_native_input),

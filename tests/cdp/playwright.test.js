@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
-import { startApp, waitFor } from './lib/app.js';
+import { assertCleanStop, startApp, waitFor } from './lib/app.js';
 import { servePages } from './lib/pages.js';
 import { decodePng, near } from './lib/png.js';
 
@@ -22,8 +22,7 @@ after(async () => {
   if (browser?.isConnected()) await browser.close();
   const stopped = await app?.stop();
   await site?.close();
-  assert.equal(stopped?.code, 0, `the app exits cleanly on SIGTERM\n${app?.output.slice(-3000)}`);
-  assert.equal(stopped?.fileLeft, false, `browser-agent.json is removed on exit\n${app?.output.slice(-3000)}`);
+  assertCleanStop(app, stopped);
 });
 
 test('connects over http with the token in the query (Browser.setDownloadBehavior must not fail it)', async () => {

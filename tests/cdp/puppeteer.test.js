@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import puppeteer from 'puppeteer-core';
-import { startApp, waitFor } from './lib/app.js';
+import { assertCleanStop, startApp, waitFor } from './lib/app.js';
 import { servePages } from './lib/pages.js';
 import { decodePng, near } from './lib/png.js';
 
@@ -23,8 +23,7 @@ after(async () => {
   if (browser?.connected) await browser.disconnect();
   const stopped = await app?.stop();
   await site?.close();
-  assert.equal(stopped?.code, 0, 'the app exits cleanly on SIGTERM');
-  assert.equal(stopped?.fileLeft, false, `browser-agent.json is removed on exit\n${app?.output.slice(-3000)}`);
+  assertCleanStop(app, stopped);
 });
 
 test('connects over http (browserURL, token in the query) and reports CEF 131', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import WebSocket from 'ws';
-import { startApp, waitFor } from './lib/app.js';
+import { assertCleanStop, startApp, waitFor } from './lib/app.js';
 
 let app;
 
@@ -14,8 +14,7 @@ before(async () => {
 
 after(async () => {
   const stopped = await app?.stop();
-  assert.equal(stopped?.code, 0);
-  assert.equal(stopped?.fileLeft, false, `browser-agent.json is removed on exit\n${app?.output.slice(-3000)}`);
+  assertCleanStop(app, stopped);
 });
 
 /** One raw HTTP request (fetch would not let us set Host or read every status). */

@@ -14,6 +14,7 @@ pub mod handle;
 pub mod headless;
 pub mod scene;
 pub mod services;
+pub mod stop_signals;
 pub mod terminals;
 pub mod tools;
 mod tools_agents;

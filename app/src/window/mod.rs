@@ -22,7 +22,7 @@ pub mod routing;
 pub mod surface;
 
 use crate::model::{self, Command, NodeId, NodeKind, Point, ProjectId};
-use crate::runtime::{headless, scene::Gfx, Runtime, RuntimeConfig, Waker};
+use crate::runtime::{headless, scene::Gfx, stop_signals, Runtime, RuntimeConfig, Waker};
 use canvas_render::{Camera, RenderError, Vec2};
 use clipboard::SystemClipboard;
 use interaction::{Button, CursorKind, Effect, Interaction, Mods, View};
@@ -84,16 +84,13 @@ pub fn run<S>(
         // Fails only once the loop has exited; nothing is left to wake then.
         let _ = proxy.lock().send_event(Wake);
     }));
-    // Signals set `stop`; wake the loop so it notices before the next deadline.
-    let (w, s) = (waker.clone(), stop.clone());
-    std::thread::Builder::new().name("signal-watch".into()).spawn(move || {
-        while !s.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        w.wake();
-    })?;
     let config = RuntimeConfig { views_follow_zoom: true, ..config };
-    let mut rt = headless::start_runtime(config, cef_bridge::DisplayMode::detect(), waker)?;
+    let mut rt = headless::start_runtime(config, cef_bridge::DisplayMode::detect(), waker.clone())?;
+    // After the engine: Chromium's start-up takes these signals over.
+    if let Err(e) = stop_signals::install(stop.clone(), waker) {
+        rt.shutdown();
+        return Err(anyhow::Error::new(e).context("cannot install signal handlers"));
+    }
     let services = match start_services(&mut rt) {
         Ok(s) => s,
         Err(e) => {

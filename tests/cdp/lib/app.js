@@ -1,5 +1,6 @@
 // Starts the real headless termsprawl with the CDP facade on, in throwaway
 // directories, and reads what an agent would read: browser-agent.json.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -89,7 +90,8 @@ export class App {
 
   /** SIGTERM, wait for a clean exit, then remove the directories. Returns the exit code. */
   async stop() {
-    if (this.proc.exitCode === null && this.proc.signalCode === null) {
+    const exitedEarly = this.proc.exitCode !== null || this.proc.signalCode !== null;
+    if (!exitedEarly) {
       const exited = new Promise((r) => this.proc.once('exit', r));
       this.proc.kill('SIGTERM');
       const t = setTimeout(() => this.proc.kill('SIGKILL'), 30000);
@@ -99,8 +101,16 @@ export class App {
     const fileLeft = fs.existsSync(this.discoveryPath);
     // Chromium helpers may still be flushing the profile for a moment after the app exits.
     fs.rmSync(this.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
-    return { code: this.proc.exitCode, signal: this.proc.signalCode, fileLeft };
+    return { code: this.proc.exitCode, signal: this.proc.signalCode, fileLeft, exitedEarly };
   }
+}
+
+/** Asserts what every suite's teardown expects: the app ran to the end, exited 0 on SIGTERM and removed its discovery file. */
+export function assertCleanStop(app, stopped) {
+  const tail = `\n--- app output (tail) ---\n${app?.output.slice(-3000)}`;
+  assert.equal(stopped?.exitedEarly, false, `the app was still running when the suite ended${tail}`);
+  assert.equal(stopped?.code, 0, `the app exits cleanly on SIGTERM${tail}`);
+  assert.equal(stopped?.fileLeft, false, `browser-agent.json is removed on exit${tail}`);
 }
 
 /** Starts `termsprawl --headless --cdp` and waits for browser-agent.json. */
@@ -117,9 +127,14 @@ export async function startApp({ cdp = true } = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  proc.stdout.on('data', (d) => (output += d));
-  // Chromium is chatty on stderr; keep only the tail for failure reports.
-  proc.stderr.on('data', (d) => (output = (output + d).slice(-20000)));
+  // Chromium is chatty on stderr (D-Bus is absent here); keep the rest, and only the tail, for failure reports.
+  const keep = (d) => {
+    const lines = String(d).split('\n').filter((l) => !/bus\.cc|object_proxy\.cc|dbus/i.test(l));
+    output = (output + lines.join('\n')).slice(-20000);
+  };
+  proc.stdout.on('data', keep);
+  proc.stderr.on('data', keep);
+  proc.once('exit', (code, signal) => (output += `\n[termsprawl exited: code ${code}, signal ${signal}]\n`));
   const file = path.join(dataDir, 'browser-agent.json');
   let discovery;
   try {
