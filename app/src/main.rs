@@ -82,11 +82,23 @@ fn init_logging() {
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 
+/// Lifts the soft open-file limit to 8192 (or the hard limit): the servers
+/// hold up to a few hundred connections each next to Chromium's and the
+/// terminals' fds, and a soft limit of 1024 would turn a connection flood
+/// into EMFILE. Not higher: shells and tmux inherit it.
+fn raise_fd_limit() {
+    match rlimit::increase_nofile_limit(8192) {
+        Ok(n) => tracing::debug!(limit = n, "open-file limit"),
+        Err(e) => tracing::warn!(error = %e, "could not raise the open-file limit"),
+    }
+}
+
 fn main() -> ExitCode {
     if let Some(code) = cef_bridge::run_subprocess_if_child() {
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     init_logging();
+    raise_fd_limit();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,7 +10,10 @@
 //!   a full disk leaves the previous files intact and is reported;
 //! - faults: kill -9 of a renderer (pending call fails fast, reload works,
 //!   others unaffected), of a terminal's shell (node shows it, app stays
-//!   up), and of the app itself (restart restores nodes, sessions, owners).
+//!   up), and of the app itself (restart restores nodes, sessions, owners);
+//! - hostile connections: 10,000 idle half-sent requests against each server
+//!   in turn while real calls on all three keep answering, memory and fds
+//!   bounded.
 //!
 //! The tests share one lock: each starts Chromium, and running them side by
 //! side on a small machine would blur the "fails fast" measurements.
@@ -732,6 +735,106 @@ fn renderer_shell_and_app_kills_are_survived() {
         eventually(20, "the restored browser to answer", || ctl(&data, "agent-1", "browser_inspect", json!({"nodeId": steady})).ok().filter(|v| v["text"].as_str().unwrap_or("").contains("steady text")));
         ok(&data, "terminal_submit", json!({"nodeId": term, "text": "echo back-$((50+5))"}));
         eventually(15, "the re-attached terminal", || ok(&data, "terminal_read", json!({"nodeId": term}))["text"].as_str().unwrap().contains("back-55").then_some(()));
+        assert!(app.terminate().success());
+    });
+}
+
+// ---------------------------------------------------------------- hostile connections
+
+/// Connections a slowloris client holds against each server in turn.
+const FLOOD: usize = 10_000;
+
+/// `n` connections to `port`, each with an unfinished request head, kept open.
+fn slowloris(port: u16, n: usize) -> Vec<std::net::TcpStream> {
+    (0..n)
+        .map(|i| {
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("slowloris connection {i}: {e}"));
+            // A server may already have closed it for a newer one; only the open matters.
+            let _ = s.write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: ").as_bytes());
+            s
+        })
+        .collect()
+}
+
+/// How many of `conns` the server has closed (EOF or reset), without waiting.
+fn closed_by_server(conns: &[std::net::TcpStream]) -> usize {
+    conns
+        .iter()
+        .filter(|s| {
+            s.set_nonblocking(true).unwrap();
+            let mut b = [0u8; 1];
+            !matches!((&**s).read(&mut b), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+        })
+        .count()
+}
+
+/// One real, authenticated call to each server; panics unless each answers 200. Returns their latencies.
+fn real_calls(ports: [u16; 3], tool_token: &str, facade_token: &str) -> [Duration; 3] {
+    let [tool, cdp, agent] = ports;
+    let timed = |what: &str, f: &dyn Fn() -> String| {
+        let t = Instant::now();
+        let reply = f();
+        assert!(reply.starts_with("HTTP/1.1 200"), "{what}: {}", reply.lines().next().unwrap_or("(no answer)"));
+        t.elapsed()
+    };
+    [
+        timed("tool server session_info", &|| http_post(tool, "/call", tool_token, br#"{"operation":"session_info"}"#)),
+        timed("CDP facade /json/version", &|| http_get(cdp, "/json/version", Some(facade_token))),
+        timed("browser agent server /info", &|| http_get(agent, "/info", Some(facade_token))),
+    ]
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap()
+}
+
+fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().count()
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Each server in turn under 10,000 idle half-sent requests: real calls on all
+/// three keep answering, the app's memory and fds stay bounded (the oldest
+/// idle connections are closed to make room), and the app stops cleanly.
+#[test]
+fn ten_thousand_idle_connections_do_not_lock_out_real_clients() {
+    let _serial = serial();
+    let limit = rlimit::increase_nofile_limit(u64::MAX).unwrap();
+    assert!(limit as usize >= FLOOD + 512, "this test holds {FLOOD} sockets: raise the hard open-file limit (ulimit -Hn is {limit})");
+    let (tmp, data, proj) = setup();
+    let root = tmp.path();
+    guarded(root, &[&data], &[], || {
+        let app = App::start(root, &data, &proj, Opts { extra: &["--cdp", "--agent", "agent-1"], umask000: false, rust_log: "warn" });
+        let discovery: Value = serde_json::from_slice(&std::fs::read(data.join("browser-agent.json")).unwrap()).unwrap();
+        let ports = [tool_port(&data), cdp_port(&data), discovery["port"].as_u64().unwrap() as u16];
+        let (tool_token, facade_token) = (session_token(&data, "agent-1"), facade_token(&data));
+        let calls = |rounds: usize| -> Vec<[Duration; 3]> { (0..rounds).map(|_| real_calls(ports, &tool_token, &facade_token)).collect() };
+        calls(3); // warm-up
+        let before = calls(10);
+        let (rss0, fds0) = (rss_kib(app.pid()), open_fds(app.pid()));
+        for (i, name) in ["tool server", "CDP facade", "browser agent server"].into_iter().enumerate() {
+            let flood = slowloris(ports[i], FLOOD);
+            std::thread::sleep(Duration::from_millis(500));
+            let during = calls(10);
+            let (rss, fds) = (rss_kib(app.pid()), open_fds(app.pid()));
+            let closed = closed_by_server(&flood);
+            for (j, server) in ["tool server", "CDP facade", "browser agent server"].into_iter().enumerate() {
+                let (b, d) = (median(before.iter().map(|c| c[j]).collect()), median(during.iter().map(|c| c[j]).collect()));
+                let worst = during.iter().map(|c| c[j]).max().unwrap();
+                eprintln!("{FLOOD} idle on the {name}: {server} median {b:?} -> {d:?} (worst {worst:?})");
+                // Locked out would mean waiting for a 15-30 s header timeout, or no answer at all.
+                assert!(worst < Duration::from_secs(3), "{server} took {worst:?} with {FLOOD} idle connections on the {name}");
+            }
+            eprintln!("{FLOOD} idle on the {name}: app RSS {} -> {} MiB, fds {fds0} -> {fds}, {closed} closed by the server", rss0 / 1024, rss / 1024);
+            assert!(closed >= FLOOD - 600, "the {name} kept {} of {FLOOD} idle connections open", FLOOD - closed);
+            assert!(fds < fds0 + 600, "the app holds {fds} fds (from {fds0}) under the flood on the {name}");
+            assert!(rss < rss0 + 64 * 1024, "app RSS grew from {rss0} to {rss} KiB under the flood on the {name}");
+        }
         assert!(app.terminate().success());
     });
 }

@@ -3,6 +3,7 @@
 use std::future::Future;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener as StdListener};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -18,6 +19,10 @@ use crate::http_access::Body;
 
 /// How long stopping waits for in-flight blocking calls into the app.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// Most HTTP connections served at once (WebSockets excluded once upgraded);
+/// at the cap a new connection replaces the one idle the longest.
+const MAX_CONNECTIONS: usize = 512;
 
 /// A boxed future run once when the server stops (before its runtime is dropped).
 pub(crate) type ShutdownHook = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -95,6 +100,7 @@ where
             return;
         }
     };
+    let slots = conn_slots::Slots::new(MAX_CONNECTIONS);
     loop {
         tokio::select! {
             _ = &mut stop => break,
@@ -108,20 +114,42 @@ where
                         continue;
                     }
                 };
+                // At the cap, the connection idle the longest makes way: a slowloris
+                // flood cannot lock real clients out, and memory stays bounded.
+                let slot = match slots.admit() {
+                    Ok(slot) => Arc::new(slot),
+                    Err(e) => {
+                        tracing::warn!(server = %name, error = %e, "connection limit reached; closing new connection");
+                        continue;
+                    }
+                };
                 let _ = stream.set_nodelay(true);
                 let handler = handler.clone();
                 tokio::spawn(async move {
+                    let request_slot = slot.clone();
                     let service = service_fn(move |req| {
+                        request_slot.busy();
                         let fut = handler(req);
-                        async move { Ok::<_, std::convert::Infallible>(fut.await) }
+                        let slot = request_slot.clone();
+                        async move {
+                            let response = fut.await;
+                            slot.idle();
+                            Ok::<_, std::convert::Infallible>(response)
+                        }
                     });
+                    // Upgraded (WebSocket) connections leave this future, and their slot, once switched.
                     let conn = http1::Builder::new()
                         .timer(TokioTimer::new())
                         .header_read_timeout(Duration::from_secs(30))
                         .serve_connection(TokioIo::new(stream), service)
                         .with_upgrades();
-                    if let Err(e) = conn.await {
-                        tracing::debug!(error = %e, "http connection ended with an error");
+                    tokio::select! {
+                        result = conn => {
+                            if let Err(e) = result {
+                                tracing::debug!(error = %e, "http connection ended with an error");
+                            }
+                        }
+                        _ = slot.evicted() => tracing::debug!("idle connection evicted for a new one"),
                     }
                 });
             }

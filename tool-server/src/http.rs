@@ -17,7 +17,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::invoke::Invoker;
@@ -49,7 +49,7 @@ pub(crate) async fn serve(
             return;
         }
     };
-    let slots = Arc::new(Semaphore::new(state.config.max_connections));
+    let slots = conn_slots::Slots::new(state.config.max_connections);
     loop {
         let accepted = tokio::select! {
             _ = shutdown.changed() => break,
@@ -64,23 +64,28 @@ pub(crate) async fn serve(
                 continue;
             }
         };
-        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-            tracing::warn!("tool server connection limit reached; closing new connection");
-            continue;
+        // At the cap, the connection idle the longest makes way: a slowloris
+        // flood cannot lock real clients out, and memory stays bounded.
+        let slot = match slots.admit() {
+            Ok(slot) => Arc::new(slot),
+            Err(e) => {
+                tracing::warn!(error = %e, "tool server connection limit reached; closing new connection");
+                continue;
+            }
         };
         let _ = stream.set_nodelay(true);
         let state = Arc::clone(&state);
         let mut stop = shutdown.clone();
         tokio::spawn(async move {
-            let _slot = slot;
             let timeout = state.config.request_timeout;
             // One 15 s budget covers a request's headers AND body: it starts when
             // the connection begins waiting for that request (accept, or the
             // previous response), which is also when hyper's header timer starts.
             let waiting_since = Arc::new(std::sync::Mutex::new(Instant::now()));
+            let request_slot = Arc::clone(&slot);
             let service = service_fn(move |request| {
                 let started = waiting_since.lock().map(|g| *g).unwrap_or_else(|e| *e.into_inner());
-                handle(Arc::clone(&state), request, started, Arc::clone(&waiting_since))
+                handle(Arc::clone(&state), request, started, Arc::clone(&waiting_since), Arc::clone(&request_slot))
             });
             let connection = http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -95,6 +100,7 @@ pub(crate) async fn serve(
                     }
                 }
                 _ = stop.changed() => {}
+                _ = slot.evicted() => tracing::debug!("idle tool server connection evicted for a new one"),
             }
         });
     }
@@ -105,8 +111,11 @@ async fn handle(
     request: Request<Incoming>,
     started: Instant,
     waiting_since: Arc<std::sync::Mutex<Instant>>,
+    slot: Arc<conn_slots::Slot>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
+    slot.busy();
     let response = respond(&state, request, started).await;
+    slot.idle();
     tracing::debug!(status = response.status().as_u16(), "tool server response");
     // The next request on this connection gets its budget from now.
     match waiting_since.lock() {

@@ -28,7 +28,7 @@ pub struct ServerConfig {
     pub request_timeout: Duration,
     /// Largest accepted request body in bytes (128 KiB).
     pub max_body_bytes: usize,
-    /// Most simultaneous connections; more are closed on accept.
+    /// Most simultaneous connections; at the cap a new one replaces the connection idle the longest.
     pub max_connections: usize,
     /// Safety net for one queued operation: if the host's `execute` has not
     /// resolved by then it is abandoned so the project queue moves on (60 s;
