@@ -11,6 +11,9 @@
 //! - faults: kill -9 of a renderer (pending call fails fast, reload works,
 //!   others unaffected), of a terminal's shell (node shows it, app stays
 //!   up), and of the app itself (restart restores nodes, sessions, owners);
+//! - a stalled main thread (ptrace stops just that thread): a tool call
+//!   fails at 10 s with a clear error, the servers answer meanwhile, and the
+//!   timed-out operation is never applied afterwards;
 //! - hostile connections: 10,000 idle half-sent requests against each server
 //!   in turn while real calls on all three keep answering, memory and fds
 //!   bounded.
@@ -835,6 +838,79 @@ fn ten_thousand_idle_connections_do_not_lock_out_real_clients() {
             assert!(fds < fds0 + 600, "the app holds {fds} fds (from {fds0}) under the flood on the {name}");
             assert!(rss < rss0 + 64 * 1024, "app RSS grew from {rss0} to {rss} KiB under the flood on the {name}");
         }
+        assert!(app.terminate().success());
+    });
+}
+
+// ---------------------------------------------------------------- a stalled main thread
+
+/// Stops only the app's main thread (ptrace on its tid, which is the pid);
+/// the server threads keep running. Resumes it when dropped. Every ptrace
+/// call must come from the thread that attached, so keep it on one thread.
+struct StalledMainThread(i32);
+
+impl StalledMainThread {
+    fn new(pid: u32) -> Self {
+        let tid = pid as i32;
+        // SAFETY: ptrace/waitpid on the app's main thread, a child of this test; no memory is shared.
+        unsafe {
+            assert_eq!(libc::ptrace(libc::PTRACE_SEIZE, tid, 0, 0), 0, "PTRACE_SEIZE: {}", std::io::Error::last_os_error());
+            assert_eq!(libc::ptrace(libc::PTRACE_INTERRUPT, tid, 0, 0), 0, "PTRACE_INTERRUPT: {}", std::io::Error::last_os_error());
+            let mut status = 0;
+            assert_eq!(libc::waitpid(tid, &mut status, libc::__WALL), tid, "waitpid: {}", std::io::Error::last_os_error());
+            assert!(libc::WIFSTOPPED(status), "the main thread did not stop: status {status:#x}");
+        }
+        StalledMainThread(tid)
+    }
+}
+
+impl Drop for StalledMainThread {
+    fn drop(&mut self) {
+        // SAFETY: detaching the thread this object attached to.
+        unsafe { libc::ptrace(libc::PTRACE_DETACH, self.0, 0, 0) };
+    }
+}
+
+/// The main thread stalls: a mutating tool call fails at 10 s with a clear
+/// error and is never applied later; the servers answer meanwhile; the app
+/// carries on once the stall ends.
+#[test]
+fn a_stalled_main_thread_times_tool_calls_out_and_applies_nothing_later() {
+    let _serial = serial();
+    let (tmp, data, proj) = setup();
+    let root = tmp.path();
+    guarded(root, &[&data], &[], || {
+        let app = App::start(root, &data, &proj, Opts { extra: &["--cdp", "--agent", "agent-1"], umask000: false, rust_log: "warn" });
+        let (tool, cdp) = (tool_port(&data), cdp_port(&data));
+        let facade = facade_token(&data);
+        ok(&data, "sticky_open", json!({"text": "before the stall"}));
+        let nodes_before = node_ids(&data);
+
+        let stall = StalledMainThread::new(app.pid());
+        let (tx, rx) = mpsc::channel();
+        let d = data.clone();
+        std::thread::spawn(move || {
+            let t = Instant::now();
+            let r = ctl(&d, "agent-1", "sticky_open", json!({"text": "during the stall"}));
+            let _ = tx.send((r, t.elapsed()));
+        });
+        // The servers stay up meanwhile.
+        std::thread::sleep(Duration::from_secs(2));
+        assert!(http_get(cdp, "/json/version", Some(&facade)).starts_with("HTTP/1.1 200"), "facade during the stall");
+        assert!(http_get(tool, "/call", None).starts_with("HTTP/1.1 4"), "tool server during the stall");
+        let (result, took) = rx.recv_timeout(Duration::from_secs(30)).expect("the call never returned");
+        let e = result.expect_err("sticky_open succeeded on a stalled main thread");
+        eprintln!("call on a stalled main thread failed after {took:?}: {}", e.trim());
+        assert!(e.contains("did not answer within 10 s") && e.contains("nothing was changed"), "unclear error: {e}");
+        assert!(took >= Duration::from_secs(9) && took < Duration::from_secs(15), "failed after {took:?}, not at the 10 s deadline");
+        drop(stall);
+
+        // Once the stall ends, the app answers again, and the timed-out call left no node behind.
+        let after = ok(&data, "sticky_open", json!({"text": "after the stall"}))["nodeId"].as_str().unwrap().to_owned();
+        let mut expected = nodes_before.clone();
+        expected.insert(after);
+        std::thread::sleep(Duration::from_millis(500));
+        assert_eq!(node_ids(&data), expected, "the timed-out sticky_open was applied after all");
         assert!(app.terminate().success());
     });
 }

@@ -8,6 +8,7 @@
 use super::Runtime;
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 use parking_lot::{Condvar, Mutex};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -24,6 +25,27 @@ pub enum AppError {
     /// The app is shutting down.
     #[error("the app is shutting down")]
     Stopped,
+}
+
+/// Who got to a [`AppHandle::call`] job first: the main thread (it runs) or
+/// the caller's deadline (it never runs).
+#[derive(Clone, Default)]
+struct Ticket(Arc<AtomicU8>);
+
+impl Ticket {
+    const PENDING: u8 = 0;
+    const RUNNING: u8 = 1;
+    const ABANDONED: u8 = 2;
+
+    /// The main thread takes the job; false when the caller already gave up.
+    fn start(&self) -> bool {
+        self.0.compare_exchange(Self::PENDING, Self::RUNNING, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    }
+
+    /// The caller gives up; false when the job already started.
+    fn abandon(&self) -> bool {
+        self.0.compare_exchange(Self::PENDING, Self::ABANDONED, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    }
 }
 
 type WakeHook = Box<dyn Fn() + Send + Sync>;
@@ -91,15 +113,30 @@ impl AppHandle {
     }
 
     /// Runs `f` on the main thread and waits up to `timeout` for its result.
-    /// Never call it from the main thread itself (it would wait on itself).
+    /// On [`AppError::Timeout`] `f` has not run and never will: a caller told
+    /// "timed out" must not find its change applied later. Never call it from
+    /// the main thread itself (it would wait on itself).
     pub fn call<R: Send + 'static>(&self, timeout: Duration, f: impl FnOnce(&mut Runtime) -> R + Send + 'static) -> Result<R, AppError> {
         let (tx, rx) = bounded(1);
+        let ticket = Ticket::default();
+        let job_ticket = ticket.clone();
         self.post(move |rt| {
-            let _ = tx.send(f(rt));
+            if job_ticket.start() {
+                let _ = tx.send(f(rt));
+            }
         })?;
         match rx.recv_timeout(timeout) {
             Ok(r) => Ok(r),
-            Err(RecvTimeoutError::Timeout) => Err(AppError::Timeout(timeout)),
+            Err(RecvTimeoutError::Timeout) => {
+                if ticket.abandon() {
+                    return Err(AppError::Timeout(timeout));
+                }
+                // It started at the deadline: its result is a moment away.
+                rx.recv_timeout(timeout).map_err(|e| match e {
+                    RecvTimeoutError::Timeout => AppError::Timeout(timeout * 2),
+                    RecvTimeoutError::Disconnected => AppError::Stopped,
+                })
+            }
             Err(RecvTimeoutError::Disconnected) => Err(AppError::Stopped),
         }
     }
@@ -128,6 +165,24 @@ mod tests {
         assert!(t.join().unwrap() < Duration::from_secs(30));
         // No wake pending: returns at the deadline.
         w.wait_until(Instant::now() + Duration::from_millis(10));
+    }
+
+    #[test]
+    fn a_job_runs_or_is_abandoned_never_both() {
+        let t = Ticket::default();
+        assert!(t.abandon(), "a queued job can be given up");
+        assert!(!t.start(), "a given-up job never runs");
+        let t = Ticket::default();
+        assert!(t.start());
+        assert!(!t.abandon(), "a running job cannot be given up");
+    }
+
+    #[test]
+    fn a_call_to_a_stalled_loop_times_out_and_leaves_its_job_unrunnable() {
+        let (handle, jobs) = AppHandle::new(Waker::new());
+        let got = handle.call(Duration::from_millis(20), |_| ());
+        assert_eq!(got, Err(AppError::Timeout(Duration::from_millis(20))));
+        assert_eq!(jobs.len(), 1, "the job stays queued until the loop drains it");
     }
 
     #[test]

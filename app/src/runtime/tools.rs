@@ -34,7 +34,7 @@ pub fn launch_hook() -> super::terminals::LaunchHook {
 /// File (in `agent-tools/`) holding the browser ownership map.
 pub const OWNERS_FILE: &str = "browser-owners.json";
 /// The message an agent gets when the main thread does not acknowledge in time.
-pub const TIMEOUT_MESSAGE: &str = "the app did not answer within 10 s";
+pub const TIMEOUT_MESSAGE: &str = "the app did not answer within 10 s (its main thread is busy); nothing was changed, try again";
 
 /// Which browser node each agent node owns (browser node id → agent node id).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
