@@ -790,4 +790,132 @@ mod tests {
         assert!(matches!(load_workspace(&data, None), Err(PersistError::UnsupportedVersion { .. })));
         assert_eq!(fs::read(workspace_path(&data)).unwrap(), b"{\"version\": 3}");
     }
+
+    /// The layout loader under hostile bytes (issue 7): it never panics, and
+    /// whatever it accepts is a valid model that saves and loads back as
+    /// itself. A bounded run is part of `cargo test`; `PROPTEST_CASES=100000`
+    /// (see fuzz/run) runs it longer.
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::sample::Index;
+        use serde_json::Value;
+
+        const FOLDER: &str = "/w/proj";
+
+        fn decode(bytes: &[u8]) -> Result<(Project, Vec<String>), Rejected> {
+            decode_layout(bytes, ProjectId::new("p1").unwrap(), "fuzz", Path::new(FOLDER), Camera::default(), Some(Path::new(HOME)))
+        }
+
+        /// What must hold for any input.
+        fn check(bytes: &[u8]) {
+            match decode(bytes) {
+                Ok((project, _repairs)) => {
+                    let saved = encode_layout(&project, Some(Path::new(HOME))).expect("an accepted layout saves");
+                    match decode(&saved) {
+                        Ok((again, repairs)) => {
+                            assert_eq!(again, project, "a saved layout loads back as itself");
+                            assert!(repairs.is_empty(), "a saved layout needs no repairs: {repairs:?}");
+                        }
+                        Err(Rejected::Corrupt(e)) => panic!("a saved layout is refused: {e}\n{}", String::from_utf8_lossy(&saved)),
+                        Err(Rejected::Newer(v)) => panic!("a saved layout claims version {v}"),
+                    }
+                }
+                Err(Rejected::Corrupt(reason)) => assert!(!reason.is_empty()),
+                Err(Rejected::Newer(v)) => assert!(v > LAYOUT_VERSION),
+            }
+        }
+
+        fn sample_bytes() -> Vec<u8> {
+            encode_layout(&sample(Path::new(FOLDER)), Some(Path::new(HOME))).unwrap()
+        }
+
+        /// JSON pointers of every value in `v`.
+        fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
+            match v {
+                Value::Object(m) => m.iter().for_each(|(k, c)| pointers(c, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out)),
+                Value::Array(a) => a.iter().enumerate().for_each(|(i, c)| pointers(c, format!("{at}/{i}"), out)),
+                _ => {}
+            }
+            out.push(at);
+        }
+
+        fn hostile_value() -> impl Strategy<Value = Value> {
+            let deep = (1usize..300).prop_map(|d| (0..d).fold(Value::Null, |v, _| Value::Array(vec![v])));
+            prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(Value::from),
+                any::<u64>().prop_map(Value::from),
+                any::<f64>().prop_map(Value::from),
+                Just(serde_json::json!(1e308)),
+                Just(serde_json::json!(-0.0)),
+                ".{0,40}".prop_map(Value::from),
+                Just(Value::from("../../../etc/passwd")),
+                Just(Value::from("~/x")),
+                Just(Value::from("x".repeat(100_000))),
+                Just(serde_json::json!([])),
+                Just(serde_json::json!({})),
+                Just(serde_json::json!({"type": "group", "members": ["zeta", "zeta", "grp", "nope"]})),
+                deep,
+            ]
+        }
+
+        /// Found by `value_edits_of_a_valid_layout`: without serde_json's
+        /// `float_roundtrip` a saved x of 4.109391223379316e18 loaded back one ulp off.
+        #[test]
+        fn a_large_coordinate_loads_back_exactly() {
+            let mut doc: Value = serde_json::from_slice(&sample_bytes()).unwrap();
+            let x = doc.pointer_mut("/nodes/0/rect/x").expect("a node rect");
+            *x = serde_json::json!(4.109391223379316e18);
+            let bytes = serde_json::to_vec(&doc).unwrap();
+            let (project, _) = decode(&bytes).ok().expect("loads");
+            assert!(project.nodes().any(|n| n.rect.x == 4.109391223379316e18));
+            check(&bytes);
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+            #[test]
+            fn arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+                check(&bytes);
+            }
+
+            #[test]
+            fn byte_edits_of_a_valid_layout(edits in proptest::collection::vec((any::<Index>(), any::<u8>(), 0u8..4), 1..8)) {
+                let mut bytes = sample_bytes();
+                for (at, byte, kind) in edits {
+                    if bytes.is_empty() {
+                        break;
+                    }
+                    let i = at.index(bytes.len());
+                    match kind {
+                        0 => bytes[i] = byte,
+                        1 => { bytes.remove(i); }
+                        2 => bytes.insert(i, byte),
+                        _ => bytes.truncate(i),
+                    }
+                }
+                check(&bytes);
+            }
+
+            #[test]
+            fn value_edits_of_a_valid_layout(edits in proptest::collection::vec((any::<Index>(), hostile_value(), any::<bool>()), 1..6)) {
+                let mut doc: Value = serde_json::from_slice(&sample_bytes()).unwrap();
+                for (at, value, copy_from_elsewhere) in edits {
+                    let mut all = Vec::new();
+                    pointers(&doc, String::new(), &mut all);
+                    let target = all[at.index(all.len())].clone();
+                    // Either a hostile value, or another part of the file (duplicate ids, nodes in odd places).
+                    let replacement = if copy_from_elsewhere { doc.pointer(&all[(at.index(all.len()) * 7 + 3) % all.len()]).cloned().unwrap_or(Value::Null) } else { value };
+                    match doc.pointer_mut(&target) {
+                        Some(slot) if !target.is_empty() => *slot = replacement,
+                        _ => doc = replacement,
+                    }
+                }
+                check(serde_json::to_string(&doc).unwrap().as_bytes());
+            }
+        }
+    }
 }
