@@ -10,7 +10,13 @@
 //!   a full disk leaves the previous files intact and is reported;
 //! - faults: kill -9 of a renderer (pending call fails fast, reload works,
 //!   others unaffected), of a terminal's shell (node shows it, app stays
-//!   up), and of the app itself (restart restores nodes, sessions, owners);
+//!   up), of tmux (nodes show it, new terminals start a new server, old
+//!   nodes work again after a restart), and of the app itself: once settled,
+//!   and round after round in the middle of layout, owner-map and session
+//!   writes with a CDP client attached (nothing quarantined, nothing saved
+//!   lost, sessions and owners kept);
+//! - clients vanishing mid-request (half-sent bodies, gone during a slow
+//!   call or an awaited evaluate, mid-frame): others unaffected, no leak;
 //! - a stalled main thread (ptrace stops just that thread): a tool call
 //!   fails at 10 s with a clear error, the servers answer meanwhile, and the
 //!   timed-out operation is never applied afterwards;
@@ -90,7 +96,8 @@ impl App {
             c.args(&args);
             c
         };
-        cmd.env("HOME", root.join("home")).env("SHELL", "/bin/bash").env("PATH", "/usr/bin:/bin");
+        // <root>/bin first: stand-in agent CLIs a test puts there.
+        cmd.env("HOME", root.join("home")).env("SHELL", "/bin/bash").env("PATH", format!("{}:/usr/bin:/bin", root.join("bin").display()));
         cmd.env_remove("TERMSPRAWL_DATA_DIR").env_remove("TERMSPRAWL_NODE_ID");
         cmd.env("RUST_LOG", o.rust_log);
         cmd
@@ -262,6 +269,12 @@ fn cmdline(pid: u32) -> Vec<u8> {
 fn tmux_servers(data: &Path) -> Vec<u32> {
     let sock = data.join("tmux/termsprawl.sock").display().to_string();
     process_parents().keys().copied().filter(|p| String::from_utf8_lossy(&cmdline(*p)).contains(&sock)).collect()
+}
+
+/// The pid of the tmux server itself (its clients carry the socket in argv too).
+fn tmux_server_pid(data: &Path) -> Option<u32> {
+    let out = Command::new("tmux").arg("-S").arg(data.join("tmux/termsprawl.sock")).args(["display-message", "-p", "#{pid}"]).stderr(Stdio::null()).output().ok()?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
 }
 
 fn thread_names(pid: u32) -> Vec<String> {
@@ -911,6 +924,308 @@ fn a_stalled_main_thread_times_tool_calls_out_and_applies_nothing_later() {
         expected.insert(after);
         std::thread::sleep(Duration::from_millis(500));
         assert_eq!(node_ids(&data), expected, "the timed-out sticky_open was applied after all");
+        assert!(app.terminate().success());
+    });
+}
+
+// ---------------------------------------------------------------- kill -9 mid-write
+
+/// What the churn created, and when (so a kill knows what autosave has had time to write).
+#[derive(Default)]
+struct Churned {
+    nodes: Vec<(String, Instant)>,
+    /// Browser nodes opened by agent-1 (the owner map must keep them).
+    browsers: Vec<(String, Instant)>,
+    /// Launched agent nodes and their session tokens.
+    agents: Vec<(String, String, Instant)>,
+}
+
+/// Mutates the canvas as fast as the app takes it until `stop`: notes, moves,
+/// browser opens (owner-map writes) and agent launches (session-file writes).
+fn churn(data: PathBuf, page: String, stop: Arc<std::sync::atomic::AtomicBool>, out: Arc<Mutex<Churned>>) {
+    let mut i = 0u32;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        i += 1;
+        let created = |v: &Value| v["nodeId"].as_str().map(str::to_owned);
+        let r = match i % 6 {
+            0 => ctl(&data, "agent-1", "browser_open", json!({"url": page})).map(|v| {
+                if let Some(id) = created(&v) {
+                    out.lock().unwrap().browsers.push((id, Instant::now()));
+                }
+            }),
+            3 => ctl(&data, "agent-1", "agent_launch", json!({"agent": "claude", "title": format!("helper {i}")})).map(|v| {
+                if let Some(id) = created(&v) {
+                    let token = session_token(&data, &id);
+                    out.lock().unwrap().agents.push((id, token, Instant::now()));
+                }
+            }),
+            1 | 4 => ctl(&data, "agent-1", "sticky_open", json!({"text": format!("note {i}")})).map(|v| {
+                if let Some(id) = created(&v) {
+                    out.lock().unwrap().nodes.push((id, Instant::now()));
+                }
+            }),
+            _ => {
+                let last = out.lock().unwrap().nodes.last().map(|n| n.0.clone());
+                match last {
+                    Some(id) => ctl(&data, "agent-1", "canvas_move", json!({"nodeId": id, "x": i * 10, "y": 5})).map(|_| ()),
+                    None => Ok(()),
+                }
+            }
+        };
+        // Once the app is killed every call fails; that is the point.
+        if r.is_err() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Files the loader moved aside as unreadable.
+fn quarantined(dirs: &[&Path]) -> Vec<PathBuf> {
+    dirs.iter().flat_map(|d| walk_all(d)).filter(|p| p.to_string_lossy().contains(".corrupt-")).collect()
+}
+
+/// kill -9 of the app, round after round, while the layout, the owner map and
+/// session files are being written and a CDP client is attached: every restart
+/// loads cleanly (nothing quarantined, no repairs) and keeps everything that
+/// autosave had time to write (its 2 s deadline) before the kill.
+#[test]
+fn kill_9_during_writes_with_a_cdp_client_attached_loses_nothing_saved() {
+    let _serial = serial();
+    let (tmp, data, proj) = setup();
+    let root = tmp.path();
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    let claude = root.join("bin/claude");
+    std::fs::write(&claude, "#!/bin/sh\nexec sleep 600\n").unwrap();
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let page = support::serve_page(PAGE);
+    guarded(root, &[&data], &[], || {
+        let opts = || Opts { extra: &["--cdp", "--agent", "agent-1", "--agent-browser-control"], umask000: false, rust_log: "warn" };
+        let mut saved_nodes: HashSet<String> = HashSet::new();
+        let mut saved_browsers: HashSet<String> = HashSet::new();
+        let mut saved_agents: HashMap<String, String> = HashMap::new();
+        let agent_token = {
+            let app = App::start(root, &data, &proj, opts());
+            let t = session_token(&data, "agent-1");
+            app.kill9();
+            t
+        };
+        for round in 0..4u64 {
+            let app = App::start(root, &data, &proj, opts());
+            assert_eq!(quarantined(&[&data, &proj]), Vec::<PathBuf>::new(), "round {round}: a file was unreadable after kill -9");
+            assert!(!tail(&root.join("app.log"), 400).contains("repair"), "round {round}: the loader had to repair the layout");
+            let now = node_ids(&data);
+            let lost: Vec<&String> = saved_nodes.iter().filter(|n| !now.contains(*n)).collect();
+            assert!(lost.is_empty(), "round {round}: saved nodes lost: {lost:?}");
+            let owners: Value = serde_json::from_slice(&std::fs::read(data.join("agent-tools/browser-owners.json")).unwrap_or_else(|_| b"{}".to_vec())).unwrap();
+            for b in &saved_browsers {
+                assert_eq!(owners[b].as_str(), Some("agent-1"), "round {round}: owner of {b} lost: {owners}");
+            }
+            for (node, token) in &saved_agents {
+                assert_eq!(&session_token(&data, node), token, "round {round}: session of {node} changed");
+            }
+            assert_eq!(session_token(&data, "agent-1"), agent_token);
+
+            // A CDP client attached through the facade, listening to target events.
+            let facade = facade_token(&data);
+            let version = http_get(cdp_port(&data), "/json/version", Some(&facade));
+            let body: Value = serde_json::from_str(version.split("\r\n\r\n").nth(1).unwrap_or("{}")).unwrap();
+            let ws_url = body["webSocketDebuggerUrl"].as_str().unwrap_or_else(|| panic!("no webSocketDebuggerUrl: {version}")).to_owned();
+            let (mut cdp, _) = tungstenite::connect(ws_url.as_str()).unwrap();
+            cdp.send(tungstenite::Message::text(r#"{"id":1,"method":"Target.setDiscoverTargets","params":{"discover":true}}"#)).unwrap();
+
+            let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let out = Arc::new(Mutex::new(Churned::default()));
+            let worker = {
+                let (d, p, s, o) = (data.clone(), page.clone(), stop.clone(), out.clone());
+                std::thread::spawn(move || churn(d, p, s, o))
+            };
+            // Kill at a different point of the write cycle each round.
+            std::thread::sleep(Duration::from_millis(3000 + round * 700));
+            let killed_at = Instant::now();
+            app.kill9();
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            worker.join().unwrap();
+            // The client sees the connection end, not a hang.
+            if let tungstenite::stream::MaybeTlsStream::Plain(tcp) = cdp.get_mut() {
+                tcp.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            }
+            let ended = loop {
+                match cdp.read() {
+                    Ok(_) => continue,
+                    Err(tungstenite::Error::Io(e)) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut => break false,
+                    Err(_) => break true,
+                }
+            };
+            assert!(ended, "round {round}: the CDP client did not see the app go");
+            // Autosave writes within 2 s of a change: what is older than that must survive.
+            let settled = |t: &Instant| killed_at.duration_since(*t) > Duration::from_millis(2500);
+            let o = out.lock().unwrap();
+            eprintln!("round {round}: {} notes, {} browsers, {} agents created before the kill", o.nodes.len(), o.browsers.len(), o.agents.len());
+            saved_nodes.extend(o.nodes.iter().chain(&o.browsers).filter(|(_, t)| settled(t)).map(|(n, _)| n.clone()));
+            saved_nodes.extend(o.agents.iter().filter(|(_, _, t)| settled(t)).map(|(n, _, _)| n.clone()));
+            // Owners and sessions belong to their nodes: kept with every node that was saved.
+            saved_browsers.extend(o.browsers.iter().filter(|(_, t)| settled(t)).map(|(n, _)| n.clone()));
+            saved_agents.extend(o.agents.iter().filter(|(_, _, t)| settled(t)).map(|(n, tok, _)| (n.clone(), tok.clone())));
+        }
+        assert!(!saved_nodes.is_empty() && !saved_browsers.is_empty() && !saved_agents.is_empty(), "the churn created too little to check");
+        let app = App::start(root, &data, &proj, opts());
+        assert_eq!(quarantined(&[&data, &proj]), Vec::<PathBuf>::new());
+        let now = node_ids(&data);
+        assert!(saved_nodes.iter().all(|n| now.contains(n)), "saved nodes lost after the last kill");
+        assert!(app.terminate().success());
+    });
+}
+
+// ---------------------------------------------------------------- kill -9 of tmux
+
+/// kill -9 of the tmux server under every terminal: the nodes show their
+/// sessions ended, the app stays up, new terminals work (a new server), and
+/// after a restart the old nodes are still on the canvas, usable again.
+#[test]
+fn kill_9_of_tmux_is_survived() {
+    let _serial = serial();
+    let (tmp, data, proj) = setup();
+    let root = tmp.path();
+    guarded(root, &[&data], &[], || {
+        let opts = || Opts { extra: &["--agent", "agent-1"], umask000: false, rust_log: "info" };
+        let app = App::start(root, &data, &proj, opts());
+        let term = |title: &str| ok(&data, "terminal_open", json!({"title": title}))["nodeId"].as_str().unwrap().to_owned();
+        let read = |node: &str| ctl(&data, "agent-1", "terminal_read", json!({"nodeId": node})).unwrap_or_else(|e| panic!("terminal_read {node}: {e}"));
+        let say = |node: &str, n: u32| {
+            ok(&data, "terminal_submit", json!({"nodeId": node, "text": format!("echo said-$((1000+{n}))")}));
+            let want = format!("said-{}", 1000 + n);
+            eventually(20, &format!("{want} in {node}"), || read(node)["text"].as_str().unwrap().contains(&want).then_some(()));
+        };
+        let (a, b) = (term("a"), term("b"));
+        say(&a, 1);
+        say(&b, 2);
+        let server = tmux_server_pid(&data).expect("a tmux server");
+        kill(server, 9);
+        for node in [&a, &b] {
+            let exited = eventually(20, "the terminal to show its session ended", || read(node).get("exited").cloned());
+            eprintln!("{node} after tmux was killed: exited {exited}");
+        }
+        let e = ctl(&data, "agent-1", "terminal_submit", json!({"nodeId": a, "text": "echo x"})).unwrap_err();
+        assert!(e.contains("has exited"), "{e}");
+        // A new terminal starts a new tmux server.
+        let c = term("c");
+        say(&c, 3);
+        assert!(tmux_server_pid(&data).is_some_and(|p| p != server), "no new tmux server");
+        assert!(app.terminate().success());
+
+        // After a restart every node is still there, and each works again.
+        let app = App::start(root, &data, &proj, opts());
+        let ids = node_ids(&data);
+        assert!([&a, &b, &c].iter().all(|n| ids.contains(*n)), "terminal nodes lost: {ids:?}");
+        say(&c, 4);
+        for (i, node) in [&a, &b].into_iter().enumerate() {
+            let r = read(node);
+            eprintln!("{node} after the restart: {}", serde_json::to_string(&r.get("exited")).unwrap());
+            say(node, 10 + i as u32);
+        }
+        assert!(app.terminate().success());
+    });
+}
+
+// ---------------------------------------------------------------- clients vanishing mid-request
+
+type Cdp = tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<std::net::TcpStream>>;
+
+/// A raw CDP client on the facade's browser endpoint.
+fn cdp_connect(data: &Path) -> Cdp {
+    let version = http_get(cdp_port(data), "/json/version", Some(&facade_token(data)));
+    let body: Value = serde_json::from_str(version.split("\r\n\r\n").nth(1).unwrap_or("{}")).unwrap();
+    let url = body["webSocketDebuggerUrl"].as_str().unwrap_or_else(|| panic!("no webSocketDebuggerUrl: {version}")).to_owned();
+    let (ws, _) = tungstenite::connect(url.as_str()).unwrap();
+    if let tungstenite::stream::MaybeTlsStream::Plain(tcp) = ws.get_ref() {
+        tcp.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    }
+    ws
+}
+
+/// Sends one command and returns its reply (events in between are skipped).
+fn cdp_call(ws: &mut Cdp, id: u64, session: Option<&str>, method: &str, params: Value) -> Value {
+    let mut msg = json!({"id": id, "method": method, "params": params});
+    if let Some(s) = session {
+        msg["sessionId"] = json!(s);
+    }
+    ws.send(tungstenite::Message::text(msg.to_string())).unwrap();
+    loop {
+        let m = ws.read().unwrap_or_else(|e| panic!("{method}: {e}"));
+        let Ok(text) = m.to_text() else { continue };
+        let v: Value = serde_json::from_str(text).unwrap();
+        if v["id"] == id {
+            return v;
+        }
+    }
+}
+
+/// HTTP and CDP clients that vanish mid-request (half-sent body, gone while a
+/// slow call runs, gone while an evaluate awaits) cost nobody else anything:
+/// the app keeps serving, the page keeps working, nothing leaks.
+#[test]
+fn clients_vanishing_mid_request_cost_nothing() {
+    let _serial = serial();
+    let (tmp, data, proj) = setup();
+    let root = tmp.path();
+    let page = support::serve_page(PAGE);
+    guarded(root, &[&data], &[], || {
+        let app = App::start(root, &data, &proj, Opts { extra: &["--cdp", "--agent", "agent-1", "--agent-browser-control"], umask000: false, rust_log: "warn" });
+        let tool = tool_port(&data);
+        let token = session_token(&data, "agent-1");
+        let node = ok(&data, "browser_open", json!({"url": page}))["nodeId"].as_str().unwrap().to_owned();
+        // Chromium opens profile databases lazily; sockets are what a leak here would be.
+        let sockets = |pid: u32| std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().flatten().filter(|e| std::fs::read_link(e.path()).is_ok_and(|l| l.to_string_lossy().starts_with("socket:"))).count();
+        let sockets0 = sockets(app.pid());
+
+        for round in 0..20 {
+            // A body promised but never finished, then gone.
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", tool)).unwrap();
+            s.write_all(format!("POST /call HTTP/1.1\r\nHost: 127.0.0.1:{tool}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"operation\"").as_bytes()).unwrap();
+            drop(s);
+            // A whole call whose client leaves before the answer.
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", tool)).unwrap();
+            let body = json!({"operation": "browser_inspect", "args": {"nodeId": node}}).to_string();
+            s.write_all(format!("POST /call HTTP/1.1\r\nHost: 127.0.0.1:{tool}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()).as_bytes()).unwrap();
+            if round % 2 == 0 {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            drop(s);
+        }
+        // Others are served as before.
+        assert!(ok(&data, "browser_inspect", json!({"nodeId": node}))["text"].as_str().unwrap().contains("steady text"));
+
+        // A CDP client that leaves while its evaluate awaits a 3 s promise, and one that leaves mid-frame.
+        let mut ws = cdp_connect(&data);
+        let targets = cdp_call(&mut ws, 1, None, "Target.getTargets", json!({}));
+        let target = targets["result"]["targetInfos"].as_array().unwrap().iter().find(|t| t["type"] == "page").unwrap_or_else(|| panic!("no page target: {targets}"))["targetId"].as_str().unwrap().to_owned();
+        let attached = cdp_call(&mut ws, 2, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
+        let session = attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach: {attached}")).to_owned();
+        let slow = json!({"id": 3, "sessionId": session, "method": "Runtime.evaluate", "params": {"expression": "new Promise(r => setTimeout(() => r(7), 3000))", "awaitPromise": true}});
+        ws.send(tungstenite::Message::text(slow.to_string())).unwrap();
+        drop(ws);
+        let mut raw = cdp_connect(&data);
+        if let tungstenite::stream::MaybeTlsStream::Plain(tcp) = raw.get_mut() {
+            // A frame header promising 125 bytes, then nothing.
+            tcp.write_all(&[0x81, 0xFD, 1, 2, 3, 4, b'{']).unwrap();
+        }
+        drop(raw);
+
+        // A new client drives the same page, after the abandoned promise settled too.
+        std::thread::sleep(Duration::from_millis(3500));
+        let mut ws = cdp_connect(&data);
+        let attached = cdp_call(&mut ws, 1, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
+        let session = attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach again: {attached}")).to_owned();
+        let two = cdp_call(&mut ws, 2, Some(&session), "Runtime.evaluate", json!({"expression": "1+1", "returnByValue": true}));
+        assert_eq!(two["result"]["result"]["value"], 2, "{two}");
+        drop(ws);
+        assert!(ok(&data, "browser_inspect", json!({"nodeId": node}))["text"].as_str().unwrap().contains("steady text"));
+        // The abandoned connections were all let go.
+        let now = eventually(10, "abandoned sockets to close", || {
+            let n = sockets(app.pid());
+            (n <= sockets0 + 2).then_some(n)
+        });
+        eprintln!("app sockets: {sockets0} before, {now} after 40 vanished HTTP and 2 CDP clients");
         assert!(app.terminate().success());
     });
 }

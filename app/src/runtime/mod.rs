@@ -263,6 +263,7 @@ impl Runtime {
 
     /// Applies one model command, then brings live state (browsers, autosave) in line.
     pub fn apply(&mut self, cmd: Command) -> Result<Applied, ModelError> {
+        let workspace_change = cmd.scope() == model::CommandScope::Workspace;
         let applied = self.workspace.apply(cmd)?;
         for id in &applied.removed {
             if self.focus.as_ref() == Some(id) {
@@ -270,6 +271,12 @@ impl Runtime {
             }
         }
         self.after_change();
+        // Project ids are identities (agent sessions are bound to them): a
+        // project must not get a new id because the app died within the
+        // debounce after opening it. These changes are rare; write them now.
+        if workspace_change {
+            self.flush_saves();
+        }
         Ok(applied)
     }
 
@@ -314,16 +321,16 @@ impl Runtime {
         }
     }
 
-    /// Writes every pending save now (at exit).
+    /// Writes every pending save now (at exit, and after workspace changes).
     pub fn flush_saves(&mut self) {
         if let Some(saver) = &self.autosaver {
             match saver.flush() {
                 Ok(failures) => {
                     for f in failures {
-                        tracing::warn!("save of {} failed at exit: {}", f.path.display(), f.error);
+                        tracing::warn!("save of {} failed: {}", f.path.display(), f.error);
                     }
                 }
-                Err(e) => tracing::warn!("save flush failed at exit: {e}"),
+                Err(e) => tracing::warn!("save flush failed: {e}"),
             }
         }
     }
