@@ -667,7 +667,7 @@ fn renderer_shell_and_app_kills_are_survived() {
     // Another site, so the steady browser gets a renderer of its own.
     let other = page.replace("127.0.0.1", "localhost");
     guarded(root, &[&data], &[], || {
-        let opts = || Opts { extra: &["--agent", "agent-1", "--agent-browser-control"], umask000: false, rust_log: "info" };
+        let opts = || Opts { extra: &["--cdp", "--agent", "agent-1", "--agent-browser-control"], umask000: false, rust_log: "info" };
         let app = App::start(root, &data, &proj, opts());
         let steady = ok(&data, "browser_open", json!({"url": other}))["nodeId"].as_str().unwrap().to_owned();
         let spin = ok(&data, "browser_open", json!({"url": format!("{page}?spin")}))["nodeId"].as_str().unwrap().to_owned();
@@ -682,7 +682,18 @@ fn renderer_shell_and_app_kills_are_survived() {
             let hot: Vec<u32> = rs.iter().zip(t0).filter(|(p, t)| cpu_ticks(**p).saturating_sub(*t) >= 30).map(|(p, _)| *p).collect();
             (rs.len() >= 2 && hot.len() == 1).then(|| hot[0])
         });
-        // A call the busy renderer can never answer.
+        // A CDP command the busy renderer can never answer, through the facade.
+        let mut ws = cdp_connect(&data);
+        let targets = cdp_call(&mut ws, 1, None, "Target.getTargets", json!({}));
+        let target = targets["result"]["targetInfos"].as_array().unwrap().iter().find(|t| t["url"].as_str().is_some_and(|u| u.ends_with("?spin"))).unwrap_or_else(|| panic!("no spinning page target: {targets}"))["targetId"].as_str().unwrap().to_owned();
+        let attached = cdp_call(&mut ws, 2, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
+        let session = attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach: {attached}")).to_owned();
+        let (cdp_tx, cdp_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let reply = cdp_call(&mut ws, 3, Some(&session), "Runtime.evaluate", json!({"expression": "1"}));
+            let _ = cdp_tx.send((reply, Instant::now()));
+        });
+        // A tool call the busy renderer can never answer.
         let (tx, rx) = mpsc::channel();
         let (d, s) = (data.clone(), spin.clone());
         std::thread::spawn(move || {
@@ -698,7 +709,12 @@ fn renderer_shell_and_app_kills_are_survived() {
         let took = done.duration_since(killed);
         eprintln!("pending call failed {took:?} after the kill: {}", e.trim());
         // Well under the 10 s DevTools deadline: the call failed because the renderer died.
-        assert!(took < Duration::from_secs(4), "the pending call took {took:?} to fail");
+        assert!(took < Duration::from_secs(1), "the pending call took {took:?} to fail");
+        let (reply, done) = cdp_rx.recv_timeout(Duration::from_secs(30)).expect("the pending CDP command never got a reply");
+        let took = done.duration_since(killed);
+        eprintln!("pending CDP command answered {took:?} after the kill: {reply}");
+        assert!(reply.get("error").is_some(), "a command to a dead renderer succeeded: {reply}");
+        assert!(took < Duration::from_secs(1), "the pending CDP command took {took:?} to fail");
         let lower = e.to_lowercase();
         assert!(["crash", "renderer", "terminated", "closed", "gone"].iter().any(|w| lower.contains(w)), "unclear error: {e}");
         // Others unaffected.
@@ -1151,9 +1167,9 @@ fn cdp_call(ws: &mut Cdp, id: u64, session: Option<&str>, method: &str, params: 
     }
     ws.send(tungstenite::Message::text(msg.to_string())).unwrap();
     loop {
-        let m = ws.read().unwrap_or_else(|e| panic!("{method}: {e}"));
-        let Ok(text) = m.to_text() else { continue };
-        let v: Value = serde_json::from_str(text).unwrap();
+        // Pings and other control frames are not replies.
+        let tungstenite::Message::Text(text) = ws.read().unwrap_or_else(|e| panic!("{method}: {e}")) else { continue };
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{method}: {e}: {text}"));
         if v["id"] == id {
             return v;
         }
