@@ -21,6 +21,7 @@ mod http_access;
 mod ids;
 mod protocol;
 mod router;
+mod screenshot;
 mod server_thread;
 mod sessions;
 mod token;

@@ -215,6 +215,13 @@ impl Router {
             // A guest page is never paused waiting for a debugger; an error here leaves goto() hanging.
             "Runtime.runIfWaitingForDebugger" => self.send(protocol::value_reply(cmd.id, Some(&session_id), &json!({}))),
             m if BROWSER_LEVEL_ON_PAGE.contains(&m) => self.enqueue_root(cmd, Some(session_id)),
+            "Page.captureScreenshot" => {
+                let mut cmd = cmd;
+                if let Some(params) = crate::screenshot::prefer_fast_png(cmd.params.as_deref()) {
+                    cmd.params = Some(params);
+                }
+                self.forward(cmd, &guest, None, Some(session_id))
+            }
             "Target.setAutoAttach" => {
                 #[derive(Deserialize)]
                 struct AutoAttach {

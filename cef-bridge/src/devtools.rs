@@ -15,7 +15,7 @@ use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
 use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
@@ -147,6 +147,8 @@ pub struct DevToolsChannel {
     queued: Mutex<Vec<Vec<u8>>>,
     closed: Mutex<Option<String>>,
     attached: AtomicBool,
+    /// Commands (own and raw) sent and not yet answered; keeps the pump eager.
+    outstanding: AtomicUsize,
 }
 
 impl Default for DevToolsChannel {
@@ -168,6 +170,7 @@ impl DevToolsChannel {
             queued: Mutex::new(Vec::new()),
             closed: Mutex::new(None),
             attached: AtomicBool::new(false),
+            outstanding: AtomicUsize::new(0),
         }
     }
 
@@ -193,6 +196,7 @@ impl DevToolsChannel {
     /// channel usable: a reload brings a new renderer behind the same browser.
     pub fn fail_pending(&self, reason: &str) {
         self.notify_gone();
+        crate::engine::devtools_settled(self.outstanding.swap(0, Ordering::AcqRel));
         let drained: Vec<Pending> = self.pending.lock().drain().map(|(_, p)| p).collect();
         for p in drained {
             let _ = p.tx.send(Err(DevToolsError::Closed(format!("{reason} (while waiting for {})", p.method))));
@@ -227,6 +231,7 @@ impl DevToolsChannel {
         if let Some(reason) = self.closed.lock().clone() {
             return Err(DevToolsError::Closed(reason));
         }
+        self.sent();
         let sender = self.sender.lock().clone();
         match sender {
             Some(s) => s.send_raw(message.as_bytes()),
@@ -264,6 +269,7 @@ impl DevToolsChannel {
         let (tx, rx) = bounded(1);
         // Record before sending: the reply may arrive inside send_raw.
         self.pending.lock().insert(id, Pending { method: method.to_string(), tx });
+        self.sent();
         let sender = self.sender.lock().clone();
         match sender {
             Some(s) => s.send_raw(&bytes),
@@ -304,6 +310,7 @@ impl DevToolsChannel {
             }
         };
         if let Some(id) = msg.get("id").and_then(Value::as_i64) {
+            self.answered();
             let Some(p) = self.pending.lock().remove(&id) else {
                 tracing::debug!(id, "DevTools reply for an unknown id");
                 return;
@@ -334,6 +341,18 @@ impl DevToolsChannel {
 }
 
 impl DevToolsChannel {
+    /// Counted before sending: the reply may arrive inside the send.
+    fn sent(&self) {
+        self.outstanding.fetch_add(1, Ordering::AcqRel);
+        crate::engine::devtools_sent();
+    }
+
+    fn answered(&self) {
+        if self.outstanding.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| v.checked_sub(1)).is_ok() {
+            crate::engine::devtools_settled(1);
+        }
+    }
+
     fn deliver_raw(&self, raw: &[u8]) {
         let sinks: Vec<Arc<dyn RawSink>> = self.raw_sinks.lock().clone();
         if sinks.is_empty() {
@@ -469,6 +488,25 @@ mod tests {
         let e = a.recv().unwrap();
         assert_eq!(e.session_id.as_deref(), Some("C1"));
         assert_eq!(ch.subscribers.lock().len(), 1);
+    }
+
+    #[test]
+    fn commands_in_flight_are_counted_until_answered_or_failed() {
+        let (ch, fake) = setup();
+        // The fake echoes "Echo" at once (inside the send); other methods wait.
+        ch.call("Echo", json!({}), Duration::from_secs(1)).unwrap();
+        assert_eq!(ch.outstanding.load(Ordering::SeqCst), 0, "a re-entrant reply settles its command");
+        let _slow = ch.request("Page.captureScreenshot", json!({}), None).unwrap();
+        ch.send_text(r#"{"id":1073741900,"method":"Runtime.evaluate","params":{"expression":"1"}}"#).unwrap();
+        assert_eq!(ch.outstanding.load(Ordering::SeqCst), 2);
+        ch.deliver(br#"{"id":1073741900,"result":{}}"#);
+        ch.deliver(br#"{"method":"Page.loadEventFired","params":{}}"#);
+        assert_eq!(ch.outstanding.load(Ordering::SeqCst), 1, "raw replies count, events do not");
+        ch.fail_pending("render process terminated");
+        assert_eq!(ch.outstanding.load(Ordering::SeqCst), 0);
+        ch.deliver(br#"{"id":99999,"result":{}}"#);
+        assert_eq!(ch.outstanding.load(Ordering::SeqCst), 0, "a stray reply never goes below zero");
+        assert!(!fake.sent.lock().is_empty());
     }
 
     #[test]

@@ -16,13 +16,54 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
 /// CEF must be pumped at least this often.
 pub const MAX_PUMP_INTERVAL: Duration = Duration::from_millis(33);
+
+/// How often to pump while a DevTools command awaits its reply. Chromium
+/// hands some replies (screenshots, encoded on its thread pool) back through
+/// UI-thread work the external pump is not always told about; without this
+/// they waited for the [`MAX_PUMP_INTERVAL`] fallback (a screenshot took
+/// ~20 ms longer). Idle, nothing is in flight and the pump stays lazy.
+pub const EAGER_PUMP_INTERVAL: Duration = Duration::from_millis(2);
+
+/// A command unanswered this long no longer keeps the pump eager (a reply
+/// that never comes must not cost CPU for ever).
+const EAGER_LIMIT: Duration = Duration::from_secs(15);
+
+/// DevTools commands sent and not yet answered, over every channel.
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+static LAST_SEND: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// A DevTools command went out.
+pub(crate) fn devtools_sent() {
+    IN_FLIGHT.fetch_add(1, Ordering::AcqRel);
+    *LAST_SEND.lock() = Some(Instant::now());
+    // The reply may come through work CEF does not announce: pump soon.
+    if let Some(h) = HOST.get() {
+        h.schedule_pump(EAGER_PUMP_INTERVAL);
+    }
+}
+
+/// `n` DevTools commands were answered (or failed).
+pub(crate) fn devtools_settled(n: usize) {
+    let _ = IN_FLIGHT.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| Some(v.saturating_sub(n)));
+}
+
+/// The longest the loop may go without pumping now: [`EAGER_PUMP_INTERVAL`]
+/// while a DevTools command is in flight, else [`MAX_PUMP_INTERVAL`].
+pub fn pump_interval() -> Duration {
+    let recent = LAST_SEND.lock().is_some_and(|t| t.elapsed() < EAGER_LIMIT);
+    if IN_FLIGHT.load(Ordering::Acquire) > 0 && recent {
+        EAGER_PUMP_INTERVAL
+    } else {
+        MAX_PUMP_INTERVAL
+    }
+}
 
 /// Engine errors.
 #[derive(Debug, Error)]
@@ -343,9 +384,9 @@ impl Engine {
         cef::do_message_loop_work();
     }
 
-    /// When the next pump is due (at the latest [`MAX_PUMP_INTERVAL`] from now).
+    /// When the next pump is due (at the latest [`pump_interval`] from now).
     pub fn next_pump_deadline(&self) -> Instant {
-        let cap = Instant::now() + MAX_PUMP_INTERVAL;
+        let cap = Instant::now() + pump_interval();
         SCHEDULE.at.lock().map_or(cap, |at| at.min(cap))
     }
 
@@ -353,7 +394,7 @@ impl Engine {
     pub fn wait_and_pump(&self, limit: Instant) {
         // The fallback deadline is fixed on entry: CEF stalls if it is not
         // pumped at least every MAX_PUMP_INTERVAL, scheduled or not.
-        let fallback = (Instant::now() + MAX_PUMP_INTERVAL).min(limit);
+        let fallback = (Instant::now() + pump_interval()).min(limit);
         let mut g = SCHEDULE.at.lock();
         loop {
             let due = g.map_or(fallback, |at| at.min(fallback));

@@ -28,7 +28,7 @@ pub use browser::{BrowserError, BrowserHandle, BrowserOptions, DEFAULT_FRAME_RAT
 pub use devtools::{DevToolsChannel, DevToolsError, DevToolsEvent, PendingReply, ProtocolError, RawSender, RawSink, Reply, DEFAULT_CALL_TIMEOUT};
 pub use engine::{
     helper_children, helper_processes, run_subprocess_if_child, ChromiumLog, switches_for, unique_download_path, DisplayMode, Engine, EngineConfig, EngineError, EngineHost, Profile,
-    MAX_PUMP_INTERVAL,
+    pump_interval, EAGER_PUMP_INTERVAL, MAX_PUMP_INTERVAL,
 };
 pub use events::{BrowserEvent, BrowserId, Frame, PixelRect, Termination};
 pub use popups::PopupDecision;

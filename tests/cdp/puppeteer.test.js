@@ -80,6 +80,17 @@ test('screenshot decodes to the viewport size with the right pixels', async () =
   assert.ok(near(png.pixel(799, 599), [255, 0, 0]), `red page at (799,599), got ${png.pixel(799, 599)}`);
 });
 
+test('a transparent screenshot keeps its alpha (omitBackground)', async () => {
+  await page.goto(`${site.a}/colours`);
+  await page.evaluate(() => {
+    document.documentElement.style.background = 'transparent';
+    document.body.style.background = 'transparent';
+  });
+  const png = decodePng(Buffer.from(await page.screenshot({ type: 'png', omitBackground: true })));
+  assert.equal(png.pixel(500, 400)[3], 0, `transparent page at (500,400), got ${png.pixel(500, 400)}`);
+  assert.ok(near(png.pixel(10, 10), [0, 0, 255]) && png.pixel(10, 10)[3] === 255, `opaque blue box at (10,10), got ${png.pixel(10, 10)}`);
+});
+
 test('cookies both ways: set by the server, read by the client; set by the client, sent to the server', async () => {
   await page.goto(`${site.a}/cookies`);
   const cookies = await browser.cookies();
