@@ -32,8 +32,6 @@ pub const OPEN_TIMEOUT: Duration = Duration::from_secs(15);
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Deadline for learning the version from a guest.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
-/// Viewport assumed for centring a node while no window reports its size (headless).
-pub const DEFAULT_VIEWPORT: (f64, f64) = (1280.0, 800.0);
 
 /// What CEF 131 reports before any browser could be asked (Browser.getVersion
 /// needs a live guest); replaced by the real answer once one exists.
@@ -216,7 +214,7 @@ impl Guests for AppGuests {
         let result = self.app.call(CALL_TIMEOUT, move |rt| {
             let camera = rt
                 .project()
-                .and_then(|p| p.node(&node).map(|n| centred_on(&n.rect, &p.camera())));
+                .and_then(|p| p.node(&node).map(|n| centred_on(&n.rect, &p.camera(), rt.viewport)));
             if let Some(camera) = camera {
                 if let Err(e) = rt.apply(Command::SetCamera { camera }) {
                     tracing::debug!(error = %e, "camera not moved to the activated node");
@@ -246,9 +244,9 @@ impl Guests for AppGuests {
     }
 }
 
-/// The camera that shows `rect` in the middle of the viewport, at the current zoom.
-fn centred_on(rect: &crate::model::Rect, current: &Camera) -> Camera {
-    let (vw, vh) = DEFAULT_VIEWPORT;
+/// The camera that shows `rect` in the middle of a `viewport`-sized view, at the current zoom.
+fn centred_on(rect: &crate::model::Rect, current: &Camera, viewport: (f64, f64)) -> Camera {
+    let (vw, vh) = viewport;
     let zoom = current.zoom;
     Camera {
         x: rect.x + rect.w / 2.0 - vw / (2.0 * zoom),
@@ -356,7 +354,7 @@ mod tests {
             w: 400.0,
             h: 200.0,
         };
-        for zoom in [0.5, 1.0, 2.0] {
+        for (zoom, view) in [(0.5, (1280.0, 800.0)), (1.0, (1920.0, 1080.0)), (2.0, (640.0, 480.0))] {
             let c = centred_on(
                 &r,
                 &Camera {
@@ -364,8 +362,9 @@ mod tests {
                     y: 3.0,
                     zoom,
                 },
+                view,
             );
-            let mid = c.screen_to_world(DEFAULT_VIEWPORT.0 / 2.0, DEFAULT_VIEWPORT.1 / 2.0);
+            let mid = c.screen_to_world(view.0 / 2.0, view.1 / 2.0);
             assert!(
                 (mid.x - 1200.0).abs() < 1e-9 && (mid.y - 600.0).abs() < 1e-9,
                 "zoom {zoom}: {mid:?}"

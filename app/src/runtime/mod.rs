@@ -61,6 +61,10 @@ impl EngineHost for LoopHost {
     }
 }
 
+/// The view size assumed while no window reports one (headless): what
+/// centring a node on the canvas aims at.
+pub const HEADLESS_VIEWPORT: (f64, f64) = (1280.0, 800.0);
+
 /// Start-up choices that the runtime keeps.
 #[derive(Debug, Clone)]
 pub struct RuntimeConfig {
@@ -101,6 +105,8 @@ pub struct Runtime {
     pub notices: Vec<Notice>,
     /// GPU and renderer (the window's, or an off-screen one made on demand).
     pub gfx: Option<scene::Gfx>,
+    /// The view's size in pixels: the window's, or [`HEADLESS_VIEWPORT`] without one.
+    pub viewport: (f64, f64),
     /// The agent tool runtime's main-thread state (sessions, ownership, agent launches).
     pub tools: tools::ToolLink,
     config: RuntimeConfig,
@@ -154,6 +160,7 @@ impl Runtime {
             clipboard: None,
             notices,
             gfx: None,
+            viewport: HEADLESS_VIEWPORT,
             tools: tools::ToolLink::new(config.browser_control),
             config,
             engine,

@@ -559,9 +559,11 @@ impl ApplicationHandler<Wake> for App {
         let opened = WindowSurface::open(event_loop, &title).and_then(|(ws, gpu)| Ok((ws, Gfx::with_gpu(gpu)?)));
         match opened {
             Ok((ws, gfx)) => {
+                let (w, h) = ws.size();
                 self.ws = Some(ws);
                 if let Some(rt) = self.rt.as_mut() {
                     rt.gfx = Some(gfx);
+                    rt.viewport = (f64::from(w), f64::from(h));
                     // Terminal sizes come from the renderer's cell metrics now that it exists.
                     rt.sync_terminals();
                     rt.request_redraw();
@@ -586,6 +588,9 @@ impl ApplicationHandler<Wake> for App {
             WindowEvent::Resized(size) => {
                 if let (Some(ws), Some(gfx)) = (self.ws.as_mut(), self.rt.as_ref().and_then(|rt| rt.gfx.as_ref())) {
                     ws.resize(&gfx.gpu.device, size.width, size.height);
+                }
+                if let Some(rt) = self.rt.as_mut() {
+                    rt.viewport = (f64::from(size.width.max(1)), f64::from(size.height.max(1)));
                 }
                 self.dirty = true;
             }
