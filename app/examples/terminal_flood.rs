@@ -103,10 +103,11 @@ fn node_flood(file: &Path, sentinel: &str, size: TermSize, mut render: Option<&m
             break rx.recv_timeout(Duration::from_secs(600)).map_err(|e| format!("no exit report: {e}"))?;
         }
     };
-    if !status.success() {
-        return Err(format!("cat exited with {status:?}"));
-    }
     let snap = term.snapshot();
+    if !status.success() {
+        let text: Vec<String> = (0..snap.rows).map(|r| snap.row_text(r)).filter(|t| !t.trim().is_empty()).collect();
+        return Err(format!("cat exited with {status:?}; the grid shows {text:?}"));
+    }
     if !(0..snap.rows).any(|r| snap.row_text(r).contains(sentinel)) {
         return Err("the sentinel line is not in the final grid".into());
     }
@@ -123,6 +124,8 @@ fn main() -> Result<(), String> {
         return Err("usage: terminal_flood FILE SENTINEL".into());
     };
     let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    // `cat` runs in the temp dir: give it a path that does not depend on ours.
+    let file = std::fs::canonicalize(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let icd = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
     if std::env::var_os("VK_ICD_FILENAMES").is_none() && Path::new(icd).exists() {
         std::env::set_var("VK_ICD_FILENAMES", icd);

@@ -1,11 +1,11 @@
-//! A live terminal: a child process on a PTY, with reader, parser, writer and
-//! waiter threads feeding a shared [`Screen`] and calling the [`TerminalHost`].
+//! A live terminal: a child process on a PTY, with reader, control, writer
+//! and waiter threads feeding a shared [`Screen`] and calling the [`TerminalHost`].
 //!
-//! Threads (all named `term-*`): the reader does blocking PTY reads and hands
-//! chunks to the parser; the parser owns the VT parser lock time, flushes
-//! stalled synchronized updates, and calls the host outside the lock; the
-//! writer performs blocking PTY writes so the caller never blocks; the waiter
-//! reaps the child. Linux reports EIO on the master once the child side is
+//! Threads (all named `term-*`): the reader does blocking PTY reads and
+//! parses each one under the screen lock, calling the host outside it; the
+//! control thread flushes stalled synchronized updates and reports the exit
+//! once the output is drained; the writer performs blocking PTY writes so the
+//! caller never blocks; the waiter reaps the child. Linux reports EIO on the master once the child side is
 //! gone; that is treated as end of file.
 
 use std::ffi::OsString;
@@ -34,8 +34,8 @@ const EXIT_DRAIN_GRACE: Duration = Duration::from_millis(500);
 /// exit; portable-pty sends "\n" + EOF when it is dropped, which must not reach a tmux client.
 const WRITER_CLOSE_WAIT: Duration = Duration::from_secs(5);
 
-/// Read chunks in flight between reader and parser; bounds memory under a flood.
-const READ_QUEUE_DEPTH: usize = 64;
+/// Control messages in flight (a few per terminal: sync starts, EOF, exit).
+const CONTROL_QUEUE_DEPTH: usize = 64;
 
 /// What to run in a terminal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,9 +95,10 @@ impl TerminalConfig {
     }
 }
 
-/// Messages into the parser thread.
-enum ParserMsg {
-    Data(Vec<u8>),
+/// Messages into the control thread.
+enum ControlMsg {
+    /// The reader parsed output that began a synchronized update: a deadline to watch.
+    SyncStarted,
     Eof,
     Exited(ExitStatus),
 }
@@ -197,18 +198,21 @@ impl Terminal {
         let screen = Arc::new(Mutex::new(screen));
         let exit = Arc::new(ExitCell::default());
         let (input_tx, input_rx) = mpsc::channel::<Vec<u8>>();
-        let (parser_tx, parser_rx) = mpsc::sync_channel::<ParserMsg>(READ_QUEUE_DEPTH);
+        let (control_tx, control_rx) = mpsc::sync_channel::<ControlMsg>(CONTROL_QUEUE_DEPTH);
 
         spawn_thread("term-writer", {
             let exit = exit.clone();
             move || writer_loop(writer, input_rx, exit)
         })?;
         spawn_thread("term-reader", {
-            let tx = parser_tx.clone();
-            move || reader_loop(reader, tx)
+            let tx = control_tx.clone();
+            let screen = screen.clone();
+            let input = input_tx.clone();
+            let host = host.clone();
+            move || reader_loop(reader, screen, input, host, tx)
         })?;
         spawn_thread("term-waiter", {
-            let tx = parser_tx;
+            let tx = control_tx;
             let exit = exit.clone();
             move || {
                 let status: ExitStatus = match child.wait() {
@@ -219,13 +223,13 @@ impl Terminal {
                     },
                 };
                 exit.set(status.clone());
-                let _ = tx.send(ParserMsg::Exited(status));
+                let _ = tx.send(ControlMsg::Exited(status));
             }
         })?;
-        spawn_thread("term-parser", {
+        spawn_thread("term-control", {
             let screen = screen.clone();
             let input = input_tx.clone();
-            move || parser_loop(parser_rx, screen, input, host)
+            move || control_loop(control_rx, screen, input, host)
         })?;
 
         let tmux = match config.persistence {
@@ -387,13 +391,33 @@ fn spawn_thread(name: &'static str, f: impl FnOnce() + Send + 'static) -> Result
         .map_err(|e| TerminalError::Thread(name, e))
 }
 
-fn reader_loop(mut reader: Box<dyn Read + Send>, tx: SyncSender<ParserMsg>) {
+/// Reads the PTY and parses what it read on the same thread, as alacritty
+/// does: handing each read to another thread (a copy, a channel, a wake-up)
+/// cost about a fifth of the throughput on two cores, where `cat` and the
+/// kernel's tty layer already keep the other core busy.
+fn reader_loop(
+    mut reader: Box<dyn Read + Send>,
+    screen: Arc<Mutex<Screen>>,
+    input: Sender<Vec<u8>>,
+    host: Arc<dyn TerminalHost>,
+    tx: SyncSender<ControlMsg>,
+) {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                if tx.send(ParserMsg::Data(buf[..n].to_vec())).is_err() {
+                let (events, syncing) = {
+                    let mut screen = screen.lock();
+                    let before = screen.sync_deadline();
+                    screen.feed(&buf[..n]);
+                    let after = screen.sync_deadline();
+                    (screen.take_events(), after.is_some() && after != before)
+                };
+                dispatch(&events, &input, host.as_ref());
+                host.wakeup();
+                // The control loop flushes a synchronized update whose end never comes.
+                if syncing && tx.send(ControlMsg::SyncStarted).is_err() {
                     return;
                 }
             },
@@ -406,7 +430,7 @@ fn reader_loop(mut reader: Box<dyn Read + Send>, tx: SyncSender<ParserMsg>) {
             },
         }
     }
-    let _ = tx.send(ParserMsg::Eof);
+    let _ = tx.send(ControlMsg::Eof);
 }
 
 fn writer_loop(mut writer: Box<dyn Write + Send>, input: Receiver<Vec<u8>>, exit: Arc<ExitCell>) {
@@ -420,8 +444,11 @@ fn writer_loop(mut writer: Box<dyn Write + Send>, input: Receiver<Vec<u8>>, exit
     drop(writer);
 }
 
-fn parser_loop(
-    rx: Receiver<ParserMsg>,
+/// Flushes synchronized updates at their deadline and reports the exit once
+/// the output is drained (end of file, or a grace period after the child's
+/// exit, since a grandchild may hold the PTY open).
+fn control_loop(
+    rx: Receiver<ControlMsg>,
     screen: Arc<Mutex<Screen>>,
     input: Sender<Vec<u8>>,
     host: Arc<dyn TerminalHost>,
@@ -451,7 +478,6 @@ fn parser_loop(
         let events = {
             let mut screen = screen.lock();
             match &msg {
-                Some(ParserMsg::Data(bytes)) => screen.feed(bytes),
                 Some(_) => {},
                 None => {
                     if screen.sync_deadline().is_some_and(|d| d <= Instant::now()) {
@@ -463,9 +489,9 @@ fn parser_loop(
         };
         dispatch(&events, &input, host.as_ref());
         match msg {
-            Some(ParserMsg::Data(_)) => host.wakeup(),
-            Some(ParserMsg::Eof) => eof = true,
-            Some(ParserMsg::Exited(status)) => exited = Some((status, Instant::now())),
+            Some(ControlMsg::SyncStarted) => {},
+            Some(ControlMsg::Eof) => eof = true,
+            Some(ControlMsg::Exited(status)) => exited = Some((status, Instant::now())),
             None => host.wakeup(),
         }
         if let Some((status, at)) = &exited {
