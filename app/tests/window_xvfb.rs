@@ -165,7 +165,12 @@ struct App {
 
 impl App {
     fn start(display: &Display, data: &Path, project: &Path, runtime_dir: &Path) -> App {
+        Self::start_with_env(display, data, project, runtime_dir, &[])
+    }
+
+    fn start_with_env(display: &Display, data: &Path, project: &Path, runtime_dir: &Path, env: &[(&str, &Path)]) -> App {
         let mut child = Command::new(env!("CARGO_BIN_EXE_termsprawl"))
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .arg("--data-dir")
             .arg(data)
             .arg("--project")
@@ -225,6 +230,11 @@ impl Drop for App {
 
 /// A data dir and a project folder whose saved layout holds one browser node at `url`.
 fn fixture(url: &str, rect: Rect, camera: Camera) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    fixture_with(|_| NodeKind::browser(url).unwrap(), rect, camera)
+}
+
+/// A data dir and a project folder whose saved layout holds one node of the kind `kind(folder)` makes.
+fn fixture_with(kind: impl FnOnce(&Path) -> NodeKind, rect: Rect, camera: Camera) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let data = dir.path().join("data");
     let folder = dir.path().join("project");
@@ -233,7 +243,7 @@ fn fixture(url: &str, rect: Rect, camera: Camera) -> (tempfile::TempDir, PathBuf
         std::fs::create_dir_all(d).expect("create dir");
     }
     std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).expect("chmod runtime dir");
-    let node = Node { id: NodeId::new("page").unwrap(), kind: NodeKind::browser(url).unwrap(), title: "page".into(), rect, z: 1, colour: None };
+    let node = Node { id: NodeId::new("page").unwrap(), kind: kind(&folder), title: "page".into(), rect, z: 1, colour: None };
     let (project, _) = Project::from_nodes(ProjectId::new("proj").unwrap(), "project", &folder, camera, vec![node], 2).unwrap();
     save_layout(&project, None).expect("save layout");
     let ws = Workspace::from_projects(vec![project], Some(ProjectId::new("proj").unwrap())).unwrap();
@@ -371,4 +381,58 @@ fn a_click_on_the_panned_and_zoomed_canvas_reaches_the_page_button_under_it() {
     // The camera the test saved is the one the window used (nothing re-fitted it).
     let ws = std::fs::read_to_string(data.join("workspace.json")).unwrap_or_default();
     assert!(ws.contains("0.75"), "the saved camera changed: {ws}");
+}
+
+/// Ctrl+click on an OSC 8 hyperlink in a terminal node opens it in a new
+/// browser node. The terminal runs without tmux (Debian's tmux 3.3 drops
+/// OSC 8): the app gets a PATH holding only bash and sleep.
+#[test]
+fn ctrl_click_on_a_terminal_hyperlink_opens_a_browser_node() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let url = support::serve_page("<html><head><title>linked page</title></head><body>linked</body></html>");
+    // Three lines of 70 linked characters, then the shell waits.
+    let script = format!("for i in 1 2 3; do printf '\\e]8;;{url}\\e\\\\%s\\e]8;;\\e\\\\\\n' \"$(printf 'L%.0s' $(seq 70))\"; done; exec sleep 600");
+    let rect = Rect::new(100.0, 100.0, 800.0, 400.0);
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let kind = |folder: &Path| NodeKind::Terminal { cwd: folder.to_path_buf(), command: Some(vec!["bash".into(), "-c".into(), script.clone()]), tmux_session: None };
+    let (dir, data, folder, runtime) = fixture_with(kind, rect, camera);
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["bash", "sleep", "seq"] {
+        let found = ["/usr/bin", "/bin"].iter().map(|d| Path::new(d).join(tool)).find(|p| p.is_file()).unwrap_or_else(|| panic!("{tool} not found"));
+        std::os::unix::fs::symlink(found, bin.join(tool)).unwrap();
+    }
+    let display = Display::start();
+    let mut app = App::start_with_env(&display, &data, &folder, &runtime, &[("PATH", bin.as_path())]);
+    let (x0, y0, _, _) = body_on_screen(rect, camera);
+    // Inside the linked text: 100 px in, on the second of its three lines.
+    let (sx, sy) = ((x0 + 100.0).round(), (y0 + 24.0).round());
+    let layout = folder.join(".termsprawl").join("canvas.json");
+    let end = Instant::now() + Duration::from_secs(60);
+    let mut text = String::new();
+    while Instant::now() < end {
+        assert!(app.still_running(), "the app exited early:\n{}", app.log_tail());
+        if app.frames() > 0 {
+            // No window manager gives the window the keyboard focus the Ctrl press needs.
+            display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+            display.xdotool(&["mousemove", &sx.to_string(), &sy.to_string()]);
+            display.xdotool(&["keydown", "ctrl", "click", "1", "keyup", "ctrl"]);
+        }
+        std::thread::sleep(Duration::from_secs(2));
+        text = std::fs::read_to_string(&layout).unwrap_or_default();
+        if text.contains("\"browser\"") {
+            break;
+        }
+    }
+    if !text.contains("\"browser\"") {
+        let shot = display.screenshot().map(|s| save_failure(&s, "window-osc8"));
+        panic!("no browser node for the link (screenshot: {shot:?}); layout:\n{text}\nlog:\n{}", app.log_tail());
+    }
+    assert!(text.contains(&url), "the browser node is not at the link's URL:\n{text}");
+    // A plain click (no Ctrl) on the link opens nothing more.
+    let browsers = text.matches("\"browser\"").count();
+    display.xdotool(&["click", "1"]);
+    std::thread::sleep(Duration::from_secs(3));
+    let after = std::fs::read_to_string(&layout).unwrap_or_default();
+    assert_eq!(after.matches("\"browser\"").count(), browsers, "a click without Ctrl opened a link");
 }
