@@ -113,8 +113,12 @@ export function assertCleanStop(app, stopped) {
   assert.equal(stopped?.fileLeft, false, `browser-agent.json is removed on exit${tail}`);
 }
 
-/** Starts `termsprawl --headless --cdp` and waits for browser-agent.json. */
-export async function startApp({ cdp = true } = {}) {
+/**
+ * Starts `termsprawl --headless --cdp` and waits for browser-agent.json.
+ * `args` are appended to the command line (e.g. `--agent agent-1`), `env`
+ * entries override the inherited environment.
+ */
+export async function startApp({ cdp = true, args: extraArgs = [], env = {} } = {}) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'termsprawl-cdp-'));
   const dataDir = path.join(root, 'data');
   const projectDir = path.join(root, 'p');
@@ -122,8 +126,9 @@ export async function startApp({ cdp = true } = {}) {
   fs.mkdirSync(runtimeDir, { mode: 0o700 });
   const args = ['--headless', '--data-dir', dataDir, '--project', projectDir];
   if (cdp) args.push('--cdp');
+  args.push(...extraArgs);
   const proc = spawn(binary(), args, {
-    env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR || runtimeDir, RUST_LOG: process.env.RUST_LOG || 'warn' },
+    env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR || runtimeDir, RUST_LOG: process.env.RUST_LOG || 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
