@@ -62,6 +62,9 @@ pub(crate) struct Shared {
     pub session_ids: SessionIds,
     /// The connected CDP client, if any.
     pub clients: ClientSlot,
+    /// Rung by the app when its browser nodes change: the client's target
+    /// list is refreshed at once instead of at the next 500 ms poll.
+    pub guests_changed: Arc<tokio::sync::Notify>,
 }
 
 impl Shared {
@@ -97,6 +100,7 @@ impl Facade {
             message_ids: MessageIds::default(),
             session_ids: SessionIds::new()?,
             clients: ClientSlot::default(),
+            guests_changed: Arc::new(tokio::sync::Notify::new()),
         });
         let handler_shared = shared.clone();
         let handler = move |req: Request<Incoming>| {
@@ -130,9 +134,27 @@ impl Facade {
         &self.shared.browser_context_id
     }
 
+    /// A handle the app rings when browser nodes appear or go (any thread).
+    pub fn guests_changed_notifier(&self) -> GuestsChanged {
+        GuestsChanged(self.shared.guests_changed.clone())
+    }
+
     /// Disconnects the client (cleaning up its guest sessions) and stops the server.
     pub fn close(mut self) {
         self.server.stop();
+    }
+}
+
+/// Tells the facade that the set of guests changed, so a connected client
+/// hears of a new or closed page now rather than at the next poll (which
+/// stays, for anything a notification misses).
+#[derive(Clone)]
+pub struct GuestsChanged(Arc<tokio::sync::Notify>);
+
+impl GuestsChanged {
+    /// Rings the facade; cheap, never blocks, coalesces with pending rings.
+    pub fn notify(&self) {
+        self.0.notify_one();
     }
 }
 

@@ -29,7 +29,7 @@ mod ws;
 
 pub use agent_server::{AgentServer, AgentServerConfig, DISCOVERY_FILE_NAME, MAX_OPEN_BODY_BYTES};
 pub use error::FacadeError;
-pub use facade::{Facade, FacadeConfig, DEFAULT_MAX_MESSAGE_BYTES};
+pub use facade::{Facade, FacadeConfig, GuestsChanged, DEFAULT_MAX_MESSAGE_BYTES};
 pub use guest::{BrowserVersion, GuestChannel, GuestError, GuestId, GuestSink, Guests};
 pub use ids::FACADE_ID_RANGE;
 pub use token::{RandomnessError, Token};

@@ -207,6 +207,7 @@ async fn run_client(shared: Arc<Shared>, ws: Socket) {
                 }
             },
             _ = poll.tick() => router.on_poll(),
+            _ = shared.guests_changed.notified() => router.on_poll(),
         }
         if let Some(close) = router.take_close() {
             break Some(close);

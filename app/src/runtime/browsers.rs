@@ -30,23 +30,38 @@ pub struct BrowserNodes {
 /// A thread-safe snapshot of the live browsers, for control planes on other
 /// threads (the CDP facade) that must not wait on the main thread to list them.
 #[derive(Clone, Default)]
-pub struct LiveBrowsers(Arc<(Mutex<Vec<(TabAddress, BrowserHandle)>>, Condvar)>);
+pub struct LiveBrowsers(Arc<LiveInner>);
+
+/// A change watcher: called on the main thread after every publish.
+type Watcher = Box<dyn Fn() + Send + Sync>;
+
+#[derive(Default)]
+struct LiveInner {
+    tabs: Mutex<Vec<(TabAddress, BrowserHandle)>>,
+    changed: Condvar,
+    watchers: Mutex<Vec<Watcher>>,
+}
 
 impl LiveBrowsers {
     /// Every live tab and its browser, oldest browser first.
     pub fn snapshot(&self) -> Vec<(TabAddress, BrowserHandle)> {
-        self.0 .0.lock().clone()
+        self.0.tabs.lock().clone()
+    }
+
+    /// Calls `watcher` after every change (keep it quick: it runs on the main thread).
+    pub fn watch(&self, watcher: impl Fn() + Send + Sync + 'static) {
+        self.0.watchers.lock().push(Box::new(watcher));
     }
 
     /// Waits until `found` returns `Some` for the snapshot (re-checked after
     /// every change the main thread publishes) or `deadline` passes.
     pub fn wait_for<R>(&self, deadline: Instant, mut found: impl FnMut(&[(TabAddress, BrowserHandle)]) -> Option<R>) -> Option<R> {
-        let mut g = self.0 .0.lock();
+        let mut g = self.0.tabs.lock();
         loop {
             if let Some(r) = found(&g) {
                 return Some(r);
             }
-            if self.0 .1.wait_until(&mut g, deadline).timed_out() {
+            if self.0.changed.wait_until(&mut g, deadline).timed_out() {
                 return found(&g);
             }
         }
@@ -55,8 +70,11 @@ impl LiveBrowsers {
     fn publish(&self, by_tab: &HashMap<TabAddress, BrowserHandle>) {
         let mut all: Vec<(TabAddress, BrowserHandle)> = by_tab.iter().map(|(t, b)| (t.clone(), b.clone())).collect();
         all.sort_by_key(|(_, b)| b.id());
-        *self.0 .0.lock() = all;
-        self.0 .1.notify_all();
+        *self.0.tabs.lock() = all;
+        self.0.changed.notify_all();
+        for watcher in self.0.watchers.lock().iter() {
+            watcher();
+        }
     }
 }
 

@@ -284,7 +284,7 @@ impl CdpServers {
         facade: bool,
     ) -> Result<Self, CdpServersError> {
         let token = Token::generate()?;
-        let guests: Arc<dyn Guests> = Arc::new(AppGuests::new(app, live));
+        let guests: Arc<dyn Guests> = Arc::new(AppGuests::new(app, live.clone()));
         let facade = match facade {
             true => Some(
                 Facade::start(FacadeConfig::from_env(), token.clone(), guests.clone())
@@ -292,6 +292,11 @@ impl CdpServers {
             ),
             false => None,
         };
+        if let Some(f) = &facade {
+            // A page opened any other way (tool server, the person, POST /open) reaches the client at once.
+            let changed = f.guests_changed_notifier();
+            live.watch(move || changed.notify());
+        }
         let cdp_url = facade.as_ref().map(Facade::http_url);
         let agent = AgentServer::start(
             AgentServerConfig::default(),
