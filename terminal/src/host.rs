@@ -24,7 +24,7 @@ impl From<portable_pty::ExitStatus> for ExitStatus {
 
 /// Callbacks from a running terminal to the app (one implementation per node).
 ///
-/// Called from the session's reader and control threads, never while the screen lock is held,
+/// Called from the session's parser thread, never while the screen lock is held,
 /// so an implementation may call back into the [`crate::Terminal`] (for example
 /// to take a snapshot). Implementations should be quick: post to the main loop.
 pub trait TerminalHost: Send + Sync {
