@@ -1069,7 +1069,7 @@ fn kill_9_during_writes_with_a_cdp_client_attached_loses_nothing_saved() {
                 std::thread::spawn(move || churn(d, p, s, o))
             };
             // Kill at a different point of the write cycle each round.
-            std::thread::sleep(Duration::from_millis(3000 + round * 700));
+            std::thread::sleep(Duration::from_millis(5000 + round * 700));
             let killed_at = Instant::now();
             app.kill9();
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -1086,8 +1086,9 @@ fn kill_9_during_writes_with_a_cdp_client_attached_loses_nothing_saved() {
                 }
             };
             assert!(ended, "round {round}: the CDP client did not see the app go");
-            // Autosave writes within 2 s of a change: what is older than that must survive.
-            let settled = |t: &Instant| killed_at.duration_since(*t) > Duration::from_millis(2500);
+            // Autosave writes within 2 s of a change (plus the write itself, slow on a loaded
+            // machine): what is clearly older than that must survive.
+            let settled = |t: &Instant| killed_at.duration_since(*t) > Duration::from_millis(3500);
             let o = out.lock().unwrap();
             eprintln!("round {round}: {} notes, {} browsers, {} agents created before the kill", o.nodes.len(), o.browsers.len(), o.agents.len());
             saved_nodes.extend(o.nodes.iter().chain(&o.browsers).filter(|(_, t)| settled(t)).map(|(n, _)| n.clone()));
