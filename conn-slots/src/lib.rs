@@ -120,11 +120,13 @@ impl Slot {
 
     /// The connection waits for its next request: it may be evicted.
     pub fn idle(&self) {
+        let mut key = self.idle_key.lock();
+        let mut state = self.shared.state.lock();
+        // Checked under the state lock: eviction happens under it, and an
+        // evicted slot must never rejoin the idle set (its place is given back).
         if self.is_evicted() {
             return;
         }
-        let mut key = self.idle_key.lock();
-        let mut state = self.shared.state.lock();
         if let Some(k) = key.take() {
             state.idle.remove(&k);
         }
