@@ -18,7 +18,7 @@ use alacritty_terminal::event::VoidListener;
 use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi::Processor;
-use canvas_render::{Camera, Color, Gpu, NodeContent, NodeKind, NodeView, Rect, Renderer, RendererConfig, Scene, Theme, Vec2};
+use canvas_render::{Camera, Color, NodeContent, NodeKind, NodeView, Rect, Renderer, RendererConfig, Scene, Theme, Vec2};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -126,19 +126,7 @@ fn main() -> Result<(), String> {
     let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     // `cat` runs in the temp dir: give it a path that does not depend on ours.
     let file = std::fs::canonicalize(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let icd = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-    if std::env::var_os("VK_ICD_FILENAMES").is_none() && Path::new(icd).exists() {
-        std::env::set_var("VK_ICD_FILENAMES", icd);
-    }
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        // wgpu's Vulkan loader warns without one; a private temp dir is enough headless.
-        let dir = std::env::temp_dir().join(format!("terminal-flood-xdg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| e.to_string())?;
-        std::env::set_var("XDG_RUNTIME_DIR", &dir);
-    }
-    let gpu = Gpu::headless().map_err(|e| format!("no GPU adapter: {e}"))?;
+    let gpu = canvas_render::visual_test::software_gpu().map_err(|e| format!("no GPU adapter: {e}"))?;
     println!("adapter: {}", gpu.describe());
     let mut renderer = Renderer::new(&gpu, RendererConfig::default()).map_err(|e| e.to_string())?;
     let rect = Rect::new(0.0, 0.0, FRAME.0 as f32 - 40.0, FRAME.1 as f32 - 40.0);

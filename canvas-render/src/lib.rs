@@ -24,6 +24,7 @@ mod renderer;
 mod scene;
 mod text;
 mod theme;
+pub mod visual_test;
 
 pub use camera::{Camera, MAX_ZOOM, MIN_ZOOM};
 pub use cells::{CellView, CursorShape, TerminalGridView};

@@ -6,42 +6,14 @@ use std::path::{Path, PathBuf};
 
 use canvas_render::*;
 
-/// DejaVu Sans from fonts-dejavu-core: the only system fonts the goldens may use.
-pub const DEJAVU: [&str; 2] = ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"];
-
-/// Points Vulkan at lavapipe (when present and not overridden) and silences the runtime-dir
-/// warning, then creates a headless GPU context.
+/// A headless lavapipe context (see `canvas_render::visual_test::software_gpu`).
 pub fn gpu() -> Gpu {
-    let icd = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-    if std::env::var_os("VK_ICD_FILENAMES").is_none() && Path::new(icd).exists() {
-        std::env::set_var("VK_ICD_FILENAMES", icd);
-    }
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        let dir = std::env::temp_dir().join(format!("canvas-render-xdg-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
-        }
-        std::env::set_var("XDG_RUNTIME_DIR", &dir);
-    }
-    Gpu::headless().expect("a Vulkan (lavapipe) or GL adapter is required for GPU tests")
+    visual_test::software_gpu().expect("a Vulkan (lavapipe) or GL adapter is required for GPU tests")
 }
 
-/// A renderer with a fixed font set: embedded Hack for terminals, DejaVu Sans for the UI.
+/// A renderer with the goldens' fixed font set (embedded Hack, DejaVu Sans, `extra_fonts`).
 pub fn renderer(gpu: &Gpu, extra_fonts: &[&str]) -> Renderer {
-    for f in DEJAVU {
-        assert!(Path::new(f).exists(), "{f} missing: install fonts-dejavu-core");
-    }
-    let config = RendererConfig {
-        terminal_font: TerminalFont { family: EMBEDDED_MONO_FAMILY.into(), size: 13.0 },
-        ui_font_family: "DejaVu Sans".into(),
-        load_system_fonts: false,
-        extra_font_files: DEJAVU.iter().chain(extra_fonts).map(PathBuf::from).collect(),
-        ..RendererConfig::default()
-    };
-    Renderer::new(gpu, config).expect("renderer")
+    visual_test::fixed_font_renderer(gpu, extra_fonts).expect("renderer")
 }
 
 /// A synthetic "web page" in BGRA: header bar, hero gradient, text-like lines, a button.
@@ -163,57 +135,9 @@ pub fn fixture_scene(r: &Renderer) -> Scene {
     Scene { background: Theme::default().canvas, nodes }
 }
 
-/// Per-pixel tolerance: a channel may differ by this much before the pixel counts as changed.
-pub const MAX_CHANNEL_DIFF: u8 = 8;
-/// At most this fraction of pixels may differ.
-pub const MAX_DIFF_FRACTION: f64 = 0.005;
-
 /// Compares `actual` with `tests/golden/<name>.png` (regenerated with `UPDATE_GOLDEN=1`).
 /// On mismatch writes `<name>.actual.png` and `<name>.diff.png` into the target tmp dir.
 pub fn assert_golden(name: &str, actual: &RgbaImage) {
-    let golden_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.png"));
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        actual.save_png(&golden_path).expect("write golden");
-        println!("updated golden {}", golden_path.display());
-        return;
-    }
-    let golden = RgbaImage::load_png(&golden_path)
-        .unwrap_or_else(|e| panic!("missing golden {} ({e}); run with UPDATE_GOLDEN=1", golden_path.display()));
-    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("golden");
-    let _ = std::fs::create_dir_all(&out_dir);
-    let actual_path = out_dir.join(format!("{name}.actual.png"));
-    if (golden.width, golden.height) != (actual.width, actual.height) {
-        actual.save_png(&actual_path).expect("write actual");
-        panic!("{name}: size {}x{} != golden {}x{}; actual at {}", actual.width, actual.height, golden.width, golden.height, actual_path.display());
-    }
-    let mut diff = vec![0u8; actual.pixels.len()];
-    let mut differing = 0usize;
-    let mut worst = 0u8;
-    for (i, (a, g)) in actual.pixels.chunks_exact(4).zip(golden.pixels.chunks_exact(4)).enumerate() {
-        let d = a.iter().zip(g).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0);
-        worst = worst.max(d);
-        let o = &mut diff[i * 4..i * 4 + 4];
-        if d > MAX_CHANNEL_DIFF {
-            differing += 1;
-            o.copy_from_slice(&[255, 0, 255, 255]);
-        } else {
-            let l = (g[0] as u16 + g[1] as u16 + g[2] as u16) / 12;
-            o.copy_from_slice(&[l as u8, l as u8, l as u8, 255]);
-        }
-    }
-    let fraction = differing as f64 / (actual.width as f64 * actual.height as f64);
-    let changed = actual.pixels.chunks_exact(4).zip(golden.pixels.chunks_exact(4)).filter(|(a, g)| a != g).count();
-    println!("golden {name}: {changed} pixels differ at all, worst channel difference {worst}");
-    if fraction > MAX_DIFF_FRACTION {
-        let diff_path = out_dir.join(format!("{name}.diff.png"));
-        actual.save_png(&actual_path).expect("write actual");
-        RgbaImage::new(actual.width, actual.height, diff).expect("diff image").save_png(&diff_path).expect("write diff");
-        panic!(
-            "{name}: {differing} pixels ({:.3} %) differ by more than {MAX_CHANNEL_DIFF} (worst {worst}); allowed {:.1} %\n  actual: {}\n  diff:   {}",
-            fraction * 100.0,
-            MAX_DIFF_FRACTION * 100.0,
-            actual_path.display(),
-            diff_path.display()
-        );
-    }
+    let golden_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    visual_test::assert_matches_golden(&golden_dir, &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("golden"), name, actual);
 }
