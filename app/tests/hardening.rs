@@ -38,9 +38,9 @@ use std::time::{Duration, Instant};
 
 #[path = "support/mod.rs"]
 mod support;
+use support::{ctl, eventually, kill_tmux};
 
 const APP: &str = env!("CARGO_BIN_EXE_termsprawl");
-const CTL: &str = env!("CARGO_BIN_EXE_termsprawl-ctl");
 
 /// One Chromium-running test at a time (see the module doc).
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -177,30 +177,11 @@ fn tail(path: &Path, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
-/// `termsprawl-ctl call`: the value, or the full stderr of a failed call.
-fn ctl(data: &Path, node: &str, op: &str, args: Value) -> Result<Value, String> {
-    let out = Command::new(CTL).arg("--data-dir").arg(data).args(["--node", node, "call", op, &args.to_string()]).env_remove("TERMSPRAWL_NODE_ID").env_remove("TERMSPRAWL_DATA_DIR").output().unwrap();
-    match out.status.code() {
-        Some(0) => Ok(serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{op}: bad JSON {e}: {}", String::from_utf8_lossy(&out.stdout)))),
-        Some(1) => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
-        other => panic!("{op}: ctl exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
-    }
-}
 
 fn ok(data: &Path, op: &str, args: Value) -> Value {
     ctl(data, "agent-1", op, args.clone()).unwrap_or_else(|e| panic!("{op} {args}: {e}"))
 }
 
-fn eventually<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let end = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 fn node_ids(data: &Path) -> HashSet<String> {
     ok(data, "canvas_list", json!({})).as_array().unwrap().iter().map(|n| n["id"].as_str().unwrap().to_owned()).collect()
@@ -220,10 +201,6 @@ fn mode(path: &Path) -> u32 {
     std::fs::symlink_metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).mode() & 0o7777
 }
 
-/// Ends the tmux server the app's terminals ran in (it outlives the app by design).
-fn kill_tmux(data: &Path) {
-    let _ = Command::new("tmux").arg("-S").arg(data.join("tmux/termsprawl.sock")).arg("kill-server").stderr(Stdio::null()).status();
-}
 
 /// Every process as pid -> parent pid.
 fn process_parents() -> HashMap<u32, u32> {

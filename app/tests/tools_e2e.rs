@@ -14,7 +14,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const APP: &str = env!("CARGO_BIN_EXE_termsprawl");
-const CTL: &str = env!("CARGO_BIN_EXE_termsprawl-ctl");
+
+mod support;
+use support::{ctl, eventually, kill_tmux};
 
 const PAGE: &str = r#"<!doctype html><title>tools page</title>
 <h1>Tool test</h1>
@@ -116,15 +118,6 @@ impl Drop for App {
     }
 }
 
-/// `termsprawl-ctl --data-dir D --node N call OP ARGS`: the value, or the error line.
-fn ctl(data: &Path, node: &str, op: &str, args: Value) -> Result<Value, String> {
-    let out = Command::new(CTL).arg("--data-dir").arg(data).args(["--node", node, "call", op, &args.to_string()]).env_remove("TERMSPRAWL_NODE_ID").output().unwrap();
-    match out.status.code() {
-        Some(0) => Ok(serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{op}: bad JSON {e}: {}", String::from_utf8_lossy(&out.stdout)))),
-        Some(1) => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
-        other => panic!("{op}: ctl exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
-    }
-}
 
 fn ok(data: &Path, node: &str, op: &str, args: Value) -> Value {
     ctl(data, node, op, args.clone()).unwrap_or_else(|e| panic!("{op} {args}: {e}"))
@@ -137,17 +130,6 @@ fn err(data: &Path, node: &str, op: &str, args: Value) -> String {
     }
 }
 
-/// Polls `f` until it yields, for at most `secs`.
-fn eventually<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let end = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 fn node<'a>(list: &'a Value, id: &str) -> Option<&'a Value> {
     list.as_array().unwrap().iter().find(|n| n["id"] == id)
@@ -162,10 +144,6 @@ fn write_exe(path: &Path, text: &str) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// Ends the tmux server the app's terminals ran in (it outlives the app by design).
-fn kill_tmux(data: &Path) {
-    let _ = Command::new("tmux").arg("-S").arg(data.join("tmux/termsprawl.sock")).arg("kill-server").stderr(Stdio::null()).status();
-}
 
 #[test]
 fn every_operation_against_the_live_app() {

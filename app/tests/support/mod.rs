@@ -34,3 +34,37 @@ pub fn closed_port_url() -> String {
     drop(l);
     format!("http://127.0.0.1:{port}/")
 }
+
+/// `termsprawl-ctl --data-dir D --node N call OP ARGS`: the value, or the full stderr of a failed call.
+pub fn ctl(data: &std::path::Path, node: &str, op: &str, args: serde_json::Value) -> Result<serde_json::Value, String> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_termsprawl-ctl"))
+        .arg("--data-dir")
+        .arg(data)
+        .args(["--node", node, "call", op, &args.to_string()])
+        .env_remove("TERMSPRAWL_NODE_ID")
+        .env_remove("TERMSPRAWL_DATA_DIR")
+        .output()
+        .unwrap();
+    match out.status.code() {
+        Some(0) => Ok(serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{op}: bad JSON {e}: {}", String::from_utf8_lossy(&out.stdout)))),
+        Some(1) => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+        other => panic!("{op}: ctl exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+    }
+}
+
+/// Polls `f` every 100 ms until it yields, for at most `secs`.
+pub fn eventually<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(std::time::Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// Ends the tmux server the app's terminals ran in (it outlives the app by design).
+pub fn kill_tmux(data: &std::path::Path) {
+    let _ = std::process::Command::new("tmux").arg("-S").arg(data.join("tmux/termsprawl.sock")).arg("kill-server").stderr(std::process::Stdio::null()).status();
+}
