@@ -344,6 +344,11 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// Whether the status is one a correct HTTP/1.1 peer may answer a hostile request with.
+    pub fn has_expected_status(&self) -> bool {
+        matches!(self.status, 200 | 400 | 401 | 403 | 404 | 405 | 408 | 413 | 414 | 431 | 501 | 505)
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }

@@ -63,7 +63,7 @@ fn agent_server_answers_hostile_requests_and_never_opens_a_smuggled_url() {
         let opened: Vec<String> = guests.opened.lock().unwrap()[before..].to_vec();
         for reply in &got.replies {
             prop_assert!(
-                matches!(reply.status, 200 | 400 | 401 | 403 | 404 | 405 | 408 | 413 | 414 | 431 | 501 | 505),
+                reply.has_expected_status(),
                 "unexpected status {} for {:?}",
                 reply.status,
                 String::from_utf8_lossy(&bytes)
@@ -110,7 +110,7 @@ fn facade_discovery_answers_hostile_requests() {
         let got = exchange(port, &bytes, WAIT);
         for reply in &got.replies {
             prop_assert!(
-                matches!(reply.status, 200 | 400 | 401 | 403 | 404 | 405 | 408 | 413 | 414 | 431 | 501 | 505),
+                reply.has_expected_status(),
                 "unexpected status {} for {:?}",
                 reply.status,
                 String::from_utf8_lossy(&bytes)
