@@ -345,7 +345,7 @@ pub struct Reply {
 
 impl Reply {
     /// Whether the status is one a correct HTTP/1.1 peer may answer a hostile request with.
-    pub fn has_expected_status(&self) -> bool {
+    fn has_expected_status(&self) -> bool {
         matches!(self.status, 200 | 400 | 401 | 403 | 404 | 405 | 408 | 413 | 414 | 431 | 501 | 505)
     }
 
@@ -361,6 +361,16 @@ pub struct Exchange {
     /// The connection ended with a reset (the server closed with our bytes unread), so the last
     /// response may have been cut off by the kernel.
     pub reset: bool,
+}
+
+impl Exchange {
+    /// Fails the case when a reply has a status no correct peer would answer `sent` with.
+    pub fn check_statuses(&self, sent: &[u8]) -> Result<(), TestCaseError> {
+        for reply in &self.replies {
+            prop_assert!(reply.has_expected_status(), "unexpected status {} for {:?}", reply.status, String::from_utf8_lossy(sent));
+        }
+        Ok(())
+    }
 }
 
 /// Sends `bytes` on a fresh connection, half-closes, and reads until the server closes.
