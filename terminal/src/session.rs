@@ -171,6 +171,11 @@ impl Terminal {
             screen.take_events();
         }
 
+        if let Persistence::Tmux(session) = &config.persistence {
+            if !session.exists() {
+                session.clear_stale_exit_status();
+            }
+        }
         let (program, args) = resolve_command(&config);
         let mut cmd = CommandBuilder::new(&program);
         cmd.args(&args);
@@ -214,6 +219,10 @@ impl Terminal {
         spawn_thread("term-waiter", {
             let tx = parser_tx;
             let exit = exit.clone();
+            let tmux = match &config.persistence {
+                Persistence::Tmux(session) => Some(session.clone()),
+                _ => None,
+            };
             move || {
                 let status: ExitStatus = match child.wait() {
                     Ok(status) => status.into(),
@@ -222,6 +231,9 @@ impl Terminal {
                         ExitStatus { code: 1, signal: None }
                     },
                 };
+                // A tmux client exits 0 whether its program ended or it was detached;
+                // the program's own status, when it ended, is in the session's file.
+                let status = tmux.and_then(|session| session.take_exit_status()).unwrap_or(status);
                 exit.set(status.clone());
                 let _ = tx.send(ParserMsg::Exited(status));
             }
@@ -352,20 +364,23 @@ impl Drop for Terminal {
 }
 
 fn resolve_command(config: &TerminalConfig) -> (OsString, Vec<OsString>) {
-    let user_command = config.command.as_ref().map(|c| (c.program.as_str(), c.args.as_slice()));
+    let (program, args) = match &config.command {
+        Some(spec) => (spec.program.clone().into(), spec.args.iter().map(OsString::from).collect()),
+        None => (default_shell(), Vec::new()),
+    };
     if let Persistence::Tmux(session) = &config.persistence {
         let mut env = vec![
             ("TERM_PROGRAM".to_owned(), "termsprawl".to_owned()),
             ("COLORTERM".to_owned(), "truecolor".to_owned()),
         ];
         env.extend(config.env.iter().cloned());
-        let (program, args) = session.client_command(&config.cwd, &env, user_command);
-        return (program.into_os_string(), args);
+        // tmux starts its default shell as a login shell; the wrapper in between
+        // keeps that with `-l`.
+        let args = if config.command.is_none() { vec![OsString::from("-l")] } else { args };
+        let (client, client_args) = session.client_command(&config.cwd, &env, (&program, &args));
+        return (client.into_os_string(), client_args);
     }
-    match &config.command {
-        Some(spec) => (spec.program.clone().into(), spec.args.iter().map(OsString::from).collect()),
-        None => (default_shell(), Vec::new()),
-    }
+    (program, args)
 }
 
 fn default_shell() -> OsString {

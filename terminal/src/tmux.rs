@@ -2,15 +2,27 @@
 //! socket: reopening a node re-attaches (`new-session -A`) with scrollback
 //! intact. The app's own tmux config is never read (`-f /dev/null`).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use crate::host::ExitStatus;
 
 /// Oldest tmux whose behaviour this module relies on (`-e` on new-session, array options).
 pub const MIN_VERSION: TmuxVersion = TmuxVersion { major: 3, minor: 2 };
 
 /// History kept inside tmux, in lines.
 pub const HISTORY_LIMIT: u32 = 50_000;
+
+/// The pane runs the program under this `sh` script so that its exit status
+/// outlives it: tmux 3.3 ends the session when the program exits and its client
+/// then exits 0, so the status would otherwise be lost (`pane_dead_signal` is
+/// 3.4+, and the `pane-died` hook does not fire for signal deaths). `$1` is the
+/// status file, the rest is the program. The shell catches (rather than ignores)
+/// INT and QUIT so that Ctrl+C reaches the program with default handlers and the
+/// wrapper survives to record the status; a hang-up (the session killed) ends
+/// it without recording anything.
+const EXIT_RECORDER: &str = r#"f=$1; shift; trap : INT QUIT; "$@"; s=$?; printf '%s\n' "$s" >"$f"; exit "$s""#;
 
 /// Errors preparing or managing tmux sessions.
 #[derive(Debug, thiserror::Error)]
@@ -159,12 +171,12 @@ impl TmuxSession {
     }
 
     /// Program and arguments for the PTY: a tmux client that creates the session
-    /// (running `command`, or the default shell when `None`) or re-attaches to it.
+    /// (running `command` under [`EXIT_RECORDER`]) or re-attaches to it.
     pub(crate) fn client_command(
         &self,
         cwd: &Path,
         env: &[(String, String)],
-        command: Option<(&str, &[String])>,
+        command: (&OsStr, &[OsString]),
     ) -> (PathBuf, Vec<OsString>) {
         let mut args: Vec<OsString> = self.base_args();
         let default_terminal = if has_terminfo("tmux-256color") { "tmux-256color" } else { "screen-256color" };
@@ -191,12 +203,42 @@ impl TmuxSession {
             args.push("-e".into());
             args.push(format!("{key}={value}").into());
         }
-        if let Some((program, program_args)) = command {
-            args.push("--".into());
-            args.push(program.into());
-            args.extend(program_args.iter().map(OsString::from));
-        }
+        // Ignored by tmux when the session already exists (a re-attach).
+        args.extend(["--", "/bin/sh", "-c", EXIT_RECORDER, "termsprawl-session"].map(OsString::from));
+        args.push(self.exit_file().into_os_string());
+        args.push(command.0.into());
+        args.extend(command.1.iter().map(OsString::from));
         (self.tmux.program.clone(), args)
+    }
+
+    /// Where the pane's wrapper writes the program's exit status when it ends.
+    pub fn exit_file(&self) -> PathBuf {
+        self.socket.with_file_name(format!("{}.exit", self.name))
+    }
+
+    /// Takes (reads and removes) the exit status the program left when it ended.
+    /// `None` when it has not ended (a detached client) or left nothing (a hang-up).
+    /// A shell reports death by signal N as 128 + N, which is decoded here.
+    pub fn take_exit_status(&self) -> Option<ExitStatus> {
+        let path = self.exit_file();
+        let text = std::fs::read_to_string(&path).ok()?;
+        if let Err(e) = std::fs::remove_file(&path) {
+            tracing::warn!(path = %path.display(), error = %e, "could not remove a tmux exit status file");
+        }
+        let code: u32 = text.trim().parse().ok()?;
+        let signal = code.checked_sub(128).filter(|n| (1..=64).contains(n)).map(|n| signal_description(n as i32));
+        Some(ExitStatus { code: if signal.is_some() { 1 } else { code }, signal })
+    }
+
+    /// Removes an exit status left by an earlier session of the same name, so a
+    /// new session never reports it. Call only while the session does not exist.
+    pub(crate) fn clear_stale_exit_status(&self) {
+        let path = self.exit_file();
+        match std::fs::remove_file(&path) {
+            Ok(()) => tracing::debug!(path = %path.display(), "removed a stale tmux exit status"),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {},
+            Err(e) => tracing::warn!(path = %path.display(), error = %e, "could not remove a stale tmux exit status"),
+        }
     }
 
     fn base_args(&self) -> Vec<OsString> {
@@ -273,6 +315,19 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
 }
 
+/// The C library's description of signal `n` ("Killed", "Interrupt"), as
+/// portable-pty reports signal deaths outside tmux.
+fn signal_description(n: i32) -> String {
+    // SAFETY: strsignal returns a pointer to a static or thread-local string,
+    // valid until the next call on this thread; it is copied at once.
+    let text = unsafe { libc::strsignal(n) };
+    if text.is_null() {
+        return format!("Signal {n}");
+    }
+    // SAFETY: non-null strsignal results are NUL-terminated.
+    unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned()
+}
+
 fn has_terminfo(name: &str) -> bool {
     let first = &name[..1];
     ["/usr/share/terminfo", "/lib/terminfo", "/etc/terminfo", "/usr/lib/terminfo"]
@@ -309,13 +364,44 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(dir.path().join("tmux")).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
-        let (_, args) = s.client_command(Path::new("/tmp"), &[("A".into(), "1".into())], Some(("bash", &["-l".into()])));
+        let (_, args) =
+            s.client_command(Path::new("/tmp"), &[("A".into(), "1".into())], (OsStr::new("bash"), &["-l".into()]));
         let args: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let joined = args.join(" ");
         assert!(joined.contains("-f /dev/null"));
         assert!(joined.contains("status off"));
         assert!(joined.contains("history-limit 50000"));
-        assert!(joined.ends_with("new-session -A -s node-1 -c /tmp -e A=1 -- bash -l"), "{joined}");
+        let exit_file = s.exit_file();
+        let tail = format!("new-session -A -s node-1 -c /tmp -e A=1 -- /bin/sh -c {EXIT_RECORDER} termsprawl-session {} bash -l", exit_file.display());
+        assert!(joined.ends_with(&tail), "{joined}");
+        assert_eq!(exit_file, dir.path().join("tmux/node-1.exit"));
+    }
+
+    #[test]
+    fn exit_status_files_decode_codes_and_signals() {
+        let tmux = Tmux { program: "tmux".into(), version: MIN_VERSION };
+        let dir = tempfile::tempdir().unwrap();
+        let s = TmuxSession::new(tmux, dir.path(), "node-2").unwrap();
+        assert_eq!(s.take_exit_status(), None, "nothing recorded yet");
+        let cases = [
+            ("0\n", Some(ExitStatus { code: 0, signal: None })),
+            ("3\n", Some(ExitStatus { code: 3, signal: None })),
+            ("128\n", Some(ExitStatus { code: 128, signal: None })),
+            ("137\n", Some(ExitStatus { code: 1, signal: Some(signal_description(9)) })),
+            ("130", Some(ExitStatus { code: 1, signal: Some(signal_description(2)) })),
+            ("255\n", Some(ExitStatus { code: 255, signal: None })),
+            ("garbage", None),
+            ("", None),
+        ];
+        for (text, expected) in cases {
+            std::fs::write(s.exit_file(), text).unwrap();
+            assert_eq!(s.take_exit_status(), expected, "{text:?}");
+            assert!(!s.exit_file().exists(), "taking a status removes its file ({text:?})");
+        }
+        assert_eq!(signal_description(9), "Killed");
+        std::fs::write(s.exit_file(), "0\n").unwrap();
+        s.clear_stale_exit_status();
+        assert_eq!(s.take_exit_status(), None);
     }
 
     #[test]

@@ -68,3 +68,73 @@ fn session_survives_dropping_the_terminal_and_kill_ends_it() {
     assert!(!session.exists());
     assert!(!session.kill().unwrap(), "killing a gone session reports false");
 }
+
+#[test]
+fn the_programs_exit_status_survives_tmux() {
+    let tmux = match Tmux::detect() {
+        Ok(tmux) => tmux,
+        Err(e) => {
+            println!("skipping tmux exit status test: {e}");
+            return;
+        },
+    };
+    let data = tempfile::tempdir().unwrap();
+    let session = TmuxSession::new(tmux.clone(), data.path(), "node-exit").unwrap();
+    let _guard = ServerGuard(session.socket().to_owned());
+
+    // A plain exit code.
+    let host = TestHost::new();
+    let term = Terminal::spawn(config(&session, data.path()), host.clone()).unwrap();
+    term.write("echo ready-$((1+1))\r").unwrap();
+    wait_screen(&term, "shell ready", |s| s.contains("ready-2"));
+    term.write("exit 7\r").unwrap();
+    let status = host.wait_exit();
+    assert_eq!((status.code, status.signal), (7, None), "exit 7 inside tmux");
+    assert!(!session.exists(), "the session ends with its program");
+    assert!(!session.exit_file().exists(), "the status file is taken");
+
+    // Death by signal: the shell kills itself.
+    let host = TestHost::new();
+    let term = Terminal::spawn(config(&session, data.path()), host.clone()).unwrap();
+    term.write("echo again-$((2+2))\r").unwrap();
+    wait_screen(&term, "second shell ready", |s| s.contains("again-4"));
+    term.write("kill -KILL $$\r").unwrap();
+    let status = host.wait_exit();
+    assert_eq!(status.code, 1);
+    assert_eq!(status.signal.as_deref(), Some("Killed"), "SIGKILL inside tmux");
+
+    // Ctrl+C reaches the program, not the wrapper recording the status.
+    let host = TestHost::new();
+    let mut sleeper = config(&session, data.path());
+    let script = "echo sleeping-$((5+5)); exec sleep 30";
+    sleeper.command = Some(CommandSpec { program: "sh".into(), args: vec!["-c".into(), script.into()] });
+    let term = Terminal::spawn(sleeper, host.clone()).unwrap();
+    // The client is attached (its tty raw) once the program's output shows.
+    wait_screen(&term, "sleep started", |s| s.contains("sleeping-10"));
+    term.write("\x03").unwrap();
+    let status = host.wait_exit();
+    assert_eq!(status.signal.as_deref(), Some("Interrupt"), "Ctrl+C ends sleep with SIGINT: {status:?}");
+
+    // Detaching is not an exit: the client's own status is reported and the
+    // session lives on with nothing recorded.
+    let host = TestHost::new();
+    let term = Terminal::spawn(config(&session, data.path()), host.clone()).unwrap();
+    term.write("echo third-$((3+3))\r").unwrap();
+    wait_screen(&term, "third shell ready", |s| s.contains("third-6"));
+    drop(term);
+    host.wait_exit();
+    assert!(session.exists());
+    assert!(!session.exit_file().exists());
+    assert!(session.kill().unwrap());
+
+    // A status left behind by an earlier session is not reported by a new one.
+    std::fs::write(session.exit_file(), "9\n").unwrap();
+    let host = TestHost::new();
+    let term = Terminal::spawn(config(&session, data.path()), host.clone()).unwrap();
+    term.write("echo fourth-$((4+4))\r").unwrap();
+    wait_screen(&term, "fourth shell ready", |s| s.contains("fourth-8"));
+    assert!(!session.exit_file().exists(), "the stale status was cleared at start");
+    term.write("exit 0\r").unwrap();
+    assert!(host.wait_exit().success());
+}
+
