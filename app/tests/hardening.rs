@@ -713,6 +713,8 @@ fn renderer_shell_and_app_kills_are_survived() {
             Err(e) => panic!("terminal_read of the exited terminal failed: {e}"),
         });
         eprintln!("terminal after its shell was killed: exited {shown}");
+        // Inside tmux too: the session's wrapper recorded the status.
+        assert_eq!(shown["signal"], "Killed", "{shown}");
         let e = ctl(&data, "agent-1", "terminal_submit", json!({"nodeId": victim, "text": "echo x"})).unwrap_err();
         assert!(e.contains("has exited"), "{e}");
         assert_eq!(ok(&data, "session_info", json!({}))["identity"]["nodeId"], "agent-1");
