@@ -55,19 +55,21 @@ pub fn write_launch_config(agent_tools: &Path, node: &str, kind: AgentKind, data
             Ok(vec!["--mcp-config".into(), dir.join("mcp.json").display().to_string()])
         }
         AgentKind::Codex => {
+            // Codex reads MCP servers from `-c key=<TOML>` overrides (its own
+            // config.toml stays the user's), and starts them with a filtered
+            // environment, so the identity goes in the server's own `env`.
             let q = |s: &str| json!(s).to_string();
-            let toml = format!(
-                "[mcp_servers.termsprawl]\ncommand = {}\nargs = [\"mcp\", \"--adapter\", \"codex-mcp\"]\nenv = {{ TERMSPRAWL_NODE_ID = {}, TERMSPRAWL_DATA_DIR = {} }}\n",
-                q(&ctl),
-                q(node),
-                q(&data_dir.display().to_string())
-            );
-            tool_server::write_private(&dir, "config.toml", toml.as_bytes()).map_err(|e| e.to_string())?;
             Ok(vec![
                 "-c".into(),
                 format!("mcp_servers.termsprawl.command={}", q(&ctl)),
                 "-c".into(),
                 "mcp_servers.termsprawl.args=[\"mcp\",\"--adapter\",\"codex-mcp\"]".into(),
+                "-c".into(),
+                format!(
+                    "mcp_servers.termsprawl.env={{TERMSPRAWL_NODE_ID={},TERMSPRAWL_DATA_DIR={}}}",
+                    q(node),
+                    q(&data_dir.display().to_string())
+                ),
             ])
         }
         _ => Ok(vec![]),
@@ -268,6 +270,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn codex_gets_its_mcp_server_and_the_identity_through_config_overrides() {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = dir.path().join("agent-tools");
+        tool_server::ensure_private_dir(&tools).unwrap();
+        let args = write_launch_config(&tools, "agent-7", AgentKind::Codex, Path::new("/data dir")).unwrap();
+        let overrides: Vec<&str> = args.chunks(2).map(|pair| {
+            assert_eq!(pair[0], "-c", "{args:?}");
+            pair[1].as_str()
+        }).collect();
+        let ctl = json!(ctl_path().display().to_string()).to_string();
+        assert_eq!(overrides, [
+            format!("mcp_servers.termsprawl.command={ctl}").as_str(),
+            r#"mcp_servers.termsprawl.args=["mcp","--adapter","codex-mcp"]"#,
+            r#"mcp_servers.termsprawl.env={TERMSPRAWL_NODE_ID="agent-7",TERMSPRAWL_DATA_DIR="/data dir"}"#,
+        ]);
+        // Nothing else is written for codex: its own config stays the user's.
+        assert_eq!(std::fs::read_dir(tools.join("launch/agent-7")).unwrap().count(), 0);
+    }
+
+    #[test]
     fn claude_transcripts_are_found_rendered_and_capped() {
         let home = tempfile::tempdir().unwrap();
         let cwd = PathBuf::from("/work/my.proj");
@@ -306,10 +328,6 @@ mod tests {
         let cfg: Value = serde_json::from_slice(&std::fs::read(&args[1]).unwrap()).unwrap();
         assert_eq!(cfg["mcpServers"]["termsprawl"]["args"][0], "mcp");
         assert_eq!(cfg["mcpServers"]["termsprawl"]["env"]["TERMSPRAWL_NODE_ID"], "n1");
-        let codex = write_launch_config(&tools, "n2", AgentKind::Codex, dir.path()).unwrap();
-        assert!(codex.iter().any(|a| a.starts_with("mcp_servers.termsprawl.command=")));
-        let toml = std::fs::read_to_string(tools.join("launch/n2/config.toml")).unwrap();
-        assert!(toml.contains("[mcp_servers.termsprawl]"));
         assert!(write_launch_config(&tools, "n3", AgentKind::Gemini, dir.path()).unwrap().is_empty());
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(std::fs::metadata(tools.join("launch/n1")).unwrap().permissions().mode() & 0o777, 0o700);
