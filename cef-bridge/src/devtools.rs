@@ -175,13 +175,41 @@ impl DevToolsChannel {
     }
 
     /// Connects the channel to its browser and flushes queued messages.
+    ///
+    /// The sender becomes visible only once the queue is empty under its lock, so
+    /// a message sent meanwhile is either queued (and flushed here, in order) or
+    /// sent after everything queued before it; no lock is held while sending.
     pub fn attach(&self, sender: Arc<dyn RawSender>) {
-        *self.sender.lock() = Some(sender.clone());
-        self.attached.store(true, Ordering::SeqCst);
-        let queued = std::mem::take(&mut *self.queued.lock());
-        for m in queued {
-            sender.send_raw(&m);
+        loop {
+            let batch = {
+                let mut queued = self.queued.lock();
+                if queued.is_empty() {
+                    *self.sender.lock() = Some(sender.clone());
+                    self.attached.store(true, Ordering::SeqCst);
+                    return;
+                }
+                std::mem::take(&mut *queued)
+            };
+            for m in batch {
+                sender.send_raw(&m);
+            }
         }
+    }
+
+    /// Sends `bytes` now, or queues them while no browser is attached. The
+    /// choice is made under the queue's lock (see [`attach`](Self::attach)).
+    fn dispatch(&self, bytes: Vec<u8>) {
+        let sender = {
+            let mut queued = self.queued.lock();
+            match self.sender.lock().clone() {
+                Some(sender) => sender,
+                None => {
+                    queued.push(bytes);
+                    return;
+                },
+            }
+        };
+        sender.send_raw(&bytes);
     }
 
     /// Disconnects the channel (browser closed) and fails every pending command.
@@ -232,11 +260,7 @@ impl DevToolsChannel {
             return Err(DevToolsError::Closed(reason));
         }
         self.sent();
-        let sender = self.sender.lock().clone();
-        match sender {
-            Some(s) => s.send_raw(message.as_bytes()),
-            None => self.queued.lock().push(message.as_bytes().to_vec()),
-        }
+        self.dispatch(message.as_bytes().to_vec());
         Ok(())
     }
 
@@ -270,11 +294,7 @@ impl DevToolsChannel {
         // Record before sending: the reply may arrive inside send_raw.
         self.pending.lock().insert(id, Pending { method: method.to_string(), tx });
         self.sent();
-        let sender = self.sender.lock().clone();
-        match sender {
-            Some(s) => s.send_raw(&bytes),
-            None => self.queued.lock().push(bytes),
-        }
+        self.dispatch(bytes);
         Ok(PendingReply { method: method.to_string(), rx })
     }
 
@@ -528,6 +548,34 @@ mod tests {
         let fake = Arc::new(FakeBrowser { channel: Mutex::new(Arc::downgrade(&ch)), sent: Mutex::new(vec![]) });
         ch.attach(fake.clone());
         assert_eq!(p.wait(Duration::from_secs(1)).unwrap().unwrap(), json!({"echo": {"q": true}}));
+    }
+
+    #[test]
+    fn sends_racing_attach_are_each_delivered_once_and_in_order() {
+        for round in 0..200 {
+            let ch = Arc::new(DevToolsChannel::new());
+            let fake = Arc::new(FakeBrowser { channel: Mutex::new(Arc::downgrade(&ch)), sent: Mutex::new(vec![]) });
+            let senders: Vec<_> = (0..3)
+                .map(|t| {
+                    let ch = ch.clone();
+                    std::thread::spawn(move || {
+                        for i in 0..50 {
+                            ch.request("Seq", json!({"t": t, "i": i}), None).unwrap();
+                        }
+                    })
+                })
+                .collect();
+            ch.attach(fake.clone());
+            for s in senders {
+                s.join().unwrap();
+            }
+            let sent = fake.sent.lock();
+            assert_eq!(sent.len(), 150, "round {round}: a message sent while attaching was lost or doubled");
+            for t in 0..3 {
+                let order: Vec<i64> = sent.iter().filter(|v| v["params"]["t"] == t).map(|v| v["params"]["i"].as_i64().unwrap()).collect();
+                assert_eq!(order, (0..50).collect::<Vec<_>>(), "round {round}: thread {t}'s messages out of order");
+            }
+        }
     }
 
     #[test]
