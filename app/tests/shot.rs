@@ -11,6 +11,15 @@ const PAGE: &str = r#"<!doctype html><title>shot</title>
 <div id=box></div><div id=tall></div>
 <script>window.addEventListener('load', () => setTimeout(() => { const d = document.createElement('div'); d.id = 'late'; d.style.cssText = 'position:absolute;left:0;top:200px;width:50px;height:50px;background:rgb(0,200,0)'; document.body.appendChild(d); }, 100));</script>"#;
 
+/// Two requests after load, 300 ms apart (under the 500 ms quiet period), then a green square.
+const BUSY_AFTER_LOAD: &str = r#"<!doctype html><title>busy</title><style>html,body{margin:0;background:rgb(18,52,86)}</style>
+<script>const later = ms => new Promise(r => setTimeout(r, ms));
+window.addEventListener('load', async () => {
+  await later(300); await fetch('/one');
+  await later(300); await fetch('/two');
+  const d = document.createElement('div'); d.style.cssText = 'position:absolute;left:0;top:0;width:50px;height:50px;background:rgb(0,200,0)'; document.body.appendChild(d);
+});</script>"#;
+
 fn shot(args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_termsprawl")).arg("shot").args(args).output().unwrap();
     (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
@@ -68,6 +77,19 @@ fn captures_viewport_full_page_selector_and_delay() {
 }
 
 #[test]
+fn networkidle_waits_for_requests_made_after_load() {
+    let base = serve_page(BUSY_AFTER_LOAD);
+    let dir = tempfile::tempdir().unwrap();
+    let (load, idle) = (dir.path().join("load.png"), dir.path().join("idle.png"));
+    let (ok, err) = shot(&[&base, "-o", load.to_str().unwrap(), "--size", "200x100", "--wait", "load"]);
+    assert!(ok, "{err}");
+    assert!(close(px(&decode(&load), 25, 25), [18, 52, 86]), "at load the page has not fetched yet");
+    let (ok, err) = shot(&[&base, "-o", idle.to_str().unwrap(), "--size", "200x100", "--wait", "networkidle"]);
+    assert!(ok, "{err}");
+    assert!(close(px(&decode(&idle), 25, 25), [0, 200, 0]), "networkidle returned before the page's second fetch finished: {:?}", px(&decode(&idle), 25, 25));
+}
+
+#[test]
 fn failures_exit_non_zero_with_one_line_and_write_nothing() {
     let base = serve_page(PAGE);
     let dir = tempfile::tempdir().unwrap();
@@ -77,6 +99,8 @@ fn failures_exit_non_zero_with_one_line_and_write_nothing() {
         (vec!["javascript:alert(1)".into()], "refused"),
         (vec!["file:///etc/passwd".into()], "refused"),
         (vec!["data:text/html,hi".into()], "refused"),
+        (vec!["http://".into()], "malformed address"),
+        (vec!["not a url at all".into()], "malformed address"),
         (vec![closed_port_url()], "ERR_CONNECTION_REFUSED"),
         (vec!["http://no-such-host.invalid/".into()], "ERR_NAME_NOT_RESOLVED"),
         (vec![base.clone(), "--selector".into(), "#missing".into()], "matched no visible element"),

@@ -4,7 +4,7 @@
 
 mod support;
 
-use cef_bridge::input::{Key, KeyInput, Modifiers, MouseButton};
+use cef_bridge::input::{ButtonsHeld, Key, KeyInput, Modifiers, MouseButton};
 use cef_bridge::{BrowserEvent, BrowserHandle, BrowserOptions, DevToolsChannel, DisplayMode, Engine, EngineConfig, Profile};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -85,6 +85,9 @@ const FORM: &str = r#"<!doctype html><title>Form</title>
 <style>body{margin:0}button{position:absolute;left:20px;top:20px;width:120px;height:40px}input{position:absolute;left:20px;top:100px;width:200px;height:30px}</style>
 <button id=b onclick="window.clicks=(window.clicks||0)+1">Click</button><input id=t>"#;
 
+const SCROLL: &str = r#"<!doctype html><title>Scroll</title><style>body{margin:0;height:5000px}</style>
+<script>window.moves=[];addEventListener('mousemove',e=>moves.push([e.clientX,e.clientY]))</script>"#;
+
 const POPUP: &str = r#"<!doctype html><title>Opener</title><style>body{margin:0}button{position:absolute;left:0;top:0;width:300px;height:100px}</style>
 <button id=p onclick="window.open('/signin','signin','width=400,height=300')">Sign in</button>
 <a id=tab href="/form" target="_blank" style="position:absolute;left:0;top:150px;width:300px;height:50px;display:block">tab</a>"#;
@@ -122,6 +125,19 @@ fn scenario_devtools_round_trip_and_events(ctx: &Ctx) -> Outcome {
     // way (CefStringUtf8::from) would have segfaulted.
     let id = b.id();
     ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::TitleChanged { id: i, title } if *i == id && title == "Colour Test — ✓")).ok_or("no TitleChanged event with the decoded title")?;
+    // The page's address and loading state were reported while it opened.
+    let url = ctx.server.url("/colours");
+    let seen: Vec<BrowserEvent> = ctx.log.events.lock()[from..].to_vec();
+    if !seen.iter().any(|e| matches!(e, BrowserEvent::AddressChanged { id: i, url: u } if *i == id && *u == url)) {
+        return Err(format!("no AddressChanged to {url}"));
+    }
+    let loading: Vec<bool> = seen.iter().filter_map(|e| match e {
+        BrowserEvent::LoadingStateChanged { id: i, loading, .. } if *i == id => Some(*loading),
+        _ => None,
+    }).collect();
+    if loading.first() != Some(&true) || loading.last() != Some(&false) {
+        return Err(format!("LoadingStateChanged sequence {loading:?}, want loading then done"));
+    }
     let events = b.devtools().subscribe();
     call(ctx, &b.devtools(), "Page.enable", json!({}))?;
     call(ctx, &b.devtools(), "Page.reload", json!({}))?;
@@ -181,6 +197,45 @@ fn scenario_native_input(ctx: &Ctx) -> Outcome {
     });
     if value != json!("hI!") {
         return Err(format!("typed text = {value}"));
+    }
+    close(ctx, &b)
+}
+
+fn scenario_wheel_move_and_load_failure(ctx: &Ctx) -> Outcome {
+    let b = open(ctx, &ctx.server.url("/scroll"), 400, 300)?;
+    wait_frame(ctx, &b, |_| true)?;
+    for (x, y) in [(10, 20), (150, 120)] {
+        b.send_mouse_move(x, y, Modifiers::default(), ButtonsHeld::default(), false).map_err(|e| e.to_string())?;
+    }
+    let mut moves = Value::Null;
+    ctx.engine.pump_until(T, || {
+        moves = eval(ctx, &b, "moves").unwrap_or(Value::Null);
+        moves.as_array().is_some_and(|m| m.last() == Some(&json!([150, 120])))
+    });
+    if moves.as_array().and_then(|m| m.last()) != Some(&json!([150, 120])) {
+        return Err(format!("mousemove positions seen by the page: {moves}"));
+    }
+    b.send_mouse_wheel(150, 120, 0, -360, Modifiers::default()).map_err(|e| e.to_string())?;
+    let mut scrolled = Value::Null;
+    ctx.engine.pump_until(T, || {
+        scrolled = eval(ctx, &b, "scrollY").unwrap_or(Value::Null);
+        scrolled.as_f64().is_some_and(|y| y > 0.0)
+    });
+    if !scrolled.as_f64().is_some_and(|y| y > 0.0) {
+        return Err(format!("a wheel event down did not scroll the page: scrollY = {scrolled}"));
+    }
+    // A navigation that cannot connect reports LoadFailed with Chromium's error.
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        format!("http://{}/", l.local_addr().map_err(|e| e.to_string())?)
+    };
+    let id = b.id();
+    let from = ctx.log.mark();
+    b.navigate(&dead).map_err(|e| e.to_string())?;
+    let ev = ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFailed { id: i, .. } if *i == id)).ok_or("no LoadFailed for a refused connection")?;
+    let BrowserEvent::LoadFailed { url, error_code, error_text, .. } = ev else { unreachable!() };
+    if url != dead || error_code != -102 || !error_text.contains("ERR_CONNECTION_REFUSED") {
+        return Err(format!("LoadFailed {{ url: {url}, code: {error_code}, text: {error_text} }}"));
     }
     close(ctx, &b)
 }
@@ -446,6 +501,7 @@ fn main() {
     let mut pages = HashMap::new();
     pages.insert("/colours", Page::html(COLOURS));
     pages.insert("/form", Page::html(FORM));
+    pages.insert("/scroll", Page::html(SCROLL));
     pages.insert("/popup", Page::html(POPUP));
     pages.insert("/signin", Page::html(SIGNIN));
     pages.insert(
@@ -470,6 +526,7 @@ fn main() {
         ("renders page pixels at the requested view size (defect 2)", scenario_renders_pixels_and_view_rect),
         ("DevTools round trip, events, decoded titles (defect 1)", scenario_devtools_round_trip_and_events),
         ("native mouse and keyboard input", scenario_native_input),
+        ("wheel, mouse move and a failed load", scenario_wheel_move_and_load_failure),
         ("renderer kill -9: terminated event, pending fails, reload", scenario_renderer_kill_and_reload),
         ("URL policy, denied permissions, downloads", scenario_policy_permissions_downloads),
         ("sign-in popups, nested popups denied, new-tab requests", scenario_popups),
