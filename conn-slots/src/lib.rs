@@ -1,18 +1,13 @@
 //! Bounded connection slots for termsprawl's loopback HTTP servers (the agent
-//! tool server, the CDP facade and the browser agent server).
-//!
-//! A slowloris client can open thousands of connections and never finish a
-//! request. Refusing new connections at a cap would let it lock real clients
-//! out; accepting without a cap grows memory with every socket. Instead each
-//! connection holds a [`Slot`], marked busy while a request is being served
-//! and idle otherwise; when every slot is taken, admitting a new connection
-//! evicts the connection that has been idle the longest (the oldest stalled
-//! or parked one), so the number of live connections stays bounded and a
-//! fresh client always gets in. Busy connections are never evicted.
-//!
-//! The crate knows nothing about HTTP or sockets: a server asks
-//! [`Slots::admit`] on accept, calls [`Slot::busy`]/[`Slot::idle`] around each
-//! request and drops the connection when [`Slot::evicted`] resolves.
+//! tool server, the CDP facade and the browser agent server): it owns the
+//! decision of which connection may live. Each connection holds a [`Slot`],
+//! busy while a request is served and idle otherwise; when every slot is
+//! taken, [`Slots::admit`] evicts the connection idle the longest, so a
+//! slowloris client can neither lock real clients out (as a refusing cap
+//! would) nor grow memory without bound (as no cap would), and busy
+//! connections are never evicted. It must not know HTTP or sockets: a server
+//! admits on accept, marks [`Slot::busy`]/[`Slot::idle`] around each request
+//! and drops the connection when [`Slot::evicted`] resolves.
 
 #![warn(missing_docs)]
 
