@@ -1,9 +1,10 @@
 //! Popup policy: which `window.open`/`target=_blank` requests become browsers.
 //!
 //! Web sign-in flows open a popup that talks back to its opener
-//! (`window.opener.postMessage`), so an http(s) `window.open` popup from a
-//! top-level page is allowed as an off-screen browser sharing the session; the
-//! app turns it into a new browser node. A popup opened *by a popup* is denied
+//! (`window.opener.postMessage`) when the person clicks "Sign in with…", so an
+//! http(s) `window.open` popup from a top-level page, opened on a user gesture,
+//! is allowed as an off-screen browser sharing the session; the app turns it
+//! into a new browser node. A popup a script opens on its own is denied. A popup opened *by a popup* is denied
 //! (no popup chains). Links asking for a new tab or window don't need an
 //! opener: they are denied here and reported as `NewTabRequested`, so the app
 //! can open an ordinary browser node. Non-web URLs are always denied.
@@ -27,7 +28,7 @@ pub enum PopupDecision {
 static PENDING: Mutex<VecDeque<i32>> = Mutex::new(VecDeque::new());
 
 /// Decides a popup request from the browser with CEF id `opener`.
-pub(crate) fn decide(opener: Option<i32>, url: &str, as_popup: bool, _user_gesture: bool) -> PopupDecision {
+pub(crate) fn decide(opener: Option<i32>, url: &str, as_popup: bool, user_gesture: bool) -> PopupDecision {
     let Some(opener_state) = opener.and_then(registry::by_cef) else {
         return PopupDecision::Deny;
     };
@@ -41,6 +42,10 @@ pub(crate) fn decide(opener: Option<i32>, url: &str, as_popup: bool, _user_gestu
     }
     if !as_popup {
         registry::emit(BrowserEvent::NewTabRequested { opener: opener_state.id, url: url.to_string() });
+        return PopupDecision::Deny;
+    }
+    if !user_gesture {
+        tracing::info!(opener = %opener_state.id, "popup without a user gesture denied");
         return PopupDecision::Deny;
     }
     if let Some(c) = opener {

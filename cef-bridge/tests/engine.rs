@@ -355,6 +355,13 @@ fn scenario_popups(ctx: &Ctx) -> Outcome {
         return Err("popup handle does not name its opener".into());
     }
     wait_frame(ctx, &popup, |_| true)?;
+    // A popup a script opens without a user gesture is denied.
+    let from = ctx.log.mark();
+    eval(ctx, &b, "window.open('/signin', 'unasked', 'width=300,height=200'); 1")?;
+    ctx.engine.pump_for(Duration::from_secs(1));
+    if ctx.log.events.lock()[from..].iter().any(|e| matches!(e, BrowserEvent::PopupOpened { .. } | BrowserEvent::Created { .. })) {
+        return Err("a popup without a user gesture was allowed".into());
+    }
     // A popup opening a popup is denied.
     let from = ctx.log.mark();
     for up in [false, true] {
