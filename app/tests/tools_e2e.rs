@@ -21,9 +21,9 @@ use support::{ctl, eventually, kill_tmux};
 const PAGE: &str = r#"<!doctype html><title>tools page</title>
 <h1>Tool test</h1>
 <button id=b onclick="n++; document.title='clicked '+n; document.getElementById('out').textContent='clicks: '+n">Press me</button>
-<input id=name placeholder="Your name" oninput="document.getElementById('echo').textContent='echo:'+this.value">
-<div id=out>no clicks</div><div id=echo></div>
-<script>let n = 0;</script>"#;
+<input id=name placeholder="Your name" oninput="document.getElementById('echo').textContent='echo:'+this.value" onkeydown="k++; document.getElementById('keys').textContent='keydowns:'+k">
+<div id=out>no clicks</div><div id=echo></div><div id=keys></div>
+<script>let n = 0, k = 0;</script>"#;
 const SECOND: &str = "<!doctype html><title>second</title><p>page two</p>";
 
 /// A loopback HTTP server: `/second` serves the second page, anything else the first.
@@ -242,6 +242,7 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
         let m = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser, "selector": "body"}));
         m["text"].as_str().unwrap().contains("echo:typed-text").then_some(m)
     });
+    assert!(m["text"].as_str().unwrap().contains("keydowns:10"), "browser_type sends a real key press per character: {m}");
     assert!(m["elements"].as_array().unwrap().iter().any(|e| e["ref"] == iref.as_str() && e["value"] == "typed-text"), "{m}");
     assert!(err(data, "agent-1", "browser_click", json!({"nodeId": browser, "ref": "e9999"})).contains("no element with ref"));
     let shot = ok(data, "agent-1", "browser_screenshot", json!({"nodeId": browser}));

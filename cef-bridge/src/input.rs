@@ -254,6 +254,49 @@ fn named_vk(n: NamedKey) -> i32 {
     }
 }
 
+/// The DOM `code` (physical key) that types `c` on a US keyboard, shifted or
+/// not; `None` for characters that layout has no key for.
+pub fn us_dom_code(c: char) -> Option<&'static str> {
+    const LETTERS: [&str; 26] = [
+        "KeyA", "KeyB", "KeyC", "KeyD", "KeyE", "KeyF", "KeyG", "KeyH", "KeyI", "KeyJ", "KeyK", "KeyL", "KeyM",
+        "KeyN", "KeyO", "KeyP", "KeyQ", "KeyR", "KeyS", "KeyT", "KeyU", "KeyV", "KeyW", "KeyX", "KeyY", "KeyZ",
+    ];
+    const DIGITS: [&str; 10] = ["Digit0", "Digit1", "Digit2", "Digit3", "Digit4", "Digit5", "Digit6", "Digit7", "Digit8", "Digit9"];
+    Some(match c {
+        'a'..='z' => LETTERS[(c as u8 - b'a') as usize],
+        'A'..='Z' => LETTERS[(c as u8 - b'A') as usize],
+        '0'..='9' => DIGITS[(c as u8 - b'0') as usize],
+        ')' => "Digit0",
+        '!' => "Digit1",
+        '@' => "Digit2",
+        '#' => "Digit3",
+        '$' => "Digit4",
+        '%' => "Digit5",
+        '^' => "Digit6",
+        '&' => "Digit7",
+        '*' => "Digit8",
+        '(' => "Digit9",
+        ' ' => "Space",
+        ';' | ':' => "Semicolon",
+        '=' | '+' => "Equal",
+        ',' | '<' => "Comma",
+        '-' | '_' => "Minus",
+        '.' | '>' => "Period",
+        '/' | '?' => "Slash",
+        '`' | '~' => "Backquote",
+        '[' | '{' => "BracketLeft",
+        '\\' | '|' => "Backslash",
+        ']' | '}' => "BracketRight",
+        '\'' | '"' => "Quote",
+        _ => return None,
+    })
+}
+
+/// The Windows virtual-key code of character `c` on a US keyboard.
+pub fn char_key_code(c: char) -> i32 {
+    char_vk(c)
+}
+
 fn char_vk(c: char) -> i32 {
     match c {
         'a'..='z' => c.to_ascii_uppercase() as i32,
@@ -302,6 +345,16 @@ mod tests {
         assert_eq!(ev[1].kind, KeyEventKind::Char);
         assert_eq!(ev[1].character, '!' as u16);
         assert_eq!(ev[1].modifiers & EVENTFLAG_SHIFT_DOWN, EVENTFLAG_SHIFT_DOWN);
+    }
+
+    #[test]
+    fn every_us_key_character_has_a_code_and_its_own_vk() {
+        for c in (' '..='~').filter(|c| !c.is_ascii_control()) {
+            let code = us_dom_code(c).unwrap_or_else(|| panic!("{c:?} has no DOM code"));
+            assert_ne!(char_key_code(c), 0xE5, "{c:?} ({code}) has no VK");
+        }
+        assert_eq!((us_dom_code('q'), us_dom_code('Q'), us_dom_code('{')), (Some("KeyQ"), Some("KeyQ"), Some("BracketLeft")));
+        assert_eq!((us_dom_code('é'), us_dom_code('日'), us_dom_code('\n')), (None, None, None));
     }
 
     #[test]

@@ -334,7 +334,7 @@ pub(crate) fn click(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String>
     Ok(json!({"nodeId": t.node, "x": x, "y": y, "covered": at["covered"]}))
 }
 
-/// `browser_type`: focuses the element (or keeps the focused one) and inserts the text.
+/// `browser_type`: focuses the element (or keeps the focused one) and types the text.
 pub(crate) fn type_text(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
     let id = arg(req, "nodeId")?;
     let text = arg(req, "text")?;
@@ -346,8 +346,75 @@ pub(crate) fn type_text(ctx: &OpContext, req: &ToolRequest) -> Result<Value, Str
     } else if evaluate(&dt, FOCUSED_JS)?.get("focused") != Some(&Value::Bool(true)) {
         return Err("no element has focus; pass a selector or ref".into());
     }
-    dt.call("Input.insertText", json!({"text": text}), DEVTOOLS_TIMEOUT).map_err(|e| e.to_string())?;
+    send_in_order(&dt, &typing_events(text))?;
     Ok(json!({"nodeId": t.node, "typed": text.chars().count()}))
+}
+
+/// Commands in flight at once while typing: enough to keep the renderer busy,
+/// few enough that a long text fails early when the page goes away.
+const TYPING_WINDOW: usize = 256;
+
+/// The DevTools commands that type `text` as a person would on a US keyboard
+/// (what Puppeteer's `keyboard.type` sends): a keyDown carrying the character
+/// and a keyUp for each character that layout has a key for, Enter for line
+/// breaks, Tab for tabs, and `Input.insertText` for runs of anything else
+/// (accents, CJK, emoji), as an input method would commit them.
+fn typing_events(text: &str) -> Vec<(&'static str, Value)> {
+    use cef_bridge::input::{char_key_code, us_dom_code};
+    let mut events = vec![];
+    let mut other = String::new();
+    let key = |events: &mut Vec<(&'static str, Value)>, key: &str, code: &str, vk: i32, text: Option<&str>| {
+        let mut down = json!({"type": "keyDown", "key": key, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk});
+        if let Some(t) = text {
+            down["text"] = json!(t);
+            down["unmodifiedText"] = json!(t);
+        }
+        events.push(("Input.dispatchKeyEvent", down));
+        events.push(("Input.dispatchKeyEvent", json!({"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk})));
+    };
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let named = match c {
+            // CR LF is one line break.
+            '\r' if chars.peek() == Some(&'\n') => continue,
+            '\r' | '\n' => Some(("Enter", "Enter", 13, Some("\r"))),
+            '\t' => Some(("Tab", "Tab", 9, None)),
+            _ => None,
+        };
+        let code = us_dom_code(c);
+        if named.is_none() && code.is_none() {
+            other.push(c);
+            continue;
+        }
+        if !other.is_empty() {
+            events.push(("Input.insertText", json!({"text": std::mem::take(&mut other)})));
+        }
+        match named {
+            Some((k, code, vk, text)) => key(&mut events, k, code, vk, text),
+            None => {
+                let s = c.to_string();
+                key(&mut events, &s, code.unwrap_or_default(), char_key_code(c), Some(&s));
+            },
+        }
+    }
+    if !other.is_empty() {
+        events.push(("Input.insertText", json!({"text": other})));
+    }
+    events
+}
+
+/// Sends `commands` in order, a window at a time, and fails on the first error.
+fn send_in_order(dt: &DevToolsChannel, commands: &[(&'static str, Value)]) -> Result<(), String> {
+    for window in commands.chunks(TYPING_WINDOW) {
+        let pending = window
+            .iter()
+            .map(|(method, params)| dt.request(method, params.clone(), None).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, String>>()?;
+        for reply in pending {
+            reply.wait(DEVTOOLS_TIMEOUT).map_err(|e| e.to_string())?.map_err(|e| format!("typing failed: {}", e.message))?;
+        }
+    }
+    Ok(())
 }
 
 /// `browser_screenshot`: the viewport as PNG (saved, and inline as base64).
@@ -358,4 +425,35 @@ pub(crate) fn screenshot(ctx: &OpContext, req: &ToolRequest) -> Result<Value, St
     let mut v = capture(ctx, &t)?;
     v["nodeId"] = json!(t.node);
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(events: &[(&'static str, Value)]) -> Vec<String> {
+        events
+            .iter()
+            .map(|(m, p)| match *m {
+                "Input.insertText" => format!("insert {}", p["text"].as_str().unwrap()),
+                _ => format!("{} {} {} {} {}", p["type"].as_str().unwrap(), p["key"].as_str().unwrap(), p["code"].as_str().unwrap(), p["windowsVirtualKeyCode"], p["text"].as_str().unwrap_or("-")),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn typing_sends_key_events_per_character_and_commits_the_rest_as_text() {
+        let got = summary(&typing_events("aZ!\r\n\té日本x"));
+        assert_eq!(got, [
+            "keyDown a KeyA 65 a", "keyUp a KeyA 65 -",
+            "keyDown Z KeyZ 90 Z", "keyUp Z KeyZ 90 -",
+            "keyDown ! Digit1 49 !", "keyUp ! Digit1 49 -",
+            "keyDown Enter Enter 13 \r", "keyUp Enter Enter 13 -",
+            "keyDown Tab Tab 9 -", "keyUp Tab Tab 9 -",
+            "insert é日本",
+            "keyDown x KeyX 88 x", "keyUp x KeyX 88 -",
+        ]);
+        assert_eq!(summary(&typing_events("😀")), ["insert 😀"]);
+        assert!(typing_events("").is_empty());
+    }
 }
