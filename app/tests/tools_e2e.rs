@@ -64,6 +64,8 @@ impl App {
         cmd.args(["--headless", "--data-dir"]).arg(data).arg("--project").arg(root.join("proj")).args(extra);
         cmd.env("HOME", root.join("home")).env("SHELL", "/bin/bash").env("PATH", format!("{}:/usr/bin:/bin", root.join("bin").display()));
         cmd.env_remove("TERMSPRAWL_DATA_DIR").env_remove("TERMSPRAWL_NODE_ID");
+        // No desktop: terminal_external falls back to the canvas unless preferences name a terminal.
+        cmd.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
         let log = std::fs::OpenOptions::new().create(true).append(true).open(root.join("app.log")).unwrap();
         cmd.stdout(Stdio::piped()).stderr(log).env("RUST_LOG", "termsprawl=info,tool_server=info");
         let mut child = cmd.spawn().unwrap();
@@ -292,8 +294,26 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert!(tail.chars().count() <= 10, "{tail:?}");
     let cmd = ok(data, "agent-1", "terminal_open", json!({"command": "echo opened-$((8*8))", "title": "t2"}))["nodeId"].as_str().unwrap().to_owned();
     eventually(15, "command of terminal_open", || read_terminal(data, &cmd).contains("opened-64").then_some(()));
-    let ext = ok(data, "agent-1", "terminal_external", json!({"command": "echo ext-$((3+4)); sleep 60"}))["nodeId"].as_str().unwrap().to_owned();
+    let ext = ok(data, "agent-1", "terminal_external", json!({"command": "echo ext-$((3+4)); sleep 60"}));
+    assert_eq!((ext["where"].as_str(), ext["reason"].as_str()), (Some("canvas"), Some("there is no display to open a desktop terminal on")), "{ext}");
+    let ext = ext["nodeId"].as_str().unwrap().to_owned();
     eventually(15, "terminal_external output", || read_terminal(data, &ext).contains("ext-7").then_some(()));
+    // With a desktop terminal in preferences.json the command runs there, in the project folder.
+    let fake_term = root.join("bin/fake-term");
+    std::fs::write(&fake_term, format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > {args}\nshift\necho | \"$@\" > {screen} 2>&1\n", args = root.join("term-args.txt").display(), screen = root.join("term-screen.txt").display())).unwrap();
+    std::fs::set_permissions(&fake_term, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let prefs = data.join("agent-tools/preferences.json");
+    std::fs::write(&prefs, r#"{"externalTerminal": {"executable": "fake-term", "args": ["-e"]}}"#).unwrap();
+    let launched = ok(data, "agent-1", "terminal_external", json!({"command": "echo login-$((5*5)) in $PWD", "title": "gh auth login"}));
+    assert_eq!(launched["where"], "external", "{launched}");
+    assert_eq!(launched["terminal"].as_str(), Some(fake_term.to_str().unwrap()));
+    let screen = eventually(15, "the external terminal's output", || std::fs::read_to_string(root.join("term-screen.txt")).ok().filter(|s| s.contains("press Enter")));
+    assert!(screen.contains(&format!("login-25 in {}", proj.display())), "{screen:?}");
+    assert!(screen.contains("[gh auth login exited with status 0; press Enter to close]"), "{screen:?}");
+    std::fs::write(&prefs, r#"{"externalTerminal": {"executable": "no-such-terminal"}}"#).unwrap();
+    let e = err(data, "agent-1", "terminal_external", json!({"command": "true"}));
+    assert!(e.contains("\"no-such-terminal\", was not found"), "{e}");
+    std::fs::remove_file(&prefs).unwrap();
     assert!(err(data, "agent-1", "terminal_close", json!({"nodeId": sticky})).contains("terminal nodes only"));
     ok(data, "agent-1", "terminal_close", json!({"nodeId": term}));
     assert!(node(&ok(data, "agent-1", "canvas_list", json!({})), &term).is_none());

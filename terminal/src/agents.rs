@@ -150,6 +150,59 @@ pub struct CustomAgent {
     pub instruction_flag: Option<String>,
 }
 
+/// The user's choice of desktop terminal for `terminal_external`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExternalTerminalPreference {
+    /// Executable name or absolute path.
+    pub executable: String,
+    /// Arguments that precede the command to run (e.g. `["-e"]`, `["--"]`).
+    pub args: Vec<String>,
+}
+
+impl ExternalTerminalPreference {
+    /// Reads `externalTerminal` from preferences.json: `None` when the file or
+    /// the key is absent; an error when it is malformed (other keys are not
+    /// read, so a broken custom agent does not stop this, nor the reverse).
+    pub fn load(path: &Path) -> Result<Option<Self>, AgentError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(AgentError::PreferencesIo { path: path.to_owned(), source }),
+        };
+        Self::parse(&text).map_err(|reason| AgentError::MalformedPreferences { path: path.to_owned(), reason })
+    }
+
+    /// Parses the `externalTerminal` entry of preferences JSON.
+    pub fn parse(text: &str) -> Result<Option<Self>, String> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+        let root = value.as_object().ok_or("top level must be an object")?;
+        match root.get("externalTerminal") {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(serde_json::Value::Object(t)) => {
+                let executable = match t.get("executable") {
+                    Some(serde_json::Value::String(s)) if !s.trim().is_empty() && !s.contains('\0') => s.trim().to_owned(),
+                    Some(serde_json::Value::String(_)) => return Err("externalTerminal.executable is empty or contains NUL".into()),
+                    Some(_) => return Err("externalTerminal.executable must be a string".into()),
+                    None => return Err("externalTerminal.executable is missing".into()),
+                };
+                let args = match t.get("args") {
+                    None | Some(serde_json::Value::Null) => vec![],
+                    Some(serde_json::Value::Array(items)) => items
+                        .iter()
+                        .map(|a| match a {
+                            serde_json::Value::String(s) if !s.contains('\0') => Ok(s.clone()),
+                            _ => Err("externalTerminal.args must be strings without NUL".to_owned()),
+                        })
+                        .collect::<Result<_, _>>()?,
+                    Some(_) => return Err("externalTerminal.args must be an array of strings".into()),
+                };
+                Ok(Some(Self { executable, args }))
+            },
+            Some(_) => Err("externalTerminal must be an object".into()),
+        }
+    }
+}
+
 /// Agent-related parts of `agent-tools/preferences.json` (other keys are ignored).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Preferences {
@@ -282,6 +335,28 @@ mod tests {
         let positional = Preferences::parse(r#"{"custom":{"executable":"a"}}"#).unwrap();
         assert_eq!(positional.custom.unwrap().instruction_flag, None);
         assert_eq!(Preferences::parse("{}").unwrap(), Preferences::default());
+    }
+
+    #[test]
+    fn external_terminal_from_preferences() {
+        let text = r#"{"custom":{"executable":5},"externalTerminal":{"executable":"kitty","args":["--hold"]}}"#;
+        let t = ExternalTerminalPreference::parse(text).unwrap().unwrap();
+        assert_eq!(t, ExternalTerminalPreference { executable: "kitty".into(), args: vec!["--hold".into()] });
+        assert!(Preferences::parse(text).is_err(), "the broken custom agent is still reported to its own reader");
+        assert_eq!(ExternalTerminalPreference::parse(r#"{"externalTerminal":{"executable":"xterm"}}"#).unwrap().unwrap().args, Vec::<String>::new());
+        assert_eq!(ExternalTerminalPreference::parse("{}").unwrap(), None);
+        for (text, needle) in [
+            (r#"{"externalTerminal":"xterm"}"#, "must be an object"),
+            (r#"{"externalTerminal":{}}"#, "executable is missing"),
+            (r#"{"externalTerminal":{"executable":""}}"#, "empty"),
+            (r#"{"externalTerminal":{"executable":"x","args":"-e"}}"#, "array of strings"),
+            (r#"{"externalTerminal":{"executable":"x","args":[1]}}"#, "must be strings"),
+        ] {
+            let err = ExternalTerminalPreference::parse(text).unwrap_err();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(ExternalTerminalPreference::load(&dir.path().join("missing.json")).unwrap(), None);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 pub mod agents;
 mod colors;
 mod error;
+pub mod external;
 mod host;
 pub mod keys;
 pub mod mouse;

@@ -508,7 +508,8 @@ fn build(op: Operation) -> ToolSpec {
         TerminalExternal => tool(
             op,
             "Run command in the user's external terminal application, outside the canvas, for \
-             flows that need a desktop terminal such as interactive logins. Returns once launched.",
+             flows that need a desktop terminal such as interactive logins. Returns once launched; \
+             with no desktop (headless) it runs in a new terminal node instead, and `where` says which.",
             vec![text("command", "Shell command to run."), text("title", "Window title.")],
             &["command"],
             &[],

@@ -43,15 +43,35 @@ pub(crate) fn open(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> 
     })
 }
 
-/// `terminal_external`: runs a command in its own terminal. With no desktop
-/// terminal application (headless) it runs in a new terminal node of the canvas.
+/// `terminal_external`: runs a command in the user's desktop terminal (the one
+/// in preferences.json, else the first known one on PATH) in the project
+/// folder. With no display and none configured (headless, CI) there is no
+/// desktop to open a window on, so it runs in a new terminal node of the
+/// canvas instead, and the answer says so.
 pub(crate) fn external(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+    use terminal::agents::ExternalTerminalPreference;
+    use terminal::external::{ExternalTerminal, ExternalTerminalError};
     let identity = ctx.identity.clone();
     let command = arg(req, "command")?.to_owned();
     let title = req.str_arg("title").unwrap_or(&command).chars().take(80).collect::<String>();
+    let preferences = crate::paths::agent_tools(&ctx.data_dir).join("preferences.json");
+    let preferred = ExternalTerminalPreference::load(&preferences).map_err(|e| e.to_string())?;
+    let display = ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()));
+    let found = ExternalTerminal::find(preferred.as_ref(), std::env::var_os("PATH").as_deref(), display);
     ctx.on_main(move |rt| {
-        let id = open_node(rt, &identity, &title, Some(vec![shell(), "-c".into(), command]))?;
-        Ok(json!({"nodeId": id, "where": "canvas"}))
+        let folder = super::tools::caller_project(rt, &identity)?.folder().to_owned();
+        match found {
+            Ok(terminal) => {
+                let env = [(super::tools_agents::CTL_ENV.to_owned(), super::tools_agents::ctl_path().display().to_string())];
+                let pid = terminal.launch(&title, &command, &folder, &env).map_err(|e| e.to_string())?;
+                Ok(json!({"where": "external", "terminal": terminal.program.display().to_string(), "pid": pid}))
+            },
+            Err(why @ (ExternalTerminalError::NoDisplay | ExternalTerminalError::NoneFound(_))) => {
+                let id = open_node(rt, &identity, &title, Some(vec![shell(), "-c".into(), command]))?;
+                Ok(json!({"nodeId": id, "where": "canvas", "reason": why.to_string()}))
+            },
+            Err(e) => Err(e.to_string()),
+        }
     })
 }
 
