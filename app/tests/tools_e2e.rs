@@ -183,6 +183,9 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert_eq!(info["identity"]["nodeId"], "agent-1");
     assert_eq!(info["browserControl"], true);
     let token_before = std::fs::read_to_string(data.join("agent-tools/sessions/agent-1.json")).unwrap();
+    let guide = ok(data, "agent-1", "guide_read", json!({"topic": "browser"}));
+    assert!(guide.to_string().contains("untrusted"), "the browser guide states the trust rule: {guide}");
+    assert!(err(data, "agent-1", "guide_read", json!({"topic": "nope"})).contains("topic"));
 
     // Canvas.
     let list = ok(data, "agent-1", "canvas_list", json!({}));
@@ -211,6 +214,8 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     let list = ok(data, "agent-1", "canvas_list", json!({}));
     assert_eq!(node(&list, &art).unwrap()["kind"], "artifact");
     assert_eq!(node(&list, &art).unwrap()["view"], "editor");
+    let diff = ok(data, "agent-1", "artifact_open", json!({"path": proj.join("notes.md"), "view": "diff"}))["nodeId"].as_str().unwrap().to_owned();
+    assert_eq!(node(&ok(data, "agent-1", "canvas_list", json!({})), &diff).unwrap()["view"], "diff");
     assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("blob.bin")})).contains("binary"));
     assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("pic.png"), "view": "diff"})).contains("image diffs"));
     assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("../data/agent-tools/endpoint.json")})).contains("outside the project"));
@@ -258,6 +263,9 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert_eq!((w as f64, h as f64), (bnode["width"].as_f64().unwrap() - 2.0, bnode["height"].as_f64().unwrap() - title_bar - 1.0));
     let saved = PathBuf::from(shot["path"].as_str().unwrap());
     assert!(saved.starts_with(data.join("screenshots")));
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&saved).unwrap().permissions().mode() & 0o777, 0o600, "screenshots are private");
+    assert_eq!(std::fs::metadata(data.join("screenshots")).unwrap().permissions().mode() & 0o777, 0o700);
     assert_eq!(std::fs::read(&saved).unwrap(), png);
     let with_shot = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser, "screenshot": true, "maxChars": 5}));
     assert_eq!(with_shot["screenshot"]["mimeType"], "image/png");
@@ -272,6 +280,7 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert!(err(data, "agent-1", "browser_transfer", json!({"nodeId": browser, "agentNodeId": sticky})).contains("not an agent node"));
     assert_eq!(ok(data, "agent-1", "browser_transfer", json!({"nodeId": browser, "agentNodeId": "agent-2"}))["owner"], "agent-2");
     assert!(err(data, "agent-1", "browser_type", json!({"nodeId": browser, "text": "x"})).contains("owned by agent agent-2"));
+    assert_eq!(ok(data, "agent-2", "browser_claim", json!({"nodeId": browser}))["owner"], "agent-2", "claiming one's own browser succeeds");
     let owners: Value = serde_json::from_slice(&std::fs::read(data.join("agent-tools/browser-owners.json")).unwrap()).unwrap();
     assert_eq!(owners[&browser], "agent-2");
     let back = ok(data, "agent-2", "browser_navigate", json!({"nodeId": browser, "url": page}));

@@ -74,19 +74,27 @@ fn invalid_requests_get_400_naming_the_problem_and_never_reach_the_host() {
         assert_eq!(response.status, 400, "{body}");
         assert_eq!(response.json(), json!({"ok": false, "error": message}));
     }
-    // Not JSON at all (NaN is not a JSON token).
-    let mut conn = Conn::open(fx.port());
-    conn.send(&call_request(
-        fx.port(),
-        &token,
-        r#"{"operation":"canvas_move","args":{"nodeId":"n","x":NaN,"y":1}}"#,
-    ));
-    let response = conn.response();
+    // Not JSON at all: NaN and Infinity are not JSON tokens, and 1e400 does
+    // not fit a double (serde_json refuses it rather than making it infinite).
+    for x in ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"] {
+        let mut conn = Conn::open(fx.port());
+        conn.send(&call_request(
+            fx.port(),
+            &token,
+            &format!(r#"{{"operation":"canvas_move","args":{{"nodeId":"n","x":{x},"y":1}}}}"#),
+        ));
+        let response = conn.response();
+        assert_eq!(response.status, 400, "x = {x}");
+        assert_eq!(
+            response.json(),
+            json!({"ok": false, "error": "Request body must be JSON"}),
+            "x = {x}"
+        );
+    }
+    // The largest finite double is JSON, and out of range.
+    let response = fx.call(&token, &json!({"operation": "canvas_move", "args": {"nodeId": "n", "x": f64::MAX, "y": 1}}));
     assert_eq!(response.status, 400);
-    assert_eq!(
-        response.json(),
-        json!({"ok": false, "error": "Request body must be JSON"})
-    );
+    assert!(response.json()["error"].as_str().unwrap().contains("x"), "{:?}", response.json());
     assert!(fx.host.started.lock().is_empty());
 }
 

@@ -254,6 +254,17 @@ impl Runtime {
         }
     }
 
+    /// Turns "Enable agent browser control" on or off, persists it, and says so.
+    /// Off refuses browser operations from the next call on.
+    pub fn set_agent_browser_control(&mut self, on: bool) {
+        let dir = crate::paths::agent_tools(self.data_dir());
+        self.tools.shared.set_browser_control(on);
+        match super::services::save_browser_control(&dir, on) {
+            Ok(()) => self.notify(format!("agent browser control {}", if on { "enabled" } else { "disabled" }), false),
+            Err(e) => self.notify(format!("agent browser control {} for now, but not saved: {e}", if on { "enabled" } else { "disabled" }), true),
+        }
+    }
+
     /// Revokes an agent node's session and releases the browsers it owned.
     pub fn revoke_agent(&mut self, node: &NodeId) {
         self.tools.pending_prompts.remove(node);

@@ -279,16 +279,18 @@ fn capture(ctx: &OpContext, t: &Target) -> Result<Value, String> {
     let png = base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| format!("screenshot data: {e}"))?;
     let info = png::Decoder::new(std::io::Cursor::new(&png)).read_info().map_err(|e| format!("unreadable screenshot: {e}"))?;
     let (width, height) = (info.info().width, info.info().height);
+    // Pages can show private things: screenshots are the user's alone (0700/0600).
     let dir = ctx.data_dir.join("screenshots");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    tool_server::ensure_private_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
-    let mut path = dir.join(format!("{}-{stamp}.png", t.node));
+    let mut name = format!("{}-{stamp}.png", t.node);
     let mut n = 1;
-    while path.exists() {
-        path = dir.join(format!("{}-{stamp}-{n}.png", t.node));
+    while dir.join(&name).exists() {
+        name = format!("{}-{stamp}-{n}.png", t.node);
         n += 1;
     }
-    std::fs::write(&path, &png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let path = dir.join(&name);
+    tool_server::write_private(&dir, &name, &png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(json!({"path": path.display().to_string(), "mimeType": "image/png", "data": data, "width": width, "height": height}))
 }
 

@@ -304,7 +304,8 @@ impl App {
                 }
                 Effect::OpenPalette { at } => {
                     let p = self.interaction.pointer();
-                    self.palette = Some(Palette::new(at, at.map(|_| (p.x, p.y)), !rt.selection.is_empty()));
+                    let control = rt.tools.server.is_some().then(|| rt.tools.shared.browser_control());
+                    self.palette = Some(Palette::new(at, at.map(|_| (p.x, p.y)), !rt.selection.is_empty()).with_browser_control(control));
                     self.dirty = true;
                 }
                 Effect::Route(input) => self.router.pointer(rt, &self.camera, input, self.mods),
@@ -355,6 +356,12 @@ impl App {
                 let ids = rt.selection.to_vec();
                 let cmd = if action == PaletteAction::Duplicate { Command::Duplicate { ids } } else { Command::RemoveNodes { ids } };
                 return self.apply(vec![Effect::Apply(cmd), Effect::SelectionChanged]);
+            }
+            PaletteAction::SetBrowserControl(on) => {
+                if let Some(rt) = self.rt.as_mut() {
+                    rt.set_agent_browser_control(on);
+                }
+                return;
             }
             PaletteAction::Undo => return self.apply(vec![Effect::Undo]),
             PaletteAction::Redo => return self.apply(vec![Effect::Redo]),

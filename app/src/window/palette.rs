@@ -30,6 +30,8 @@ pub enum PaletteAction {
     Undo,
     /// Redo the last undone edit.
     Redo,
+    /// Turn "Enable agent browser control" on or off (persisted).
+    SetBrowserControl(bool),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,13 +46,34 @@ enum Item {
     Delete,
     Undo,
     Redo,
+    BrowserControl,
 }
 
-const ITEMS: [Item; 10] =
-    [Item::Browser, Item::Terminal, Item::Sticky, Item::Group, Item::Duplicate, Item::Delete, Item::FitAll, Item::ResetZoom, Item::Undo, Item::Redo];
+const ITEMS: [Item; 11] = [
+    Item::Browser,
+    Item::Terminal,
+    Item::Sticky,
+    Item::Group,
+    Item::Duplicate,
+    Item::Delete,
+    Item::FitAll,
+    Item::ResetZoom,
+    Item::Undo,
+    Item::Redo,
+    Item::BrowserControl,
+];
+
+/// What the items depend on when the palette opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct State {
+    has_selection: bool,
+    /// "Enable agent browser control", when the tool server runs.
+    browser_control: Option<bool>,
+}
 
 impl Item {
-    fn label(self, has_selection: bool) -> &'static str {
+    fn label(self, state: State) -> &'static str {
+        let has_selection = state.has_selection;
         match self {
             Item::Browser => "Browser — open a web page…",
             Item::Terminal => "Terminal — a shell in the project folder",
@@ -63,12 +86,19 @@ impl Item {
             Item::Delete => "Delete the selected nodes   Del",
             Item::Undo => "Undo   Ctrl+Z",
             Item::Redo => "Redo   Ctrl+Shift+Z",
+            Item::BrowserControl if state.browser_control == Some(true) => "Disable agent browser control",
+            Item::BrowserControl => "Enable agent browser control — agents may drive browser nodes",
         }
     }
 
-    /// Whether the item applies now (edits of the selection need one).
-    fn available(self, has_selection: bool) -> bool {
-        has_selection || !matches!(self, Item::Duplicate | Item::Delete)
+    /// Whether the item applies now (edits of the selection need one; the
+    /// browser-control switch needs the tool server).
+    fn available(self, state: State) -> bool {
+        match self {
+            Item::Duplicate | Item::Delete => state.has_selection,
+            Item::BrowserControl => state.browser_control.is_some(),
+            _ => true,
+        }
     }
 }
 
@@ -114,18 +144,24 @@ pub struct Palette {
     pub at: Option<Point>,
     /// Window position of a context menu (None: centred at the top).
     pub anchor: Option<(f32, f32)>,
-    has_selection: bool,
+    state: State,
 }
 
 impl Palette {
     /// A palette listing everything; `has_selection` changes what "Group" does.
     pub fn new(at: Option<Point>, anchor: Option<(f32, f32)>, has_selection: bool) -> Self {
-        Self { mode: Mode::List { filter: String::new(), chosen: 0 }, at, anchor, has_selection }
+        Self { mode: Mode::List { filter: String::new(), chosen: 0 }, at, anchor, state: State { has_selection, browser_control: None } }
+    }
+
+    /// Offers the "agent browser control" switch, currently `on` (only while the tool server runs).
+    pub fn with_browser_control(mut self, on: Option<bool>) -> Self {
+        self.state.browser_control = on;
+        self
     }
 
     fn matches(&self, filter: &str) -> Vec<Item> {
         let f = filter.to_lowercase();
-        ITEMS.iter().copied().filter(|i| i.available(self.has_selection) && i.label(self.has_selection).to_lowercase().contains(f.trim())).collect()
+        ITEMS.iter().copied().filter(|i| i.available(self.state) && i.label(self.state).to_lowercase().contains(f.trim())).collect()
     }
 
     /// Whether the URL prompt is showing.
@@ -168,6 +204,7 @@ impl Palette {
                         Item::Delete => PaletteOutcome::Run(PaletteAction::Delete),
                         Item::Undo => PaletteOutcome::Run(PaletteAction::Undo),
                         Item::Redo => PaletteOutcome::Run(PaletteAction::Redo),
+                        Item::BrowserControl => PaletteOutcome::Run(PaletteAction::SetBrowserControl(self.state.browser_control != Some(true))),
                     };
                 }
             },
@@ -195,7 +232,7 @@ impl Palette {
                 }
                 for (i, item) in matches.iter().enumerate() {
                     let mark = if i == *chosen { "▸" } else { " " };
-                    out.push(format!("{mark} {}", item.label(self.has_selection)));
+                    out.push(format!("{mark} {}", item.label(self.state)));
                 }
                 ("Add to canvas — type to filter, Enter to run, Esc to close".into(), out)
             }
@@ -231,10 +268,22 @@ mod tests {
     }
 
     #[test]
+    fn agent_browser_control_switches_both_ways() {
+        let mut p = Palette::new(None, None, false).with_browser_control(Some(false));
+        typed(&mut p, "browser control");
+        assert_eq!(p.lines().1[1], "▸ Enable agent browser control — agents may drive browser nodes");
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::SetBrowserControl(true)));
+        let mut p = Palette::new(None, None, false).with_browser_control(Some(true));
+        typed(&mut p, "agent browser");
+        assert_eq!(p.lines().1[1], "▸ Disable agent browser control");
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::SetBrowserControl(false)));
+    }
+
+    #[test]
     fn filtering_and_choosing() {
         let mut p = Palette::new(None, None, true);
-        assert_eq!(p.lines().1.len(), 1 + ITEMS.len());
-        assert_eq!(Palette::new(None, None, false).lines().1.len(), 1 + ITEMS.len() - 2, "no selection: no duplicate or delete");
+        assert_eq!(p.lines().1.len(), 1 + ITEMS.len() - 1, "no tool server: no browser-control switch");
+        assert_eq!(Palette::new(None, None, false).lines().1.len(), 1 + ITEMS.len() - 3, "no selection: no duplicate or delete");
         typed(&mut p, "STICKY");
         assert_eq!(p.lines().1, vec!["› STICKY▏".to_string(), "▸ Sticky note".to_string()]);
         assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::AddSticky));
