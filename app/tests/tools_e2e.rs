@@ -66,6 +66,7 @@ impl App {
         cmd.env_remove("TERMSPRAWL_DATA_DIR").env_remove("TERMSPRAWL_NODE_ID");
         // No desktop: terminal_external falls back to the canvas unless preferences name a terminal.
         cmd.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
+        cmd.env_remove("VISUAL").env("EDITOR", "fake-editor --wait");
         let log = std::fs::OpenOptions::new().create(true).append(true).open(root.join("app.log")).unwrap();
         cmd.stdout(Stdio::piped()).stderr(log).env("RUST_LOG", "termsprawl=info,tool_server=info");
         let mut child = cmd.spawn().unwrap();
@@ -161,6 +162,8 @@ fn every_operation_against_the_live_app() {
         &root.join("bin/claude"),
         "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$TERMSPRAWL_DATA_DIR/claude-args.txt\"\nenv | grep '^TERMSPRAWL_' > \"$TERMSPRAWL_DATA_DIR/claude-env.txt\"\n\"$TERMSPRAWL_CTL\" call sticky_open '{\"text\":\"hello from claude\"}' > \"$TERMSPRAWL_DATA_DIR/claude-out.txt\" 2>&1\nexec sleep 600\n",
     );
+    // The user's editor, as artifact editor views run it ($EDITOR through sh).
+    write_exe(&root.join("bin/fake-editor"), "#!/bin/sh\necho \"EDITING $*\"\nshift\ncat -n \"$1\"\nexec sleep 600\n");
     let page = serve();
     let app = App::start(root, &data, &["--agent", "agent-1", "--agent", "agent-2", "--agent-browser-control"]);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_all(root, &data, &proj, &page, app)));
@@ -214,8 +217,28 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     let list = ok(data, "agent-1", "canvas_list", json!({}));
     assert_eq!(node(&list, &art).unwrap()["kind"], "artifact");
     assert_eq!(node(&list, &art).unwrap()["view"], "editor");
+    // The editor view runs the user's editor on the file, in the node's terminal.
+    let shown = eventually(15, "the editor view", || {
+        let text = ok(data, "agent-1", "terminal_read", json!({"nodeId": art}))["text"].as_str().unwrap().to_owned();
+        text.contains("# notes").then_some(text)
+    });
+    assert!(shown.contains(&format!("EDITING --wait {}", proj.join("notes.md").display())) && shown.contains("# notes"), "{shown}");
+    assert!(err(data, "agent-1", "terminal_submit", json!({"nodeId": art, "text": "x"})).contains("not a terminal"), "artifact views are read-only to agents");
+    // The diff view shows the file's changes against HEAD.
+    let git = |args: &[&str]| {
+        let out = Command::new("git").args(args).current_dir(proj).env("GIT_AUTHOR_NAME", "t").env("GIT_AUTHOR_EMAIL", "t@t").env("GIT_COMMITTER_NAME", "t").env("GIT_COMMITTER_EMAIL", "t@t").output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "notes.md"]);
+    git(&["commit", "-qm", "notes"]);
+    std::fs::write(proj.join("notes.md"), "# notes, revised\n").unwrap();
     let diff = ok(data, "agent-1", "artifact_open", json!({"path": proj.join("notes.md"), "view": "diff"}))["nodeId"].as_str().unwrap().to_owned();
     assert_eq!(node(&ok(data, "agent-1", "canvas_list", json!({})), &diff).unwrap()["view"], "diff");
+    eventually(15, "the diff view", || {
+        let text = ok(data, "agent-1", "terminal_read", json!({"nodeId": diff}))["text"].as_str().unwrap().to_owned();
+        (text.contains("-# notes") && text.contains("+# notes, revised")).then_some(())
+    });
     assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("blob.bin")})).contains("binary"));
     assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("pic.png"), "view": "diff"})).contains("image diffs"));
     assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("../data/agent-tools/endpoint.json")})).contains("outside the project"));

@@ -127,7 +127,7 @@ const ARTIFACTS: &str = r#"Sticky notes and artifacts are how you show results t
 
 sticky_open creates a note with your text beside your agent node: use it for short summaries, plans, checklists and hand-offs the user should see at a glance. Keep notes brief; long output belongs in a file.
 
-artifact_open opens a file of the project folder in a canvas viewer. path must be absolute and must resolve (after following symlinks) inside the project folder; paths outside it are refused. view is editor (default), which shows the file, or diff, which shows its uncommitted changes. Binary files are refused, and diffs of images are refused. Open an artifact after you have written or changed a file the user should review, instead of pasting its contents into a terminal.
+artifact_open opens a file of the project folder in a canvas viewer. path must be absolute and must resolve (after following symlinks) inside the project folder; paths outside it are refused. view is editor (default), which opens the file in the user's own editor, or diff, which shows its changes against HEAD (git diff; an untracked file shows whole). terminal_read returns what an artifact node shows; you cannot type into it: it is the user's. Binary files are refused, and diffs of images are refused. Open an artifact after you have written or changed a file the user should review, instead of pasting its contents into a terminal.
 
 Everything you open is visible to the user; open only what helps them."#;
 

@@ -6,6 +6,7 @@
 //! and the headless loop both drive the same `Runtime` through
 //! [`Runtime::tick`]; they differ only in how they wait and present frames.
 
+pub mod artifact_views;
 pub mod browsers;
 pub mod facade;
 mod facade_channel;

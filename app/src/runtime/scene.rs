@@ -113,9 +113,8 @@ impl Runtime {
                 None => NodeContent::Empty,
             },
             NodeKind::Sticky { text } => NodeContent::Text(text.clone()),
-            NodeKind::Artifact { path, view } => NodeContent::Text(format!("{} ({view:?})", path.display())),
             NodeKind::Group { .. } => NodeContent::Empty,
-            NodeKind::Terminal { .. } | NodeKind::Agent { .. } => self.terminal_content(&node.id),
+            NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. } => self.terminal_content(&node.id),
         };
         let badge = self.browsers.crash_of(&node.id).map(|why| Badge { text: format!("page {why}"), color: Color::hex(0xf7768e) }).or_else(|| self.node_badge(&node.id));
         NodeView {

@@ -397,6 +397,8 @@ struct Wanted {
     cwd: PathBuf,
     command: Option<Vec<String>>,
     agent: Option<AgentKind>,
+    /// An artifact node's file and view (its command is chosen at launch).
+    artifact: Option<(PathBuf, crate::model::ArtifactView)>,
     session: String,
 }
 
@@ -467,6 +469,7 @@ impl Runtime {
             project_id = Some(p.id().clone());
             folder = p.folder().to_path_buf();
             for node in p.nodes() {
+                let mut artifact = None;
                 let (cwd, command, agent, session) = match &node.kind {
                     NodeKind::Terminal { cwd, command, tmux_session } => {
                         let session = tmux_session.clone().filter(|s| valid_session_name(s));
@@ -475,11 +478,15 @@ impl Runtime {
                     // An external agent runs outside the app: nothing to launch here.
                     NodeKind::Agent { agent: AgentKind::External, .. } => continue,
                     NodeKind::Agent { cwd, agent } => (cwd.clone(), None, Some(*agent), None),
+                    NodeKind::Artifact { path, view } => {
+                        artifact = Some((path.clone(), *view));
+                        (folder.clone(), None, None, None)
+                    }
                     _ => continue,
                 };
                 let cwd = if cwd.as_os_str().is_empty() { folder.clone() } else { cwd };
                 let session = session.unwrap_or_else(|| session_name(&folder, &node.id));
-                wanted.push(Wanted { id: node.id.clone(), rect: node.rect, cwd, command, agent, session });
+                wanted.push(Wanted { id: node.id.clone(), rect: node.rect, cwd, command, agent, artifact, session });
             }
         }
         let gone: Vec<NodeId> = self.terminals.map.keys().filter(|id| !wanted.iter().any(|w| &w.id == *id)).cloned().collect();
@@ -557,6 +564,17 @@ impl Runtime {
         let data = self.data_dir().to_path_buf();
         let mut agent_executable = None;
         let mut command = w.command.and_then(|c| c.split_first().map(|(p, a)| CommandSpec { program: p.clone(), args: a.to_vec() }));
+        if let Some((path, view)) = &w.artifact {
+            match super::artifact_views::artifact_command(path, *view, |v| std::env::var(v).ok(), std::env::var_os("PATH").as_deref()) {
+                Ok(c) => command = c.split_first().map(|(p, a)| CommandSpec { program: p.clone(), args: a.to_vec() }),
+                Err(why) => {
+                    self.notify(format!("artifact {}: {}", path.display(), why.message()), true);
+                    self.terminals.not_launched.insert(w.id, why);
+                    self.request_redraw();
+                    return;
+                }
+            }
+        }
         if let Some(kind) = w.agent {
             let prefs = crate::paths::agent_tools(&data).join("preferences.json");
             match resolve_agent(kind, &prefs, std::env::var_os("PATH").as_deref()) {

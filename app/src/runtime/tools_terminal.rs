@@ -75,13 +75,23 @@ pub(crate) fn external(ctx: &OpContext, req: &ToolRequest) -> Result<Value, Stri
     })
 }
 
-/// Runs `f` with the live terminal of a terminal or agent node of the caller's canvas.
-fn with_terminal<R: Send + 'static>(ctx: &OpContext, req: &ToolRequest, f: impl FnOnce(&super::terminals::LiveTerminal) -> Result<R, String> + Send + 'static) -> Result<R, String> {
+/// Whether an operation may use an artifact node's terminal (reading what it
+/// shows) or only terminal and agent nodes (typing into them).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+}
+
+/// Runs `f` with the live terminal of a terminal or agent node (or, to read, an
+/// artifact node) of the caller's canvas.
+fn with_terminal<R: Send + 'static>(ctx: &OpContext, req: &ToolRequest, access: Access, f: impl FnOnce(&super::terminals::LiveTerminal) -> Result<R, String> + Send + 'static) -> Result<R, String> {
     let identity = ctx.identity.clone();
     let id = arg(req, "nodeId")?.to_owned();
     ctx.on_main(move |rt| {
         let n = target_node(caller_project(rt, &identity)?, &id)?;
-        if !matches!(n.kind, NodeKind::Terminal { .. } | NodeKind::Agent { .. }) {
+        let readable_artifact = access == Access::Read && matches!(n.kind, NodeKind::Artifact { .. });
+        if !matches!(n.kind, NodeKind::Terminal { .. } | NodeKind::Agent { .. }) && !readable_artifact {
             return Err(format!("node {id} is a {} node, not a terminal", n.kind.name()));
         }
         let t = rt.terminals.get(&n.id).ok_or_else(|| format!("terminal {id} is not running"))?;
@@ -99,7 +109,7 @@ fn write(t: &super::terminals::LiveTerminal, id: &str, bytes: Vec<u8>) -> Result
 /// `terminal_read`: the last maxChars of scrollback and screen.
 pub(crate) fn read(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
     let max = req.number_arg("maxChars").map_or(DEFAULT_READ_CHARS, |n| n as usize).max(1);
-    with_terminal(ctx, req, move |t| {
+    with_terminal(ctx, req, Access::Read, move |t| {
         let mut v = json!({"text": t.term.read_text(max)});
         if let Some(status) = t.term.exit_status() {
             v["exited"] = json!({"code": status.code, "signal": status.signal});
@@ -113,20 +123,20 @@ pub(crate) fn submit(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String
     let id = arg(req, "nodeId")?.to_owned();
     let mut bytes = arg(req, "text")?.as_bytes().to_vec();
     bytes.push(b'\r');
-    with_terminal(ctx, req, move |t| write(t, &id, bytes).map(|()| json!({"submitted": true})))
+    with_terminal(ctx, req, Access::Write, move |t| write(t, &id, bytes).map(|()| json!({"submitted": true})))
 }
 
 /// `terminal_input`: raw text, control characters included.
 pub(crate) fn input(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
     let id = arg(req, "nodeId")?.to_owned();
     let bytes = arg(req, "text")?.as_bytes().to_vec();
-    with_terminal(ctx, req, move |t| write(t, &id, bytes).map(|()| json!({"sent": true})))
+    with_terminal(ctx, req, Access::Write, move |t| write(t, &id, bytes).map(|()| json!({"sent": true})))
 }
 
 /// `terminal_interrupt`: Ctrl+C to the foreground program.
 pub(crate) fn interrupt(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
     let id = arg(req, "nodeId")?.to_owned();
-    with_terminal(ctx, req, move |t| write(t, &id, ETX.to_vec()).map(|()| json!({"interrupted": true})))
+    with_terminal(ctx, req, Access::Write, move |t| write(t, &id, ETX.to_vec()).map(|()| json!({"interrupted": true})))
 }
 
 /// `terminal_close`: removes a terminal node (its process is hung up).

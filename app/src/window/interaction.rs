@@ -202,7 +202,7 @@ impl View<'_> {
 
 /// Whether a node's body takes keyboard and pointer input.
 pub fn is_interactive(kind: &NodeKind) -> bool {
-    matches!(kind, NodeKind::Browser { .. } | NodeKind::Terminal { .. } | NodeKind::Agent { .. })
+    matches!(kind, NodeKind::Browser { .. } | NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. })
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -569,8 +569,8 @@ fn zoom_centre(view: &View<'_>, camera: &mut Camera, factor: f32) -> Vec<Effect>
 
 fn body_cursor(kind: Option<&NodeKind>) -> CursorKind {
     match kind {
-        Some(NodeKind::Terminal { .. } | NodeKind::Agent { .. }) => CursorKind::Text,
-        Some(NodeKind::Sticky { .. } | NodeKind::Artifact { .. }) => CursorKind::Grab,
+        Some(NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. }) => CursorKind::Text,
+        Some(NodeKind::Sticky { .. }) => CursorKind::Grab,
         _ => CursorKind::Default,
     }
 }

@@ -74,7 +74,7 @@ impl Router {
         let Some(node) = rt.project().and_then(|p| p.node(&id)).cloned() else { return };
         match node.kind {
             NodeKind::Browser { .. } => self.browser_pointer(rt, camera, &node.rect, &id, input, mods),
-            NodeKind::Terminal { .. } | NodeKind::Agent { .. } => self.terminal_pointer(rt, camera, &node.rect, &id, input, mods),
+            NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. } => self.terminal_pointer(rt, camera, &node.rect, &id, input, mods),
             _ => {}
         }
     }
@@ -238,7 +238,7 @@ pub fn key_to_node(rt: &mut Runtime, id: &NodeId, press: KeyPress<'_>) -> bool {
             }
             true
         }
-        NodeKind::Terminal { .. } | NodeKind::Agent { .. } => {
+        NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. } => {
             if !pressed {
                 return true;
             }
