@@ -78,9 +78,23 @@ pub enum Command {
         /// The nodes.
         ids: Vec<NodeId>,
     },
+    /// Links two nodes for context, both ways (linking linked nodes changes nothing).
+    LinkNodes {
+        /// One node.
+        a: NodeId,
+        /// The other.
+        b: NodeId,
+    },
+    /// Removes the link between two nodes (if any).
+    UnlinkNodes {
+        /// One node.
+        a: NodeId,
+        /// The other.
+        b: NodeId,
+    },
     /// Copies nodes (a group with its members) with fresh ids, offset by
     /// +24,+24, on top. A terminal copy does not share its original's tmux
-    /// session: it is a new shell in the same place.
+    /// session: it is a new shell in the same place. Copies have no links.
     Duplicate {
         /// The nodes.
         ids: Vec<NodeId>,
@@ -252,6 +266,8 @@ pub(super) fn execute(cmd: Command, folder: &Path, next_z: &mut i64, txn: &mut T
     match cmd {
         Command::AddNode { mut node } => {
             node.validate()?;
+            // Links are made by LinkNodes only, between nodes that exist.
+            node.links.clear();
             node.rect = node.rect.clamped_to_min_size();
             absolutise_paths(&mut node.kind, folder);
             let id = node.id.clone();
@@ -286,8 +302,29 @@ pub(super) fn execute(cmd: Command, folder: &Path, next_z: &mut i64, txn: &mut T
                     dissolve_group(txn, id)?;
                 }
                 leave_group(txn, id, None)?;
+                let peers = txn.get(id)?.links.clone();
+                for peer in peers {
+                    if let Ok(p) = txn.get_mut(&peer) {
+                        p.links.remove(id);
+                    }
+                }
                 txn.remove(id)?;
             }
+        }
+        Command::LinkNodes { a, b } => {
+            if a == b {
+                return Err(ModelError::SelfLink(a));
+            }
+            txn.get(&a)?;
+            txn.get(&b)?;
+            txn.get_mut(&a)?.links.insert(b.clone());
+            txn.get_mut(&b)?.links.insert(a);
+        }
+        Command::UnlinkNodes { a, b } => {
+            txn.get(&a)?;
+            txn.get(&b)?;
+            txn.get_mut(&a)?.links.remove(&b);
+            txn.get_mut(&b)?.links.remove(&a);
         }
         Command::MoveNodes { ids, dx, dy } => {
             if !(dx.is_finite() && dy.is_finite()) {
@@ -335,6 +372,7 @@ pub(super) fn execute(cmd: Command, folder: &Path, next_z: &mut i64, txn: &mut T
             for (orig, copy_id) in &mapping {
                 let mut copy = txn.get(orig)?.clone();
                 copy.id = copy_id.clone();
+                copy.links.clear();
                 copy.rect = copy.rect.translated(DUPLICATE_OFFSET, DUPLICATE_OFFSET);
                 copy.z = bump(next_z);
                 match &mut copy.kind {
@@ -383,6 +421,7 @@ pub(super) fn execute(cmd: Command, folder: &Path, next_z: &mut i64, txn: &mut T
                 rect: bounds.expanded(GROUP_PADDING, GROUP_PADDING + GROUP_HEADER, GROUP_PADDING, GROUP_PADDING).clamped_to_min_size(),
                 z: bump(next_z),
                 colour: None,
+                links: BTreeSet::new(),
             };
             txn.insert_new(group)?;
             if let Some(p) = shared_parent {
@@ -610,7 +649,7 @@ mod tests {
     }
 
     fn node(name: &str, kind: NodeKind, rect: Rect) -> Node {
-        Node { id: id(name), kind, title: name.to_owned(), rect, z: 0, colour: None }
+        Node { id: id(name), kind, title: name.to_owned(), rect, z: 0, colour: None, links: Default::default() }
     }
 
     fn sticky(name: &str, x: f64, y: f64) -> Node {
@@ -872,6 +911,41 @@ mod tests {
         assert_eq!(get(&ws, "g2").members(), &[id("b")]);
         assert!(ws.active().unwrap().node(&inner).unwrap().members().is_empty());
         assert!(get(&ws, "b").z > get(&ws, "g2").z);
+    }
+
+    #[test]
+    fn links_go_both_ways_undo_and_follow_removal() {
+        let mut ws = workspace();
+        let linked = |ws: &Workspace, a: &str, b: &str| {
+            let p = ws.active().unwrap();
+            let ab = p.node(&id(a)).unwrap().links.contains(&id(b));
+            assert_eq!(ab, p.node(&id(b)).unwrap().links.contains(&id(a)), "links are symmetric");
+            ab
+        };
+        undo_redo(&mut ws, Command::LinkNodes { a: id("a"), b: id("b") });
+        assert!(linked(&ws, "a", "b"));
+        // Linking again changes nothing; the reverse direction is the same link.
+        ws.apply(Command::LinkNodes { a: id("b"), b: id("a") }).unwrap();
+        assert_eq!(ws.active().unwrap().node(&id("a")).unwrap().links.len(), 1);
+        assert!(matches!(ws.apply(Command::LinkNodes { a: id("a"), b: id("a") }), Err(ModelError::SelfLink(_))));
+        assert!(matches!(ws.apply(Command::LinkNodes { a: id("a"), b: id("ghost") }), Err(ModelError::UnknownNode(_))));
+        undo_redo(&mut ws, Command::UnlinkNodes { a: id("b"), b: id("a") });
+        ws.undo().unwrap();
+        assert!(linked(&ws, "a", "b"));
+        // Removing a node removes its links; undoing the removal brings them back.
+        ws.apply(Command::RemoveNodes { ids: vec![id("b")] }).unwrap();
+        assert!(ws.active().unwrap().node(&id("a")).unwrap().links.is_empty());
+        ws.undo().unwrap();
+        assert!(linked(&ws, "a", "b"));
+        // A copy starts unlinked; an added node cannot bring links of its own.
+        let applied = ws.apply(Command::Duplicate { ids: vec![id("a")] }).unwrap();
+        let copy = applied.created[0].clone();
+        assert!(ws.active().unwrap().node(&copy).unwrap().links.is_empty());
+        let mut n = sticky("fresh", 0.0, 0.0);
+        n.links.insert(id("a"));
+        ws.apply(Command::AddNode { node: n }).unwrap();
+        assert!(ws.active().unwrap().node(&id("fresh")).unwrap().links.is_empty());
+        assert!(!linked(&ws, "a", "fresh"));
     }
 
     #[test]

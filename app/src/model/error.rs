@@ -52,6 +52,9 @@ pub enum ModelError {
     /// A node with this id already exists on this canvas.
     #[error("node {0} already exists")]
     DuplicateNode(NodeId),
+    /// A node cannot be linked to itself.
+    #[error("node {0} cannot be linked to itself")]
+    SelfLink(NodeId),
     /// The node exists but is of the wrong kind for this command.
     #[error("node {id} is not a {expected} node")]
     WrongKind {

@@ -105,7 +105,7 @@ mod tests {
     use crate::model::node::NodeKind;
 
     fn node(id: &str, rect: Rect, z: i64) -> Node {
-        Node { id: NodeId::new(id).unwrap(), kind: NodeKind::Sticky { text: String::new() }, title: String::new(), rect, z, colour: None }
+        Node { id: NodeId::new(id).unwrap(), kind: NodeKind::Sticky { text: String::new() }, title: String::new(), rect, z, colour: None, links: Default::default() }
     }
 
     fn project(nodes: Vec<Node>, zoom: f64) -> Project {

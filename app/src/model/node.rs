@@ -1,6 +1,7 @@
 //! Nodes: what sits on a canvas (browsers, terminals, agents, stickies,
 //! groups, artifacts), with their frame, stacking order and colour.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -235,12 +236,16 @@ pub struct Node {
     /// Accent colour; `None` uses the theme's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colour: Option<Colour>,
+    /// Nodes linked to this one for context (always both ways): a linked
+    /// agent's work is what `context_read` may read. Only the user makes links.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub links: BTreeSet<NodeId>,
 }
 
 impl Node {
     /// A node with a fresh id, no colour, and z 0 (adding it to a canvas puts it on top).
     pub fn new(kind: NodeKind, title: impl Into<String>, rect: Rect) -> Self {
-        Self { id: NodeId::generate(), kind, title: title.into(), rect, z: 0, colour: None }
+        Self { id: NodeId::generate(), kind, title: title.into(), rect, z: 0, colour: None, links: BTreeSet::new() }
     }
 
     /// The group's members, or an empty slice for other kinds.

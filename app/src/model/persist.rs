@@ -538,7 +538,7 @@ mod tests {
         ws.apply(Command::AddProject { project: Box::new(Project::new(ProjectId::new("p1").unwrap(), "sample", folder)), activate: true })
             .unwrap();
         let r = |x: f64| Rect::new(x, 10.5, 320.0, 240.0);
-        let node = |name: &str, kind: NodeKind, x: f64| Node { id: id(name), kind, title: format!("{name} ✓"), rect: r(x), z: 0, colour: None };
+        let node = |name: &str, kind: NodeKind, x: f64| Node { id: id(name), kind, title: format!("{name} ✓"), rect: r(x), z: 0, colour: None, links: Default::default() };
         let tab = |t: &str, url: &str| BrowserTab { id: TabId::new(t).unwrap(), url: url.into(), title: format!("title {t}") };
         let nodes = vec![
             node("zeta", NodeKind::Sticky { text: "line 1\nline \"2\"".into() }, 0.0),

@@ -84,6 +84,26 @@ impl Project {
                 repairs.push(format!("group {gid}: emptied (it contained itself through other groups)"));
             }
         }
+        // Links must name other nodes of this canvas and go both ways.
+        let mut wanted: BTreeSet<(NodeId, NodeId)> = BTreeSet::new();
+        for node in project.nodes.values_mut() {
+            let own = node.id.clone();
+            node.links.retain(|peer| {
+                let keep = peer != &own && known.contains(peer);
+                if !keep {
+                    repairs.push(format!("node {own}: dropped link to {peer} (missing or itself)"));
+                }
+                keep
+            });
+            wanted.extend(node.links.iter().map(|peer| (peer.clone(), own.clone())));
+        }
+        for (node, peer) in wanted {
+            if let Some(n) = project.nodes.get_mut(&node) {
+                if n.links.insert(peer.clone()) {
+                    repairs.push(format!("node {node}: added the missing other half of its link with {peer}"));
+                }
+            }
+        }
         let top = project.nodes.values().map(|n| n.z).max().map_or(0, |z| z + 1);
         project.next_z = next_z.max(top);
         Ok((project, repairs))
@@ -215,7 +235,7 @@ mod tests {
     use crate::model::node::NodeKind;
 
     fn node(id: &str, kind: NodeKind, z: i64) -> Node {
-        Node { id: NodeId::new(id).unwrap(), kind, title: id.into(), rect: Rect::new(0.0, 0.0, 100.0, 80.0), z, colour: None }
+        Node { id: NodeId::new(id).unwrap(), kind, title: id.into(), rect: Rect::new(0.0, 0.0, 100.0, 80.0), z, colour: None, links: Default::default() }
     }
 
     fn ids(v: &[&str]) -> Vec<NodeId> {
@@ -241,6 +261,17 @@ mod tests {
             Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w", Camera::default(), dup, 0),
             Err(ModelError::DuplicateNode(_))
         ));
+    }
+
+    #[test]
+    fn from_nodes_repairs_links_to_missing_nodes_and_one_way_links() {
+        let mut a = node("a", NodeKind::Sticky { text: String::new() }, 0);
+        a.links = ids(&["b", "ghost", "a"]).into_iter().collect();
+        let b = node("b", NodeKind::Sticky { text: String::new() }, 1);
+        let (p, repairs) = Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w", Camera::default(), vec![a, b], 0).unwrap();
+        assert_eq!(repairs.len(), 3, "{repairs:?}");
+        let links = |id: &str| p.node(&ids(&[id])[0]).unwrap().links.iter().cloned().collect::<Vec<_>>();
+        assert_eq!((links("a"), links("b")), (ids(&["b"]), ids(&["a"])));
     }
 
     #[test]
