@@ -93,7 +93,7 @@ fn node_flood(file: &Path, sentinel: &str, size: TermSize, mut render: Option<&m
         if let Some(r) = render.as_deref_mut() {
             let grid = grid_view(&term.snapshot(), true);
             let node = NodeView { id: 1, rect, z: 0, kind: NodeKind::Terminal, title: "cat".into(), color: Color::hex(0x3ecf6e), badge: None, focused: true, selected: false, content: NodeContent::Terminal(grid) };
-            let scene = Scene { background: Theme::default().canvas, nodes: vec![node] };
+            let scene = Scene { background: Theme::default().canvas, nodes: vec![node], links: vec![] };
             r.render_to_rgba(&scene, &Camera::new(Vec2::new(-20.0, -20.0), 1.0), FRAME.0, FRAME.1).map_err(|e| e.to_string())?;
             frames += 1;
             if let Ok(done) = rx.try_recv() {

@@ -379,10 +379,12 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     let tdir = root.join("home/.claude/projects").join(escaped);
     std::fs::create_dir_all(&tdir).unwrap();
     std::fs::write(tdir.join("s.jsonl"), format!("{}\n", json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "parser finished"}]}}))).unwrap();
+    // Only the user links nodes, and nothing is linked to agent-1: the claude's
+    // transcript is not readable to it (linking is covered by the runtime's tests
+    // and the window test).
     let ctx = ok(data, "agent-1", "context_read", json!({}));
-    assert_eq!(ctx["reader"], "claude-jsonl");
-    assert_eq!(ctx["peers"], json!([claude]));
-    assert!(ctx["text"].as_str().unwrap().contains("assistant: parser finished"), "{ctx}");
+    assert_eq!((ctx["reader"].as_str(), &ctx["peers"], ctx["text"].as_str()), (Some("claude-jsonl"), &json!([]), Some("")), "{ctx}");
+    assert!(ctx["note"].as_str().unwrap().contains("only the user links nodes"), "{ctx}");
     eprintln!("agents done at {:?}", t0.elapsed());
 
     // A second instance without browser control refuses browser operations.
@@ -401,8 +403,26 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert!(!data.join("agent-tools/endpoint.json").exists());
     assert!(ctl(data, "agent-1", "session_info", json!({})).is_err());
 
+    // The user links agent-1 to the claude (here in the saved layout, as the
+    // palette's Link would have saved it).
+    let layout_path = proj.join(".termsprawl/canvas.json");
+    let mut layout: Value = serde_json::from_slice(&std::fs::read(&layout_path).unwrap()).unwrap();
+    for n in layout["nodes"].as_array_mut().unwrap() {
+        let peer = match n["id"].as_str().unwrap() {
+            "agent-1" => claude.clone(),
+            id if id == claude => "agent-1".to_owned(),
+            _ => continue,
+        };
+        n["links"] = json!([peer]);
+    }
+    std::fs::write(&layout_path, serde_json::to_vec_pretty(&layout).unwrap()).unwrap();
+
     // A restart without the flag keeps the token, the setting and the canvas.
     let app = App::start(root, data, &["--agent", "agent-1"]);
+    let ctx = ok(data, "agent-1", "context_read", json!({}));
+    assert_eq!(ctx["peers"], json!([claude]), "{ctx}");
+    assert!(ctx["text"].as_str().unwrap().contains("assistant: parser finished"), "the linked claude's transcript: {ctx}");
+    assert_eq!(node(&ok(data, "agent-1", "canvas_list", json!({})), "agent-1").unwrap()["links"], json!([claude]));
     assert_eq!(std::fs::read_to_string(data.join("agent-tools/sessions/agent-1.json")).unwrap(), token_before);
     let info = ok(data, "agent-1", "session_info", json!({}));
     assert_eq!(info["browserControl"], true);

@@ -118,6 +118,8 @@ pub struct Renderer {
     content_changed: bool,
     overlay: Vec<NodeView>,
     overlay_changed: bool,
+    /// A 1×1 texture of the theme's link colour, made on first use.
+    link_texel: Option<(wgpu::Texture, wgpu::BindGroup)>,
 }
 
 impl Renderer {
@@ -163,7 +165,37 @@ impl Renderer {
             content_changed: false,
             overlay: Vec::new(),
             overlay_changed: false,
+            link_texel: None,
         })
+    }
+
+    /// Makes the 1×1 texture of the theme's link colour (premultiplied, as node textures are).
+    fn ensure_link_texel(&mut self) {
+        let colour = self.config.theme.link;
+        let (device, queue, compositor) = (&self.device, &self.queue, &self.compositor);
+        self.link_texel.get_or_insert_with(|| {
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("link colour"),
+                size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: NODE_FORMAT,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            });
+            let a = u16::from(colour.a);
+            let premultiplied = [colour.r, colour.g, colour.b].map(|c| (u16::from(c) * a / 255) as u8);
+            queue.write_texture(
+                wgpu::TexelCopyTextureInfo { texture: &texture, mip_level: 0, origin: wgpu::Origin3d::ZERO, aspect: wgpu::TextureAspect::All },
+                &[premultiplied[0], premultiplied[1], premultiplied[2], colour.a],
+                wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(4), rows_per_image: Some(1) },
+                wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
+            );
+            let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+            let bind = compositor.bind_texture(device, &view, "link colour");
+            (texture, bind)
+        });
     }
 
     /// The active theme.
@@ -260,6 +292,9 @@ impl Renderer {
             return Err(RenderError::InvalidArgument("render target has zero size".into()));
         }
         self.text.trim();
+        if !scene.links.is_empty() {
+            self.ensure_link_texel();
+        }
         let glyphs_before = self.atlas.rasterized;
         let theme = self.config.theme.clone();
         let margin = theme.node_margin;
@@ -370,6 +405,11 @@ impl Renderer {
                 layers.push((node_layer, &cache.bind_group));
                 layers.push((content_layer, &tex.bind_group));
             }
+        }
+        let link_pieces = link_segments(scene, camera, &theme, (target.width, target.height));
+        if let Some((_, bind)) = self.link_texel.as_ref().filter(|_| !link_pieces.is_empty()) {
+            // Under every node: links come out from behind the nodes they join.
+            layers.splice(0..0, link_pieces.into_iter().map(|r| (LayerInstance::plain(r), bind)));
         }
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         let background = BackgroundParams {
@@ -597,6 +637,38 @@ fn node_signature(node: &NodeView, scale: f32) -> u64 {
 }
 
 /// Hash of everything visible in a frame, for [`Renderer::needs_redraw`].
+/// The screen rectangles of the context links: for each link, a horizontal run at
+/// the first node's centre height to the second node's centre, then a vertical run
+/// to that centre, `theme.link_width` pixels wide, snapped to whole pixels and
+/// limited to the target.
+fn link_segments(scene: &Scene, camera: &Camera, theme: &Theme, (width, height): (u32, u32)) -> Vec<Rect> {
+    let centre = |id: NodeId| {
+        scene.nodes.iter().find(|n| n.id == id && n.rect.is_valid()).map(|n| {
+            let r = camera.world_rect_to_screen(n.rect);
+            (r.x + r.w / 2.0, r.y + r.h / 2.0)
+        })
+    };
+    let w = theme.link_width.max(1.0);
+    let target = Rect::new(0.0, 0.0, width as f32, height as f32);
+    let mut out = Vec::new();
+    for &(a, b) in &scene.links {
+        let (Some((ax, ay)), Some((bx, by))) = (centre(a), centre(b)) else { continue };
+        let horizontal = Rect::new(ax.min(bx) - w / 2.0, ay - w / 2.0, (ax - bx).abs() + w, w);
+        let vertical = Rect::new(bx - w / 2.0, ay.min(by) - w / 2.0, w, (ay - by).abs() + w);
+        for r in [horizontal, vertical] {
+            // Clip first: far-off nodes give coordinates no texture mapping needs.
+            let x0 = r.x.max(target.x).round();
+            let y0 = r.y.max(target.y).round();
+            let x1 = r.right().min(target.right()).round();
+            let y1 = r.bottom().min(target.bottom()).round();
+            if x1 > x0 && y1 > y0 {
+                out.push(Rect::new(x0, y0, x1 - x0, y1 - y0));
+            }
+        }
+    }
+    out
+}
+
 fn frame_signature(scene: &Scene, camera: &Camera, size: (u32, u32)) -> u64 {
     let mut h = DefaultHasher::new();
     size.hash(&mut h);
@@ -604,6 +676,7 @@ fn frame_signature(scene: &Scene, camera: &Camera, size: (u32, u32)) -> u64 {
     camera.offset.y.to_bits().hash(&mut h);
     camera.zoom().to_bits().hash(&mut h);
     scene.background.hash(&mut h);
+    scene.links.hash(&mut h);
     for n in &scene.nodes {
         n.id.hash(&mut h);
         n.z.hash(&mut h);
@@ -664,8 +737,8 @@ mod tests {
         focused.focused = true;
         assert_ne!(node_signature(&a, 1.0), node_signature(&focused, 1.0));
         assert_ne!(node_signature(&a, 1.0), node_signature(&a, 2.0));
-        let scene = Scene { background: Color::hex(0), nodes: vec![a] };
-        let moved_scene = Scene { background: Color::hex(0), nodes: vec![moved] };
+        let scene = Scene { background: Color::hex(0), nodes: vec![a], links: vec![] };
+        let moved_scene = Scene { background: Color::hex(0), nodes: vec![moved], links: vec![] };
         let cam = Camera::default();
         assert_ne!(frame_signature(&scene, &cam, (10, 10)), frame_signature(&moved_scene, &cam, (10, 10)));
         assert_ne!(frame_signature(&scene, &cam, (10, 10)), frame_signature(&scene, &cam, (10, 11)));

@@ -134,11 +134,14 @@ pub struct Scene {
     pub background: Color,
     /// Nodes in any order; drawn by ascending `z`.
     pub nodes: Vec<NodeView>,
+    /// Context links between nodes (by id), drawn under every node as a
+    /// right-angled line from the first node's centre to the second's.
+    pub links: Vec<(NodeId, NodeId)>,
 }
 
 impl Default for Scene {
     fn default() -> Self {
-        Self { background: crate::theme::Theme::default().canvas, nodes: Vec::new() }
+        Self { background: crate::theme::Theme::default().canvas, nodes: Vec::new(), links: Vec::new() }
     }
 }
 

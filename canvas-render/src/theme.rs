@@ -36,6 +36,10 @@ pub struct Theme {
     pub cursor: Color,
     /// Terminal selection overlay (drawn over cell backgrounds, under glyphs).
     pub terminal_selection: Color,
+    /// Context links between nodes.
+    pub link: Color,
+    /// Width of a context link on screen, in pixels (at every zoom).
+    pub link_width: f32,
     /// Title bar height.
     pub title_height: f32,
     /// Corner radius of node frames.
@@ -70,6 +74,8 @@ impl Default for Theme {
             terminal_bg: Color::hex(0x101216),
             cursor: Color::hex(0xe8e8e8),
             terminal_selection: Color::rgba(91, 156, 255, 90),
+            link: Color::hex(0x7f8cff),
+            link_width: 2.0,
             title_height: 30.0,
             corner_radius: 9.0,
             body_padding: 8.0,

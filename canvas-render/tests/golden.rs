@@ -70,7 +70,7 @@ fn wide_cjk_cells() {
     };
     // Two wide chars take exactly the space of four narrow ones.
     assert!(grid.cell(0, 0).unwrap().wide && grid.cell(0, 1).unwrap().wide_spacer);
-    let scene = Scene { background: Theme::default().canvas, nodes: vec![node] };
+    let scene = Scene { background: Theme::default().canvas, nodes: vec![node], links: vec![] };
     let img = r.render_to_rgba(&scene, &Camera::new(Vec2::new(-20.0, -20.0), 1.0), 420, 170).unwrap();
     assert_golden("terminal_cjk", &img);
 }

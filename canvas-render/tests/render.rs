@@ -21,6 +21,7 @@ fn browser_scene() -> Scene {
             selected: false,
             content: NodeContent::Texture { key: 9, generation: 1 },
         }],
+        links: vec![],
     }
 }
 
@@ -78,7 +79,7 @@ fn srgb_and_linear_targets_show_the_same_colours() {
 fn overlay_is_drawn_in_target_pixels_at_any_zoom_and_damages_the_frame() {
     let gpu = gpu();
     let mut r = renderer(&gpu, &[]);
-    let scene = Scene { background: Theme::default().canvas, nodes: vec![] };
+    let scene = Scene { background: Theme::default().canvas, nodes: vec![], links: vec![] };
     // Zoomed far out and panned: an overlay must ignore both.
     let camera = Camera::new(Vec2::new(5000.0, -300.0), 0.1);
     let before = r.render_to_rgba(&scene, &camera, 300, 200).unwrap();
@@ -108,6 +109,44 @@ fn overlay_is_drawn_in_target_pixels_at_any_zoom_and_damages_the_frame() {
     assert_eq!(after.pixel(160, 120).unwrap(), before.pixel(160, 120).unwrap());
 }
 
+#[test]
+fn links_are_drawn_under_nodes_between_their_centres_and_damage_the_frame() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu, &[]);
+    let theme = Theme::default();
+    let sticky = |id: u64, x: f32, y: f32| NodeView {
+        id,
+        rect: Rect::new(x, y, 100.0, 80.0),
+        z: id as i32,
+        kind: NodeKind::Sticky,
+        title: String::new(),
+        color: Color::hex(0xff0000),
+        badge: None,
+        focused: false,
+        selected: false,
+        content: NodeContent::Empty,
+    };
+    // Centres (60, 60) and (310, 210): the link runs right along y = 60, then down x = 310.
+    let mut scene = Scene { background: theme.canvas, nodes: vec![sticky(1, 10.0, 20.0), sticky(2, 260.0, 170.0)], links: vec![] };
+    let camera = Camera::default();
+    let unlinked = r.render_to_rgba(&scene, &camera, 400, 300).unwrap();
+    scene.links = vec![(1, 2)];
+    assert!(r.needs_redraw(&scene, &camera, (400, 300)), "a new link damages the frame");
+    let linked = r.render_to_rgba(&scene, &camera, 400, 300).unwrap();
+    let link = [theme.link.r, theme.link.g, theme.link.b, 255];
+    for (x, y) in [(200, 60), (310, 120)] {
+        assert_eq!(linked.pixel(x, y).unwrap(), link, "on the link at ({x}, {y})");
+        assert_ne!(unlinked.pixel(x, y).unwrap(), link);
+    }
+    // Off the line, and inside the nodes (drawn over it), nothing changed.
+    for (x, y) in [(200, 80), (330, 120), (60, 60), (310, 210)] {
+        assert_eq!(linked.pixel(x, y).unwrap(), unlinked.pixel(x, y).unwrap(), "at ({x}, {y})");
+    }
+    // A link to a node not in the scene draws nothing.
+    scene.links = vec![(1, 99)];
+    assert_eq!(r.render_to_rgba(&scene, &camera, 400, 300).unwrap().pixel(200, 60), unlinked.pixel(200, 60));
+}
+
 /// The dot grid evaluated at pixel centre `(x, y)` by the per-pixel formula the background
 /// used to run on the GPU: the reference the instanced dots must reproduce at every zoom.
 fn reference_grid_pixel(x: u32, y: u32, camera: &Camera, theme: &Theme) -> [u8; 3] {
@@ -131,7 +170,7 @@ fn instanced_dot_grid_matches_the_per_pixel_formula_at_every_zoom() {
     let gpu = gpu();
     let mut r = renderer(&gpu, &[]);
     let theme = Theme::default();
-    let scene = Scene { background: theme.canvas, nodes: vec![] };
+    let scene = Scene { background: theme.canvas, nodes: vec![], links: vec![] };
     for (zoom, offset) in [(1.0, (0.0, 0.0)), (0.586, (-37.3, 811.9)), (0.42, (5.0, -3.0)), (0.1, (-5000.0, 2400.0)), (1.7, (13.1, 7.7)), (4.0, (-1.3, 2.2))] {
         let camera = Camera::new(Vec2::new(offset.0, offset.1), zoom);
         let img = r.render_to_rgba(&scene, &camera, 320, 200).unwrap();

@@ -222,6 +222,14 @@ impl Runtime {
         }
     }
 
+    /// The two selected nodes, when exactly two are selected (what Link acts on).
+    pub fn selection_pair(&self) -> Option<(model::NodeId, model::NodeId)> {
+        match self.selection.to_vec().as_slice() {
+            [a, b] => Some((a.clone(), b.clone())),
+            _ => None,
+        }
+    }
+
     fn apply_logged(&mut self, cmd: Command) {
         if let Err(e) = self.apply(cmd) {
             self.notify(e.to_string(), true);

@@ -102,6 +102,8 @@ impl Runtime {
         let Some(p) = self.project() else { return scene };
         for node in p.nodes_by_z() {
             scene.nodes.push(self.node_view(node));
+            // Each link once, from its lesser end.
+            scene.links.extend(node.links.iter().filter(|peer| node.id < **peer).map(|peer| (stable_key(node.id.as_str()), stable_key(peer.as_str()))));
         }
         scene
     }

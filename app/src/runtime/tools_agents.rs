@@ -238,36 +238,83 @@ pub fn read_transcripts(home: &Path, cwds: &[PathBuf]) -> (Vec<String>, String, 
     (sources, text, truncated)
 }
 
-/// `context_read`: transcripts of the Claude-family agent nodes that share the
-/// caller's canvas (the canvas is what links peers in this app).
+/// The peers whose work `caller` may read: the agent nodes the user linked to
+/// it that have a supported transcript reader (Claude-family: claude-jsonl),
+/// with the folders their transcripts are kept for; and the linked nodes
+/// skipped, each with the reason.
+pub(crate) fn linked_peers(p: &crate::model::Project, caller: &Node) -> (Vec<(String, PathBuf)>, Vec<Value>) {
+    let mut peers = vec![];
+    let mut skipped = vec![];
+    for id in &caller.links {
+        let Some(n) = p.node(id) else { continue };
+        match &n.kind {
+            NodeKind::Agent { agent: AgentKind::Claude | AgentKind::Openclaude, cwd } => {
+                let cwd = if cwd.as_os_str().is_empty() { p.folder().to_path_buf() } else { p.folder().join(cwd) };
+                peers.push((n.id.to_string(), cwd));
+            }
+            NodeKind::Agent { agent, .. } => skipped.push(json!({"nodeId": n.id, "reason": format!("no transcript reader for {} agents", agent.as_str())})),
+            other => skipped.push(json!({"nodeId": n.id, "reason": format!("a {} node has no transcript", other.name())})),
+        }
+    }
+    (peers, skipped)
+}
+
+/// `context_read`: the transcripts of the agents the user linked to the caller.
 pub(crate) fn context_read(ctx: &OpContext) -> Result<Value, String> {
     let identity = ctx.identity.clone();
-    let (peers, cwds) = ctx.on_main(move |rt| {
+    let (peers, skipped) = ctx.on_main(move |rt| {
         let p = caller_project(rt, &identity)?;
-        let mut peers = vec![];
-        let mut cwds: Vec<PathBuf> = vec![];
-        for n in p.nodes() {
-            if let NodeKind::Agent { agent: AgentKind::Claude | AgentKind::Openclaude, cwd } = &n.kind {
-                if n.id.as_str() == identity.node_id {
-                    continue;
-                }
-                peers.push(n.id.to_string());
-                let cwd = if cwd.as_os_str().is_empty() { p.folder().to_path_buf() } else { p.folder().join(cwd) };
-                if !cwds.contains(&cwd) {
-                    cwds.push(cwd);
-                }
-            }
-        }
-        Ok((peers, cwds))
+        let caller = p.nodes().find(|n| n.id.as_str() == identity.node_id).ok_or("your agent node is no longer on the canvas")?;
+        Ok(linked_peers(p, caller))
     })?;
+    let mut cwds: Vec<PathBuf> = vec![];
+    for (_, cwd) in &peers {
+        if !cwds.contains(cwd) {
+            cwds.push(cwd.clone());
+        }
+    }
     let home = crate::model::persist::home_dir().ok_or("HOME is not set")?;
     let (sources, text, truncated) = read_transcripts(&home, &cwds);
-    Ok(json!({"reader": "claude-jsonl", "peers": peers, "sources": sources, "text": text, "truncated": truncated}))
+    let ids: Vec<&String> = peers.iter().map(|(id, _)| id).collect();
+    let mut v = json!({"reader": "claude-jsonl", "peers": ids, "sources": sources, "text": text, "truncated": truncated});
+    if !skipped.is_empty() {
+        v["skipped"] = json!(skipped);
+    }
+    if peers.is_empty() && skipped.is_empty() {
+        v["note"] = json!("no node is linked to yours; only the user links nodes (select two, then Ctrl+K, Link)");
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn context_peers_are_the_linked_claude_agents_only() {
+        use crate::model::{Camera, Project, ProjectId};
+        let agent = |name: &str, kind: AgentKind, cwd: &str| {
+            let mut n = Node::new(NodeKind::Agent { agent: kind, cwd: cwd.into() }, name, Rect::new(0.0, 0.0, 100.0, 100.0));
+            n.id = crate::model::NodeId::new(name).unwrap();
+            n
+        };
+        let mut caller = agent("me", AgentKind::External, "");
+        let linked_claude = agent("claude-1", AgentKind::Claude, "sub");
+        let unlinked_claude = agent("claude-2", AgentKind::Claude, "");
+        let codex = agent("codex-1", AgentKind::Codex, "");
+        let mut sticky = Node::new(NodeKind::Sticky { text: "x".into() }, "s", Rect::new(0.0, 0.0, 100.0, 100.0));
+        sticky.id = crate::model::NodeId::new("note").unwrap();
+        for peer in [&linked_claude, &codex, &sticky] {
+            caller.links.insert(peer.id.clone());
+        }
+        let nodes = vec![caller.clone(), linked_claude, unlinked_claude, codex, sticky];
+        let (p, _) = Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w/proj", Camera::default(), nodes, 0).unwrap();
+        let caller = p.nodes().find(|n| n.id.as_str() == "me").unwrap();
+        let (peers, skipped) = linked_peers(&p, caller);
+        assert_eq!(peers, [("claude-1".to_owned(), PathBuf::from("/w/proj/sub"))]);
+        let reasons: Vec<String> = skipped.iter().map(|s| format!("{} {}", s["nodeId"].as_str().unwrap(), s["reason"].as_str().unwrap())).collect();
+        assert_eq!(reasons, ["codex-1 no transcript reader for codex agents", "note a sticky node has no transcript"]);
+    }
 
     #[test]
     fn codex_gets_its_mcp_server_and_the_identity_through_config_overrides() {

@@ -50,6 +50,9 @@ pub(crate) fn node_json(n: &Node, group: Option<&NodeId>) -> Value {
     if let Some(g) = group {
         v["group"] = json!(g);
     }
+    if !n.links.is_empty() {
+        v["links"] = json!(n.links);
+    }
     v
 }
 

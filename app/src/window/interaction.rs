@@ -589,7 +589,7 @@ mod tests {
     }
 
     fn node(name: &str, kind: NodeKind, rect: Rect, z: i64) -> Node {
-        Node { id: id(name), kind, title: name.into(), rect, z, colour: None }
+        Node { id: id(name), kind, title: name.into(), rect, z, colour: None, links: Default::default() }
     }
 
     /// Two notes and a browser; the browser is on top.

@@ -305,7 +305,8 @@ impl App {
                 Effect::OpenPalette { at } => {
                     let p = self.interaction.pointer();
                     let control = rt.tools.server.is_some().then(|| rt.tools.shared.browser_control());
-                    self.palette = Some(Palette::new(at, at.map(|_| (p.x, p.y)), !rt.selection.is_empty()).with_browser_control(control));
+                    let pair = rt.selection_pair().map(|(a, b)| rt.project().and_then(|p| p.node(&a)).is_some_and(|n| n.links.contains(&b)));
+                    self.palette = Some(Palette::new(at, at.map(|_| (p.x, p.y)), !rt.selection.is_empty()).with_browser_control(control).with_selected_pair(pair));
                     self.dirty = true;
                 }
                 Effect::Route(input) => self.router.pointer(rt, &self.camera, input, self.mods),
@@ -356,6 +357,11 @@ impl App {
                 let ids = rt.selection.to_vec();
                 let cmd = if action == PaletteAction::Duplicate { Command::Duplicate { ids } } else { Command::RemoveNodes { ids } };
                 return self.apply(vec![Effect::Apply(cmd), Effect::SelectionChanged]);
+            }
+            PaletteAction::Link | PaletteAction::Unlink => {
+                let Some((a, b)) = self.rt.as_ref().and_then(|rt| rt.selection_pair()) else { return };
+                let cmd = if action == PaletteAction::Link { Command::LinkNodes { a, b } } else { Command::UnlinkNodes { a, b } };
+                return self.apply(vec![Effect::Apply(cmd)]);
             }
             PaletteAction::SetBrowserControl(on) => {
                 if let Some(rt) = self.rt.as_mut() {

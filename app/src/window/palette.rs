@@ -32,6 +32,10 @@ pub enum PaletteAction {
     Redo,
     /// Turn "Enable agent browser control" on or off (persisted).
     SetBrowserControl(bool),
+    /// Link the two selected nodes for context.
+    Link,
+    /// Remove the link between the two selected nodes.
+    Unlink,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,9 +51,10 @@ enum Item {
     Undo,
     Redo,
     BrowserControl,
+    Link,
 }
 
-const ITEMS: [Item; 11] = [
+const ITEMS: [Item; 12] = [
     Item::Browser,
     Item::Terminal,
     Item::Sticky,
@@ -60,6 +65,7 @@ const ITEMS: [Item; 11] = [
     Item::ResetZoom,
     Item::Undo,
     Item::Redo,
+    Item::Link,
     Item::BrowserControl,
 ];
 
@@ -69,6 +75,8 @@ struct State {
     has_selection: bool,
     /// "Enable agent browser control", when the tool server runs.
     browser_control: Option<bool>,
+    /// Exactly two nodes are selected: whether they are linked.
+    pair_linked: Option<bool>,
 }
 
 impl Item {
@@ -88,6 +96,8 @@ impl Item {
             Item::Redo => "Redo   Ctrl+Shift+Z",
             Item::BrowserControl if state.browser_control == Some(true) => "Disable agent browser control",
             Item::BrowserControl => "Enable agent browser control — agents may drive browser nodes",
+            Item::Link if state.pair_linked == Some(true) => "Unlink the two selected nodes",
+            Item::Link => "Link the two selected nodes — an agent may read what a linked agent did",
         }
     }
 
@@ -97,6 +107,7 @@ impl Item {
         match self {
             Item::Duplicate | Item::Delete => state.has_selection,
             Item::BrowserControl => state.browser_control.is_some(),
+            Item::Link => state.pair_linked.is_some(),
             _ => true,
         }
     }
@@ -150,7 +161,13 @@ pub struct Palette {
 impl Palette {
     /// A palette listing everything; `has_selection` changes what "Group" does.
     pub fn new(at: Option<Point>, anchor: Option<(f32, f32)>, has_selection: bool) -> Self {
-        Self { mode: Mode::List { filter: String::new(), chosen: 0 }, at, anchor, state: State { has_selection, browser_control: None } }
+        Self { mode: Mode::List { filter: String::new(), chosen: 0 }, at, anchor, state: State { has_selection, browser_control: None, pair_linked: None } }
+    }
+
+    /// Offers linking (or unlinking) when exactly two nodes are selected; `linked` says whether they are.
+    pub fn with_selected_pair(mut self, linked: Option<bool>) -> Self {
+        self.state.pair_linked = linked;
+        self
     }
 
     /// Offers the "agent browser control" switch, currently `on` (only while the tool server runs).
@@ -205,6 +222,8 @@ impl Palette {
                         Item::Undo => PaletteOutcome::Run(PaletteAction::Undo),
                         Item::Redo => PaletteOutcome::Run(PaletteAction::Redo),
                         Item::BrowserControl => PaletteOutcome::Run(PaletteAction::SetBrowserControl(self.state.browser_control != Some(true))),
+                        Item::Link if self.state.pair_linked == Some(true) => PaletteOutcome::Run(PaletteAction::Unlink),
+                        Item::Link => PaletteOutcome::Run(PaletteAction::Link),
                     };
                 }
             },
@@ -268,6 +287,18 @@ mod tests {
     }
 
     #[test]
+    fn two_selected_nodes_can_be_linked_and_unlinked() {
+        assert!(!Palette::new(None, None, true).lines().1.iter().any(|l| l.contains("Link")), "no pair: no link item");
+        let mut p = Palette::new(None, None, true).with_selected_pair(Some(false));
+        typed(&mut p, "link");
+        assert_eq!(p.lines().1[1], "▸ Link the two selected nodes — an agent may read what a linked agent did");
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::Link));
+        let mut p = Palette::new(None, None, true).with_selected_pair(Some(true));
+        typed(&mut p, "unlink");
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::Unlink));
+    }
+
+    #[test]
     fn agent_browser_control_switches_both_ways() {
         let mut p = Palette::new(None, None, false).with_browser_control(Some(false));
         typed(&mut p, "browser control");
@@ -282,8 +313,8 @@ mod tests {
     #[test]
     fn filtering_and_choosing() {
         let mut p = Palette::new(None, None, true);
-        assert_eq!(p.lines().1.len(), 1 + ITEMS.len() - 1, "no tool server: no browser-control switch");
-        assert_eq!(Palette::new(None, None, false).lines().1.len(), 1 + ITEMS.len() - 3, "no selection: no duplicate or delete");
+        assert_eq!(p.lines().1.len(), 1 + ITEMS.len() - 2, "no tool server, no pair: no browser-control switch, no link");
+        assert_eq!(Palette::new(None, None, false).lines().1.len(), 1 + ITEMS.len() - 4, "no selection: no duplicate or delete");
         typed(&mut p, "STICKY");
         assert_eq!(p.lines().1, vec!["› STICKY▏".to_string(), "▸ Sticky note".to_string()]);
         assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::AddSticky));

@@ -132,7 +132,7 @@ pub fn fixture_scene(r: &Renderer) -> Scene {
         NodeContent::Text("Frame time 12 ms\nCache hits 98 %\nGlyphs 412".into())));
     nodes.push(node(7, NodeKind::Sticky, Rect::new(960.0, 420.0, 260.0, 120.0), 6, "Ideas", 0x9be28a,
         NodeContent::Text("Minimap in the corner; zoom to selection with F.".into())));
-    Scene { background: Theme::default().canvas, nodes }
+    Scene { background: Theme::default().canvas, nodes, links: vec![] }
 }
 
 /// Compares `actual` with `tests/golden/<name>.png` (regenerated with `UPDATE_GOLDEN=1`).
