@@ -243,7 +243,7 @@ fn fixture_with(kind: impl FnOnce(&Path) -> NodeKind, rect: Rect, camera: Camera
         std::fs::create_dir_all(d).expect("create dir");
     }
     std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).expect("chmod runtime dir");
-    let node = Node { id: NodeId::new("page").unwrap(), kind: kind(&folder), title: "page".into(), rect, z: 1, colour: None };
+    let node = Node { id: NodeId::new("page").unwrap(), kind: kind(&folder), title: "page".into(), rect, z: 1, colour: None, links: Default::default() };
     let (project, _) = Project::from_nodes(ProjectId::new("proj").unwrap(), "project", &folder, camera, vec![node], 2).unwrap();
     save_layout(&project, None).expect("save layout");
     let ws = Workspace::from_projects(vec![project], Some(ProjectId::new("proj").unwrap())).unwrap();

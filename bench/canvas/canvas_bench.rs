@@ -33,7 +33,7 @@ fn layout(base: &str) -> Vec<Node> {
             4..=9 => (NodeKind::browser(&format!("{base}static.html")).expect("valid url"), format!("static {i}")),
             _ => (NodeKind::Sticky { text: format!("Note {i}\nA static sticky note with a few lines of text\nso the cached texture has glyphs.") }, format!("note {i}")),
         };
-        nodes.push(Node { id: NodeId::new(format!("n{i}")).expect("valid id"), kind, title, rect, z: i as i64, colour: None });
+        nodes.push(Node { id: NodeId::new(format!("n{i}")).expect("valid id"), kind, title, rect, z: i as i64, colour: None, links: Default::default() });
     }
     nodes
 }
