@@ -4,6 +4,8 @@
 //! and compared; then, with the canvas panned and zoomed from the saved
 //! camera, a real X click (xdotool) over a page button must reach that button
 //! (the page retitles itself, which autosave writes into the layout file).
+//! Deleting an agent node by hand revokes its tool session and releases the
+//! browsers it owned.
 //!
 //! Needs Xvfb, xdotool and imagemagick (`./dev setup` installs them).
 
@@ -169,8 +171,13 @@ impl App {
     }
 
     fn start_with_env(display: &Display, data: &Path, project: &Path, runtime_dir: &Path, env: &[(&str, &Path)]) -> App {
+        Self::start_with_args(display, data, project, runtime_dir, env, &[])
+    }
+
+    fn start_with_args(display: &Display, data: &Path, project: &Path, runtime_dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> App {
         let mut child = Command::new(env!("CARGO_BIN_EXE_termsprawl"))
             .envs(env.iter().map(|(k, v)| (*k, *v)))
+            .args(args)
             .arg("--data-dir")
             .arg(data)
             .arg("--project")
@@ -435,4 +442,40 @@ fn ctrl_click_on_a_terminal_hyperlink_opens_a_browser_node() {
     std::thread::sleep(Duration::from_secs(3));
     let after = std::fs::read_to_string(&layout).unwrap_or_default();
     assert_eq!(after.matches("\"browser\"").count(), browsers, "a click without Ctrl opened a link");
+}
+
+#[test]
+fn deleting_an_agent_node_revokes_its_session_and_releases_its_browsers() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let url = support::serve_page("<html><head><title>owned</title></head><body>owned</body></html>");
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let (_dir, data, folder, runtime) = fixture_with(|_| NodeKind::Sticky { text: String::new() }, Rect::new(900.0, 600.0, 200.0, 120.0), camera);
+    let display = Display::start();
+    let mut app = App::start_with_args(&display, &data, &folder, &runtime, &[], &["--agent", "agent-9", "--agent-browser-control"]);
+    let session = data.join("agent-tools/sessions/agent-9.json");
+    support::eventually(90, "the agent's session", || session.exists().then_some(()));
+    let ok = |op: &str, args: serde_json::Value| support::ctl(&data, "agent-9", op, args).unwrap_or_else(|e| panic!("{op}: {e}\n{}", app.log_tail()));
+    let browser = ok("browser_open", serde_json::json!({"url": url}))["nodeId"].as_str().unwrap().to_owned();
+    let owners = data.join("agent-tools/browser-owners.json");
+    assert!(std::fs::read_to_string(&owners).unwrap().contains(&browser), "the opener owns the browser");
+    // Put the agent node where a click lands on its title bar, then select and delete it by hand.
+    ok("canvas_move", serde_json::json!({"nodeId": "agent-9", "x": 100, "y": 100}));
+    let layout = folder.join(".termsprawl").join("canvas.json");
+    let end = Instant::now() + Duration::from_secs(60);
+    while session.exists() && Instant::now() < end {
+        assert!(app.still_running(), "the app exited early:\n{}", app.log_tail());
+        if app.frames() > 0 {
+            display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+            display.xdotool(&["mousemove", "160", "115", "click", "1"]);
+            std::thread::sleep(Duration::from_millis(300));
+            display.xdotool(&["key", "Delete"]);
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    assert!(!session.exists(), "the session file outlived its node; log:\n{}", app.log_tail());
+    // The ctl finds no session file to read a token from any more.
+    let e = support::ctl(&data, "agent-9", "session_info", serde_json::json!({})).unwrap_err();
+    assert!(e.contains("no tool session for this node"), "{e}");
+    support::eventually(10, "the browser released", || (!std::fs::read_to_string(&owners).unwrap_or_default().contains(&browser)).then_some(()));
+    support::eventually(10, "the layout without the agent", || std::fs::read_to_string(&layout).ok().filter(|t| !t.contains("agent-9") && t.contains(&browser)));
 }
