@@ -416,6 +416,9 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
         n["links"] = json!([peer]);
     }
     std::fs::write(&layout_path, serde_json::to_vec_pretty(&layout).unwrap()).unwrap();
+    // The claude's tmux session lives on, but its credentials are gone: at the
+    // restart it is warm and predates them, so it needs a fresh launch.
+    std::fs::remove_file(data.join(format!("agent-tools/sessions/{claude}.json"))).unwrap();
 
     // A restart without the flag keeps the token, the setting and the canvas.
     let app = App::start(root, data, &["--agent", "agent-1"]);
@@ -423,6 +426,12 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert_eq!(ctx["peers"], json!([claude]), "{ctx}");
     assert!(ctx["text"].as_str().unwrap().contains("assistant: parser finished"), "the linked claude's transcript: {ctx}");
     assert_eq!(node(&ok(data, "agent-1", "canvas_list", json!({})), "agent-1").unwrap()["links"], json!([claude]));
+    let status = eventually(20, "the warm claude's status", || {
+        // Until the node's terminal is back, the session does not exist yet.
+        let s = ctl(data, "agent-1", "agent_status", json!({"nodeId": claude})).ok()?;
+        (s["agents"][0]["status"]["state"] == "needs-setup").then_some(s)
+    });
+    assert!(status["agents"][0]["status"]["detail"].as_str().unwrap().contains("launch a fresh one"), "{status}");
     assert_eq!(std::fs::read_to_string(data.join("agent-tools/sessions/agent-1.json")).unwrap(), token_before);
     let info = ok(data, "agent-1", "session_info", json!({}));
     assert_eq!(info["browserControl"], true);

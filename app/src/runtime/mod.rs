@@ -174,6 +174,10 @@ impl Runtime {
             quit: false,
             last_pump: Instant::now(),
         };
+        // Agent PTYs wait for the tool server (services::start_services) so they
+        // start with credentials. Installed before any project opens: opening
+        // one starts its terminals.
+        rt.set_pty_launch_hook(tools::launch_hook());
         let wanted = rt.config.project.clone();
         match wanted {
             Some(folder) => rt.open_project(&folder),
@@ -191,8 +195,6 @@ impl Runtime {
             }
         }
         rt.sync_browsers();
-        // Agent PTYs wait for the tool server (services::start_services) so they start with credentials.
-        rt.set_pty_launch_hook(tools::launch_hook());
         rt.sync_terminals();
         rt
     }
