@@ -48,7 +48,9 @@ fn fake_agent_launches_once_and_missing_agent_needs_setup() {
 
     let app = App::start(&data, &folder, &[("PATH", &path)]);
     let view = wait_for("the fake agent's output in its node", || snapshot_text(&data, &folder, &claude_id).filter(|t| t.contains("FAKE-AGENT-READY")));
-    assert!(view.contains(&format!("FAKE-AGENT-READY node={claude_id} project=set args=0")), "{view:?}");
+    // Two arguments: the tool runtime's `--mcp-config <file>`, which a restored
+    // agent gets like a newly launched one.
+    assert!(view.contains(&format!("FAKE-AGENT-READY node={claude_id} project=set args=2")), "{view:?}");
     // Its working directory is the project folder.
     wait_for("the launch log in the project folder", || std::fs::read_to_string(folder.join("launches.log")).ok().filter(|l| l.lines().count() == 1));
     let (status, stderr) = app.stop();
