@@ -382,7 +382,8 @@ async function main() {
   try {
     site = await servePages();
     // A private HOME: the shells' history and rc files stay out of the user's.
-    app = await startApp({ args: ['--agent', 'agent-1', '--agent-browser-control'], env: { HOME: home, SHELL: '/bin/bash' } });
+    // No desktop: terminal_external runs in canvas nodes, never in real terminal windows.
+    app = await startApp({ args: ['--agent', 'agent-1', '--agent-browser-control'], env: { HOME: home, SHELL: '/bin/bash', DISPLAY: '', WAYLAND_DISPLAY: '' } });
     secrets.push(app.token);
     appPid = app.proc.pid;
     await waitFor('the agent-1 tool session', () => fs.existsSync(path.join(app.dataDir, 'agent-tools', 'sessions', 'agent-1.json')), 30000);
