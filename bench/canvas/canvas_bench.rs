@@ -219,35 +219,64 @@ fn frames(base: &str, count: usize) -> Result<()> {
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
         format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
     let view = target.create_view(&Default::default());
     let wait = |device: &wgpu::Device| device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None }).map(|_| ()).map_err(|e| anyhow::anyhow!("poll: {e}"));
 
+    // The app's frames, as the window draws them: a frame is drawn only when a
+    // browser painted (an idle canvas draws none), from the last frame where only
+    // page content changed (Reuse::CopyInto, as for a window surface). Then the same
+    // frames drawn whole every time (Reuse::Nothing), the cost without reuse.
     let mut app_ms = vec![];
+    let mut whole_ms = vec![];
+    let mut kinds = [0usize; 3];
+    let mut pages_per_frame = 0usize;
     // upload, scene, render (CPU: record + submit), GPU wait
     let mut parts: [Vec<f64>; 4] = Default::default();
-    for i in 0..count + 20 {
-        rt.tick();
-        let t = Instant::now();
-        let mut gfx = rt.gfx.take().context("GPU gone")?;
-        rt.upload_frames(&mut gfx.renderer, false);
-        let t_upload = t.elapsed();
-        let scene = rt.scene();
-        let t_scene = t.elapsed();
-        let r = gfx.renderer.render(&scene, &camera, RenderTarget { view: &view, format, width: TARGET.0, height: TARGET.1 });
-        let t_record = t.elapsed();
-        wait(&device)?;
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        rt.gfx = Some(gfx);
-        r.map_err(|e| anyhow::anyhow!("render: {e}"))?;
-        if i >= 20 {
-            app_ms.push(ms);
-            parts[0].push(t_upload.as_secs_f64() * 1e3);
-            parts[1].push((t_scene - t_upload).as_secs_f64() * 1e3);
-            parts[2].push((t_record - t_scene).as_secs_f64() * 1e3);
-            parts[3].push((t.elapsed() - t_record).as_secs_f64() * 1e3);
+    for (reuse_frames, samples) in [(true, &mut app_ms), (false, &mut whole_ms)] {
+        let mut i = 0;
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while i < count + 20 {
+            if Instant::now() > deadline {
+                bail!("the animating pages painted only {i} frames in 120 s");
+            }
+            rt.tick();
+            let t = Instant::now();
+            let mut gfx = rt.gfx.take().context("GPU gone")?;
+            let uploaded = rt.upload_frames(&mut gfx.renderer, false);
+            if uploaded == 0 {
+                rt.gfx = Some(gfx);
+                std::thread::sleep(Duration::from_micros(500));
+                continue;
+            }
+            let t_upload = t.elapsed();
+            let scene = rt.scene();
+            let t_scene = t.elapsed();
+            let reuse = if reuse_frames { canvas_render::Reuse::CopyInto(&target) } else { canvas_render::Reuse::Nothing };
+            let r = gfx.renderer.render(&scene, &camera, RenderTarget { view: &view, format, width: TARGET.0, height: TARGET.1, reuse });
+            let t_record = t.elapsed();
+            wait(&device)?;
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            rt.gfx = Some(gfx);
+            let stats = r.map_err(|e| anyhow::anyhow!("render: {e}"))?;
+            if i >= 20 {
+                samples.push(ms);
+                if reuse_frames {
+                    pages_per_frame += uploaded;
+                    kinds[match stats.reused {
+                        canvas_render::FrameReuse::None => 0,
+                        canvas_render::FrameReuse::Regions(_) => 1,
+                        canvas_render::FrameReuse::Whole => 2,
+                    }] += 1;
+                    parts[0].push(t_upload.as_secs_f64() * 1e3);
+                    parts[1].push((t_scene - t_upload).as_secs_f64() * 1e3);
+                    parts[2].push((t_record - t_scene).as_secs_f64() * 1e3);
+                    parts[3].push((t.elapsed() - t_record).as_secs_f64() * 1e3);
+                }
+            }
+            i += 1;
         }
     }
 
@@ -257,7 +286,7 @@ fn frames(base: &str, count: usize) -> Result<()> {
         rt.tick();
         let mut gfx = rt.gfx.take().context("GPU gone")?;
         let t = Instant::now();
-        let r = gfx.renderer.render(&canvas_render::Scene::default(), &camera, RenderTarget { view: &view, format, width: TARGET.0, height: TARGET.1 });
+        let r = gfx.renderer.render(&canvas_render::Scene::default(), &camera, RenderTarget { view: &view, format, width: TARGET.0, height: TARGET.1, reuse: canvas_render::Reuse::Nothing });
         wait(&device)?;
         if i >= 10 {
             bg_ms.push(t.elapsed().as_secs_f64() * 1e3);
@@ -290,9 +319,17 @@ fn frames(base: &str, count: usize) -> Result<()> {
     }
     let info = rt.gfx.as_ref().map(|g| g.gpu.describe()).unwrap_or_default();
     let (am, ap) = stats(app_ms);
+    let (wm, wp) = stats(whole_ms);
     let (bm, bp) = stats(base_ms);
     println!("adapter: {info}; target {}x{}; zoom {:.3}; {count} frames each", TARGET.0, TARGET.1, camera.zoom());
-    println!("app canvas (30 nodes, 4 animating browsers): median {am:.2} ms, p99 {ap:.2} ms");
+    println!(
+        "app canvas (30 nodes, 4 animating browsers), frames drawn when pages paint: median {am:.2} ms, p99 {ap:.2} ms ({:.1} pages per frame; {} whole, {} regions, {} unchanged)",
+        pages_per_frame as f64 / count.max(1) as f64,
+        kinds[0],
+        kinds[1],
+        kinds[2]
+    );
+    println!("  the same frames drawn whole (no reuse): median {wm:.2} ms, p99 {wp:.2} ms (ratio {:.2}x)", wm / bm);
     println!("minimal wgpu (30 textured quads, 4 uploads/frame): median {bm:.2} ms, p99 {bp:.2} ms");
     let med: Vec<f64> = parts.into_iter().map(|p| stats(p).0).collect();
     println!("  app medians by part: upload {:.2} ms, scene {:.2} ms, render {:.2} ms, GPU wait {:.2} ms", med[0], med[1], med[2], med[3]);

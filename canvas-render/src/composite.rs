@@ -444,7 +444,9 @@ impl Compositor {
 
     /// Records one render pass into `target`: the background (a clear plus the visible grid
     /// dots, skipping those under `occluders`, screen rectangles that `layers` paint
-    /// opaque), then `layers` in order.
+    /// opaque), then `layers` in order. With `regions`, only those target rectangles
+    /// (whole pixels) are drawn, over what `target` holds, and nothing is cleared: the
+    /// caller's first layer paints the background there.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn compose(
         &mut self,
@@ -457,6 +459,7 @@ impl Compositor {
         background: BackgroundParams,
         occluders: &[Rect],
         layers: &[(LayerInstance, &wgpu::BindGroup)],
+        regions: &[Rect],
     ) {
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&Globals { target_size: [size.0 as f32, size.1 as f32], _pad: [0.0; 2] }));
         let grid = DotGrid::plan(&background, size);
@@ -500,27 +503,53 @@ impl Compositor {
                 view: target,
                 depth_slice: None,
                 resolve_target: None,
-                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(clear_color(background.background, format.is_srgb())), store: wgpu::StoreOp::Store },
+                ops: wgpu::Operations {
+                    load: if regions.is_empty() { wgpu::LoadOp::Clear(clear_color(background.background, format.is_srgb())) } else { wgpu::LoadOp::Load },
+                    store: wgpu::StoreOp::Store,
+                },
             })],
             depth_stencil_attachment: None,
             timestamp_writes: None,
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        // The clear paints the background; only the dots are drawn.
-        if !spans.is_empty() {
-            pass.set_pipeline(&pipelines.background);
-            pass.set_bind_group(0, &self.background_bind, &[]);
-            pass.set_vertex_buffer(0, self.spans.slice(..));
-            pass.draw(0..4, 0..spans.len() as u32);
+        let whole = [Rect::new(0.0, 0.0, size.0 as f32, size.1 as f32)];
+        for region in if regions.is_empty() { &whole[..] } else { regions } {
+            if !regions.is_empty() {
+                let x = (region.x.max(0.0) as u32).min(size.0);
+                let y = (region.y.max(0.0) as u32).min(size.1);
+                let w = (region.right().max(0.0) as u32).min(size.0).saturating_sub(x);
+                let h = (region.bottom().max(0.0) as u32).min(size.1).saturating_sub(y);
+                if w == 0 || h == 0 {
+                    continue;
+                }
+                pass.set_scissor_rect(x, y, w, h);
+            }
+            // Layers first in a region: the first paints its background, as the clear does for a whole frame.
+            if !regions.is_empty() {
+                self.draw_layers(&mut pass, pipelines, layers, ..1);
+            }
+            // The clear (or the first layer) paints the background; only the dots are drawn.
+            if !spans.is_empty() {
+                pass.set_pipeline(&pipelines.background);
+                pass.set_bind_group(0, &self.background_bind, &[]);
+                pass.set_vertex_buffer(0, self.spans.slice(..));
+                pass.draw(0..4, 0..spans.len() as u32);
+            }
+            let rest = if regions.is_empty() { 0.. } else { 1.. };
+            self.draw_layers(&mut pass, pipelines, layers, rest);
         }
+    }
+
+    /// Draws `layers[range]` (instances already uploaded at their indices).
+    fn draw_layers(&self, pass: &mut wgpu::RenderPass<'_>, pipelines: &Pipelines, layers: &[(LayerInstance, &wgpu::BindGroup)], range: impl std::ops::RangeBounds<usize>) {
         if layers.is_empty() {
             return;
         }
         pass.set_bind_group(0, &self.globals_bind, &[]);
         pass.set_vertex_buffer(0, self.instances.slice(..));
         let mut current = None;
-        for (i, (instance, bind)) in layers.iter().enumerate() {
+        for (i, (instance, bind)) in layers.iter().enumerate().filter(|(i, _)| range.contains(i)) {
             let kind = if instance.params[1] == MODE_BACKDROP {
                 0
             } else if instance.params[0] > 0.0 {

@@ -28,12 +28,24 @@ pub(crate) struct ContentTexture {
 #[derive(Default)]
 pub(crate) struct ContentStore {
     textures: HashMap<ContentKey, ContentTexture>,
+    /// Regions uploaded since the last frame took them, per key, in texture pixels.
+    damage: HashMap<ContentKey, Vec<DirtyRect>>,
 }
 
 impl ContentStore {
     /// The texture for `key`, if uploaded.
     pub(crate) fn get(&self, key: ContentKey) -> Option<&ContentTexture> {
         self.textures.get(&key)
+    }
+
+    /// The texture's size, if uploaded.
+    pub(crate) fn size(&self, key: ContentKey) -> Option<(u32, u32)> {
+        self.textures.get(&key).map(|t| (t.texture.width(), t.texture.height()))
+    }
+
+    /// The regions uploaded since the last call, per key (what a frame must redraw).
+    pub(crate) fn take_damage(&mut self) -> HashMap<ContentKey, Vec<DirtyRect>> {
+        std::mem::take(&mut self.damage)
     }
 
     /// Forgets `key`; returns whether it existed.
@@ -95,6 +107,7 @@ impl ContentStore {
             if x0 >= x1 || y0 >= y1 {
                 continue;
             }
+            self.damage.entry(key).or_default().push(DirtyRect { x: x0, y: y0, w: x1 - x0, h: y1 - y0 });
             queue.write_texture(
                 wgpu::TexelCopyTextureInfo { texture: &target.texture, mip_level: 0, origin: wgpu::Origin3d { x: x0, y: y0, z: 0 }, aspect: wgpu::TextureAspect::All },
                 bgra,

@@ -35,7 +35,7 @@ pub use geometry::{Rect, Vec2};
 pub use glyphs::{CellMetrics, TerminalFont, EMBEDDED_MONO_FAMILY};
 pub use gpu::Gpu;
 pub use image::RgbaImage;
-pub use renderer::{raster_scale, FrameStats, RenderTarget, Renderer, RendererConfig};
+pub use renderer::{raster_scale, FrameReuse, FrameStats, RenderTarget, Renderer, RendererConfig, Reuse};
 pub use scene::{Badge, Color, ContentKey, NodeContent, NodeId, NodeKind, NodeView, Scene};
 pub use theme::Theme;
 pub use wgpu;

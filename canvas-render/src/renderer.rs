@@ -73,7 +73,43 @@ pub struct RenderTarget<'a> {
     pub width: u32,
     /// Height in pixels.
     pub height: u32,
+    /// Whether the frame may be drawn from the previous one.
+    pub reuse: Reuse<'a>,
 }
+
+/// How much of the previous frame a render may keep.
+#[derive(Debug, Clone, Copy)]
+pub enum Reuse<'a> {
+    /// Nothing: the whole frame is drawn (one-off pictures).
+    Nothing,
+    /// The renderer keeps the frame in a texture of its own, redraws there only the
+    /// regions whose content changed since (when nothing else did), and copies it
+    /// into this texture, which must be the target's and have `COPY_DST` usage: a
+    /// window's frames while pages animate.
+    CopyInto(&'a wgpu::Texture),
+}
+
+/// The frame the renderer keeps for [`Reuse::CopyInto`].
+struct KeptFrame {
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+    /// Signature of everything but content pixels when it was drawn.
+    layout: u64,
+}
+
+/// How one frame is drawn.
+#[derive(Debug, Clone, PartialEq)]
+enum Draw {
+    /// Everything, from a clear.
+    Full,
+    /// Only these target regions (whole pixels) over the kept frame.
+    Regions(Vec<Rect>),
+    /// Nothing changed: the kept frame is the frame.
+    Nothing,
+}
+
+/// Above this share of the target, redrawing regions is no cheaper than a full frame.
+const MAX_PARTIAL_SHARE: f32 = 0.6;
 
 /// What one `render` call did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -90,6 +126,20 @@ pub struct FrameStats {
     pub glyphs_rasterized: u64,
     /// Bytes held by cached node textures after the frame.
     pub cache_bytes: u64,
+    /// How much of the previous frame was kept.
+    pub reused: FrameReuse,
+}
+
+/// How much of the previous frame one render kept ([`Reuse::CopyInto`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FrameReuse {
+    /// None: the whole frame was drawn.
+    #[default]
+    None,
+    /// All but this many regions, where content changed, were kept.
+    Regions(usize),
+    /// All of it: nothing changed since.
+    Whole,
 }
 
 struct NodeCache {
@@ -118,8 +168,10 @@ pub struct Renderer {
     content_changed: bool,
     overlay: Vec<NodeView>,
     overlay_changed: bool,
-    /// A 1×1 texture of the theme's link colour, made on first use.
-    link_texel: Option<(wgpu::Texture, wgpu::BindGroup)>,
+    /// 1×1 textures of flat colours (links, the background under redrawn regions).
+    solids: HashMap<crate::scene::Color, (wgpu::Texture, wgpu::BindGroup)>,
+    /// The last frame drawn for [`Reuse::CopyInto`].
+    kept: Option<KeptFrame>,
 }
 
 impl Renderer {
@@ -165,17 +217,36 @@ impl Renderer {
             content_changed: false,
             overlay: Vec::new(),
             overlay_changed: false,
-            link_texel: None,
+            solids: HashMap::new(),
+            kept: None,
         })
     }
 
-    /// Makes the 1×1 texture of the theme's link colour (premultiplied, as node textures are).
-    fn ensure_link_texel(&mut self) {
-        let colour = self.config.theme.link;
-        let (device, queue, compositor) = (&self.device, &self.queue, &self.compositor);
-        self.link_texel.get_or_insert_with(|| {
+    /// The kept frame for `target`, made for its size and format if there is none.
+    fn kept_or_new(&mut self, target: &RenderTarget<'_>) -> &KeptFrame {
+        let device = &self.device;
+        self.kept.get_or_insert_with(|| {
             let texture = device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("link colour"),
+                label: Some("kept frame"),
+                size: wgpu::Extent3d { width: target.width, height: target.height, depth_or_array_layers: 1 },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: target.format,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[],
+            });
+            let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+            KeptFrame { texture, view, layout: 0 }
+        })
+    }
+
+    /// Makes a 1×1 texture of `colour` (premultiplied, as node textures are) unless one exists.
+    fn ensure_solid(&mut self, colour: crate::scene::Color) {
+        let (device, queue, compositor) = (&self.device, &self.queue, &self.compositor);
+        self.solids.entry(colour).or_insert_with(|| {
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("flat colour"),
                 size: wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
                 mip_level_count: 1,
                 sample_count: 1,
@@ -193,7 +264,7 @@ impl Renderer {
                 wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
             );
             let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-            let bind = compositor.bind_texture(device, &view, "link colour");
+            let bind = compositor.bind_texture(device, &view, "flat colour");
             (texture, bind)
         });
     }
@@ -293,7 +364,31 @@ impl Renderer {
         }
         self.text.trim();
         if !scene.links.is_empty() {
-            self.ensure_link_texel();
+            self.ensure_solid(self.config.theme.link);
+        }
+        self.ensure_solid(scene.background.with_alpha(255));
+        let damage = self.content.take_damage();
+        let layout = {
+            let mut h = DefaultHasher::new();
+            frame_signature(scene, camera, (target.width, target.height)).hash(&mut h);
+            format!("{:?}", target.format).hash(&mut h);
+            h.finish()
+        };
+        // The kept frame can be drawn from when it shows this very layout and overlay.
+        let kept_valid = matches!(target.reuse, Reuse::CopyInto(_))
+            && !self.overlay_changed
+            && self.kept.as_ref().is_some_and(|k| k.layout == layout && (k.texture.width(), k.texture.height()) == (target.width, target.height) && k.texture.format() == target.format);
+        // Reusing frames: draw into the kept texture (made anew for this size and
+        // format when it cannot be drawn from), then copy it into the target.
+        match target.reuse {
+            Reuse::CopyInto(_) => {
+                if !kept_valid && self.kept.as_ref().is_some_and(|k| (k.texture.width(), k.texture.height()) != (target.width, target.height) || k.texture.format() != target.format) {
+                    self.kept = None;
+                }
+                self.kept_or_new(&target);
+            }
+            // A frame drawn elsewhere takes the content damage the kept frame would need.
+            Reuse::Nothing => self.kept = None,
         }
         let glyphs_before = self.atlas.rasterized;
         let theme = self.config.theme.clone();
@@ -335,6 +430,8 @@ impl Renderer {
             }
         }
 
+        // Where each visible content texture lands on screen (for its damage).
+        let mut places: Vec<(crate::scene::ContentKey, Rect)> = Vec::new();
         let mut layers: Vec<(LayerInstance, &wgpu::BindGroup)> = Vec::with_capacity(visible.len() * 2);
         // Screen areas node layers paint opaque: the background skips its dots there.
         let mut occluders: Vec<Rect> = Vec::with_capacity(visible.len() * 2);
@@ -365,6 +462,11 @@ impl Renderer {
                 NodeContent::Texture { key, .. } => self.content.get(*key).map(|tex| (tex, camera.world_rect_to_screen(body_rect(node.rect, &theme)))),
                 _ => None,
             };
+            if let NodeContent::Texture { key, .. } = &node.content {
+                if let Some((_, body)) = content.as_ref() {
+                    places.push((*key, *body));
+                }
+            }
             let Some((tex, body)) = content.filter(|(_, body)| body.w >= 1.0 && body.h >= 1.0) else {
                 // An opaque node's interior (clear of the rounded corners and filtered edges)
                 // is drawn without blending.
@@ -407,9 +509,27 @@ impl Renderer {
             }
         }
         let link_pieces = link_segments(scene, camera, &theme, (target.width, target.height));
-        if let Some((_, bind)) = self.link_texel.as_ref().filter(|_| !link_pieces.is_empty()) {
+        if let Some((_, bind)) = self.solids.get(&theme.link).filter(|_| !link_pieces.is_empty()) {
             // Under every node: links come out from behind the nodes they join.
             layers.splice(0..0, link_pieces.into_iter().map(|r| (LayerInstance::plain(r), bind)));
+        }
+        let full_target = Rect::new(0.0, 0.0, target.width as f32, target.height as f32);
+        let draw = if !kept_valid {
+            Draw::Full
+        } else {
+            let regions = content_damage(&damage, &places, |key| self.content.size(key), full_target);
+            let area: f32 = regions.iter().map(|r| r.w * r.h).sum();
+            if regions.is_empty() {
+                Draw::Nothing
+            } else if area > MAX_PARTIAL_SHARE * full_target.w * full_target.h {
+                Draw::Full
+            } else {
+                Draw::Regions(regions)
+            }
+        };
+        if let (Draw::Regions(_), Some((_, bind))) = (&draw, self.solids.get(&scene.background.with_alpha(255))) {
+            // Redrawn regions start from the background colour, as a clear would.
+            layers.insert(0, (LayerInstance::plain(full_target).opaque_within(full_target), bind));
         }
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         let background = BackgroundParams {
@@ -419,8 +539,25 @@ impl Renderer {
             background: scene.background,
             dot: if scene.background == theme.canvas { theme.grid_dot } else { scene.background.mix(crate::scene::Color::rgb(255, 255, 255), 0.12) },
         };
-        self.compositor.compose(&self.device, &self.queue, &mut encoder, target.view, target.format, (target.width, target.height), background, &occluders, &layers);
+        let kept_view = self.kept.as_ref().map(|k| &k.view);
+        let regions: &[Rect] = match &draw {
+            Draw::Regions(r) => r,
+            _ => &[],
+        };
+        if draw != Draw::Nothing {
+            let view = kept_view.unwrap_or(target.view);
+            self.compositor.compose(&self.device, &self.queue, &mut encoder, view, target.format, (target.width, target.height), background, &occluders, &layers, regions);
+        }
         drop(layers);
+        if let (Reuse::CopyInto(dst), Some(kept)) = (target.reuse, &mut self.kept) {
+            kept.layout = layout;
+            encoder.copy_texture_to_texture(kept.texture.as_image_copy(), dst.as_image_copy(), kept.texture.size());
+        }
+        stats.reused = match &draw {
+            Draw::Full => FrameReuse::None,
+            Draw::Regions(r) => FrameReuse::Regions(r.len()),
+            Draw::Nothing => FrameReuse::Whole,
+        };
         self.queue.submit([encoder.finish()]);
 
         drop(overlay_order);
@@ -466,7 +603,14 @@ impl Renderer {
         let stats = self.render(
             scene,
             camera,
-            RenderTarget { view: &view, format: frame.texture.format(), width: frame.texture.width(), height: frame.texture.height() },
+            RenderTarget {
+                view: &view,
+                format: frame.texture.format(),
+                width: frame.texture.width(),
+                height: frame.texture.height(),
+                // Surfaces configured with COPY_DST get frames drawn from the last one.
+                reuse: if frame.texture.usage().contains(wgpu::TextureUsages::COPY_DST) { Reuse::CopyInto(&frame.texture) } else { Reuse::Nothing },
+            },
         )?;
         self.queue.present(frame);
         Ok(Some(stats))
@@ -490,7 +634,7 @@ impl Renderer {
             view_formats: &[],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        self.render(scene, camera, RenderTarget { view: &view, format, width, height })?;
+        self.render(scene, camera, RenderTarget { view: &view, format, width, height, reuse: Reuse::Nothing })?;
         read_texture(&self.device, &self.queue, &texture)
     }
 
@@ -637,6 +781,33 @@ fn node_signature(node: &NodeView, scale: f32) -> u64 {
 }
 
 /// Hash of everything visible in a frame, for [`Renderer::needs_redraw`].
+/// The target regions to redraw for content uploaded since the last frame: each
+/// uploaded region of a visible content texture, mapped onto where the texture is
+/// drawn (`places`: key and screen rectangle), grown by two pixels for filtering,
+/// kept inside that rectangle and `target`, in whole pixels.
+fn content_damage(
+    damage: &HashMap<crate::scene::ContentKey, Vec<DirtyRect>>,
+    places: &[(crate::scene::ContentKey, Rect)],
+    size_of: impl Fn(crate::scene::ContentKey) -> Option<(u32, u32)>,
+    target: Rect,
+) -> Vec<Rect> {
+    let mut out = Vec::new();
+    for (key, place) in places {
+        let (Some(regions), Some((w, h))) = (damage.get(key), size_of(*key)) else { continue };
+        let (sx, sy) = (place.w / w as f32, place.h / h as f32);
+        for d in regions {
+            let x0 = (place.x + d.x as f32 * sx - 2.0).max(place.x - 2.0).max(target.x).floor();
+            let y0 = (place.y + d.y as f32 * sy - 2.0).max(place.y - 2.0).max(target.y).floor();
+            let x1 = (place.x + (d.x + d.w) as f32 * sx + 2.0).min(place.right() + 2.0).min(target.right()).ceil();
+            let y1 = (place.y + (d.y + d.h) as f32 * sy + 2.0).min(place.bottom() + 2.0).min(target.bottom()).ceil();
+            if x1 > x0 && y1 > y0 {
+                out.push(Rect::new(x0, y0, x1 - x0, y1 - y0));
+            }
+        }
+    }
+    out
+}
+
 /// The screen rectangles of the context links: for each link, a horizontal run at
 /// the first node's centre height to the second node's centre, then a vertical run
 /// to that centre, `theme.link_width` pixels wide, snapped to whole pixels and

@@ -50,6 +50,68 @@ fn dirty_rect_upload_only_touches_its_region() {
 }
 
 #[test]
+fn frames_reused_for_a_window_redraw_only_changed_content_and_match_full_frames() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu, &[]);
+    // Two browsers, one under a sticky that overlaps it, on the dot grid.
+    let mut scene = browser_scene();
+    let mut second = scene.nodes[0].clone();
+    second.id = 2;
+    second.rect = Rect::new(260.0, 40.0, 200.0, 150.0);
+    second.content = NodeContent::Texture { key: 10, generation: 1 };
+    let mut sticky = second.clone();
+    sticky.id = 3;
+    sticky.z = 5;
+    sticky.kind = NodeKind::Sticky;
+    sticky.rect = Rect::new(150.0, 100.0, 160.0, 90.0);
+    sticky.content = NodeContent::Text("over both".into());
+    scene.nodes.extend([second, sticky]);
+    let body = r.body_rect(scene.nodes[0].rect);
+    let (w, h) = (body.w as u32, body.h as u32);
+    let page = |seed: u8| -> Vec<u8> { (0..w * h).flat_map(|i| [seed.wrapping_add((i % 251) as u8), (i / w) as u8, 90, 255]).collect() };
+    r.upload_bgra(9, w, h, &page(0), &[]).unwrap();
+    r.upload_bgra(10, w, h, &page(7), &[]).unwrap();
+    let camera = Camera::new(Vec2::new(-20.0, -30.0), 1.25);
+    let (tw, th) = (640, 400);
+    let window = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("window-like target"),
+        size: wgpu::Extent3d { width: tw, height: th, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    let view = window.create_view(&wgpu::TextureViewDescriptor::default());
+    let mut frame = |r: &mut Renderer, scene: &Scene, camera: &Camera| {
+        let stats = r.render(scene, camera, RenderTarget { view: &view, format: window.format(), width: tw, height: th, reuse: Reuse::CopyInto(&window) }).unwrap();
+        (stats.reused, r.read_back(&window).unwrap())
+    };
+    let (reused, _) = frame(&mut r, &scene, &camera);
+    assert_eq!(reused, FrameReuse::None, "the first frame is drawn whole");
+    let (reused, _) = frame(&mut r, &scene, &camera);
+    assert_eq!(reused, FrameReuse::Whole, "nothing changed: the kept frame is copied");
+    // A region of the first page changes (under the sticky too); then all of the second.
+    r.upload_bgra(9, w, h, &page(100), &[DirtyRect { x: w / 3, y: h / 4, w: w / 2, h: h / 2 }]).unwrap();
+    r.upload_bgra(10, w, h, &page(200), &[]).unwrap();
+    let (reused, partial) = frame(&mut r, &scene, &camera);
+    assert_eq!(reused, FrameReuse::Regions(2));
+    let full = r.render_to_rgba(&scene, &camera, tw, th).unwrap();
+    let differing = partial.pixels.chunks(4).zip(full.pixels.chunks(4)).filter(|(a, b)| a != b).count();
+    assert_eq!(differing, 0, "a frame drawn from the last one differs from a whole frame in {differing} pixels");
+    // render_to_rgba drew elsewhere and took the damage: the next window frame is whole.
+    let (reused, _) = frame(&mut r, &scene, &camera);
+    assert_eq!(reused, FrameReuse::None);
+    // Moving the camera redraws everything.
+    r.upload_bgra(9, w, h, &page(50), &[DirtyRect { x: 0, y: 0, w: 10, h: 10 }]).unwrap();
+    let moved = Camera::new(Vec2::new(-25.0, -30.0), 1.25);
+    let (reused, after_move) = frame(&mut r, &scene, &moved);
+    assert_eq!(reused, FrameReuse::None);
+    assert_eq!(after_move.pixels, r.render_to_rgba(&scene, &moved, tw, th).unwrap().pixels);
+}
+
+#[test]
 fn srgb_and_linear_targets_show_the_same_colours() {
     let gpu = gpu();
     let mut r = renderer(&gpu, &[]);
@@ -67,7 +129,7 @@ fn srgb_and_linear_targets_show_the_same_colours() {
         view_formats: &[],
     });
     let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-    r.render(&scene, &camera, RenderTarget { view: &view, format: texture.format(), width: 640, height: 400 }).unwrap();
+    r.render(&scene, &camera, RenderTarget { view: &view, format: texture.format(), width: 640, height: 400, reuse: Reuse::Nothing }).unwrap();
     let srgb = r.read_back(&texture).unwrap();
     let worst = linear.pixels.iter().zip(&srgb.pixels).map(|(a, b)| a.abs_diff(*b)).max().unwrap();
     // Blending happens in a different space on the two targets; opaque areas match exactly.

@@ -133,16 +133,19 @@ impl Runtime {
         }
     }
 
-    /// Uploads every browser frame painted since the last upload.
-    pub fn upload_frames(&mut self, renderer: &mut Renderer, all: bool) {
+    /// Uploads every browser frame painted since the last upload; returns how many.
+    pub fn upload_frames(&mut self, renderer: &mut Renderer, all: bool) -> usize {
+        let mut uploaded = 0;
         for (tab, b) in self.browsers.iter() {
             let frame = if all { b.last_frame() } else { b.take_frame() };
             let Some(f) = frame else { continue };
+            uploaded += 1;
             let dirty: Vec<DirtyRect> = f.dirty.iter().map(|r| DirtyRect { x: r.x, y: r.y, w: r.width, h: r.height }).collect();
             if let Err(e) = renderer.upload_bgra(tab_key(tab), f.width, f.height, &f.bgra, &dirty) {
                 tracing::warn!(%tab, error = %e, "browser frame not uploaded");
             }
         }
+        uploaded
     }
 
     /// Renders the active project off-screen at `width`×`height`; `fit` frames all nodes.

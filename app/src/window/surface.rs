@@ -72,8 +72,11 @@ impl WindowSurface {
         let present_mode = if caps.present_modes.contains(&wgpu::PresentMode::Mailbox) { wgpu::PresentMode::Mailbox } else { wgpu::PresentMode::Fifo };
         let alpha_mode = caps.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto);
         let size = window.inner_size();
+        // A copy target too where the surface allows: frames while pages animate are
+        // then drawn from the last one (only changed regions) and copied in.
+        let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | (caps.usages & wgpu::TextureUsages::COPY_DST);
         let config = wgpu::SurfaceConfiguration {
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            usage,
             format,
             width: size.width.max(1),
             height: size.height.max(1),
@@ -84,7 +87,7 @@ impl WindowSurface {
             color_space: wgpu::SurfaceColorSpace::Auto,
         };
         surface.configure(&gpu.device, &config);
-        tracing::info!(adapter = %gpu.describe(), ?format, ?present_mode, "window surface ready");
+        tracing::info!(adapter = %gpu.describe(), ?format, ?present_mode, ?usage, "window surface ready");
         Ok((WindowSurface { surface, config, window }, gpu))
     }
 
