@@ -479,3 +479,52 @@ fn deleting_an_agent_node_revokes_its_session_and_releases_its_browsers() {
     support::eventually(10, "the browser released", || (!std::fs::read_to_string(&owners).unwrap_or_default().contains(&browser)).then_some(()));
     support::eventually(10, "the layout without the agent", || std::fs::read_to_string(&layout).ok().filter(|t| !t.contains("agent-9") && t.contains(&browser)));
 }
+
+#[test]
+fn project_tabs_switch_on_click_and_ctrl_tab_and_close_on_middle_click() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let runtime = dir.path().join("xdg");
+    for d in [&data, &runtime] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let mut projects = vec![];
+    for (id, colour) in [("one", "#e020c0"), ("two", "#20c040")] {
+        let folder = dir.path().join(id);
+        std::fs::create_dir_all(&folder).unwrap();
+        let mut note = Node::new(NodeKind::Sticky { text: String::new() }, id, Rect::new(100.0, 100.0, 400.0, 300.0));
+        note.colour = Some(termsprawl::model::Colour::new(colour).unwrap());
+        let (p, _) = Project::from_nodes(ProjectId::new(id).unwrap(), id, &folder, Camera { x: 0.0, y: 0.0, zoom: 1.0 }, vec![note], 1).unwrap();
+        save_layout(&p, None).unwrap();
+        projects.push(p);
+    }
+    let first = dir.path().join("one");
+    let ws = Workspace::from_projects(projects, Some(ProjectId::new("one").unwrap())).unwrap();
+    save_workspace(&data, &ws, None).unwrap();
+    let display = Display::start();
+    let mut app = App::start(&display, &data, &first, &runtime);
+    let workspace = termsprawl::model::persist::workspace_path(&data);
+    let active = || -> Option<String> {
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&workspace).ok()?).ok()?;
+        v["active"].as_str().map(str::to_owned)
+    };
+    let open = || -> usize {
+        let v: serde_json::Value = std::fs::read(&workspace).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+        v["projects"].as_array().map_or(0, Vec::len)
+    };
+    support::eventually(90, "the window's first frame", || (app.frames() > 0).then_some(()));
+    assert_eq!(active().as_deref(), Some("one"));
+    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    // Tabs are 220 px wide from x = 6, 6 px apart, in the top 30 px: the second spans 232..452.
+    display.xdotool(&["mousemove", "340", "15", "click", "1"]);
+    support::eventually(20, "the second tab active", || (active().as_deref() == Some("two")).then_some(()));
+    display.xdotool(&["key", "ctrl+Tab"]);
+    support::eventually(20, "Ctrl+Tab back to the first", || (active().as_deref() == Some("one")).then_some(()));
+    display.xdotool(&["mousemove", "340", "15", "click", "2"]);
+    support::eventually(20, "the second tab closed", || (open() == 1).then_some(()));
+    assert_eq!(active().as_deref(), Some("one"));
+    assert!(dir.path().join("two/.termsprawl/canvas.json").exists(), "closing a tab keeps its layout");
+    assert!(app.still_running(), "{}", app.log_tail());
+}

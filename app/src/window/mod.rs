@@ -20,6 +20,7 @@ pub mod overlay;
 pub mod palette;
 pub mod routing;
 pub mod surface;
+pub mod tabs;
 
 use crate::model::{self, Command, NodeId, NodeKind, Point, ProjectId};
 use crate::runtime::{headless, scene::Gfx, stop_signals, Runtime, RuntimeConfig, Waker};
@@ -304,10 +305,7 @@ impl App {
                 }
                 Effect::OpenPalette { at } => {
                     let p = self.interaction.pointer();
-                    let control = rt.tools.server.is_some().then(|| rt.tools.shared.browser_control());
-                    let pair = rt.selection_pair().map(|(a, b)| rt.project().and_then(|p| p.node(&a)).is_some_and(|n| n.links.contains(&b)));
-                    self.palette = Some(Palette::new(at, at.map(|_| (p.x, p.y)), !rt.selection.is_empty()).with_browser_control(control).with_selected_pair(pair));
-                    self.dirty = true;
+                    self.open_palette(at, at.map(|_| (p.x, p.y)));
                 }
                 Effect::Route(input) => self.router.pointer(rt, &self.camera, input, self.mods),
             }
@@ -344,6 +342,41 @@ impl App {
         }
     }
 
+    /// Opens the command palette (at a world point and window position for a
+    /// context menu), offering what applies now.
+    fn open_palette(&mut self, at: Option<Point>, anchor: Option<(f32, f32)>) {
+        let Some(rt) = self.rt.as_ref() else { return };
+        let control = rt.tools.server.is_some().then(|| rt.tools.shared.browser_control());
+        let pair = rt.selection_pair().map(|(a, b)| rt.project().and_then(|p| p.node(&a)).is_some_and(|n| n.links.contains(&b)));
+        let palette = Palette::new(at, anchor, !rt.selection.is_empty()).with_browser_control(control).with_selected_pair(pair).with_project(rt.project().is_some());
+        self.palette = Some(palette);
+        self.dirty = true;
+    }
+
+    /// Makes another project the active tab (the camera follows it).
+    fn switch_project(&mut self, id: model::ProjectId) {
+        self.set_focus(None);
+        self.apply(vec![Effect::Apply(Command::ActivateProject { id }), Effect::SelectionChanged]);
+        self.dirty = true;
+    }
+
+    /// A press on the tab strip: a left click activates the tab, a middle click closes it.
+    fn tab_press(&mut self, pos: Vec2, b: Button) -> bool {
+        let Some(rt) = self.rt.as_ref() else { return false };
+        let all = tabs::tabs(&rt.workspace);
+        let Some(i) = tabs::hit(all.len(), rt.viewport.0 as f32, pos.x, pos.y) else { return false };
+        let id = all[i].id.clone();
+        match b {
+            Button::Left => self.switch_project(id),
+            Button::Middle => {
+                self.set_focus(None);
+                self.apply(vec![Effect::Apply(Command::CloseProject { id }), Effect::SelectionChanged]);
+            }
+            Button::Right => {}
+        }
+        true
+    }
+
     fn run_palette(&mut self, action: PaletteAction, at: Option<Point>) {
         let added = match action {
             PaletteAction::FitAll => return self.gesture(|_, v, _, cam| interaction::fit_all(v, cam)),
@@ -357,6 +390,27 @@ impl App {
                 let ids = rt.selection.to_vec();
                 let cmd = if action == PaletteAction::Duplicate { Command::Duplicate { ids } } else { Command::RemoveNodes { ids } };
                 return self.apply(vec![Effect::Apply(cmd), Effect::SelectionChanged]);
+            }
+            PaletteAction::OpenProject(path) => {
+                let folder = expand_home(&path);
+                if !folder.is_absolute() {
+                    if let Some(rt) = self.rt.as_mut() {
+                        rt.notify(format!("open a project by its absolute path (or ~/…), not {path:?}"), true);
+                    }
+                    return;
+                }
+                self.set_focus(None);
+                if let Some(rt) = self.rt.as_mut() {
+                    rt.open_project(&folder);
+                    rt.request_redraw();
+                }
+                self.dirty = true;
+                return;
+            }
+            PaletteAction::CloseProject => {
+                let Some(id) = self.rt.as_ref().and_then(|rt| rt.project().map(|p| p.id().clone())) else { return };
+                self.set_focus(None);
+                return self.apply(vec![Effect::Apply(Command::CloseProject { id }), Effect::SelectionChanged]);
             }
             PaletteAction::Link | PaletteAction::Unlink => {
                 let Some((a, b)) = self.rt.as_ref().and_then(|rt| rt.selection_pair()) else { return };
@@ -462,9 +516,14 @@ impl App {
             return;
         }
         if pressed && input::is_shortcut(key, self.mods, 'k', false) {
-            let has_selection = self.rt.as_ref().is_some_and(|rt| !rt.selection.is_empty());
-            self.palette = Some(Palette::new(None, None, has_selection));
-            self.dirty = true;
+            self.open_palette(None, None);
+            return;
+        }
+        if pressed && self.mods.ctrl && matches!(key, Key::Named(NamedKey::Tab)) {
+            let next = self.rt.as_ref().and_then(|rt| tabs::step(&tabs::tabs(&rt.workspace), self.mods.shift));
+            if let Some(id) = next {
+                self.switch_project(id);
+            }
             return;
         }
         let focus = self.rt.as_ref().and_then(|rt| rt.focus.clone());
@@ -530,7 +589,9 @@ impl App {
         rt.upload_frames(&mut gfx.renderer, false);
         let scene = rt.scene();
         let (w, h) = ws.size();
-        gfx.renderer.set_overlay(overlay::build((w as f32, h as f32), self.palette.as_ref(), self.interaction.marquee(), &self.toasts));
+        let mut overlay = overlay::build((w as f32, h as f32), self.palette.as_ref(), self.interaction.marquee(), &self.toasts);
+        overlay.extend(tabs::views(&tabs::tabs(&rt.workspace), w as f32));
+        gfx.renderer.set_overlay(overlay);
         if gfx.renderer.needs_redraw(&scene, &self.camera, (w, h)) {
             let started = Instant::now();
             match gfx.renderer.render_to_surface(&scene, &self.camera, &ws.surface, &ws.config) {
@@ -630,6 +691,9 @@ impl ApplicationHandler<Wake> for App {
                     self.dirty = true;
                     return;
                 }
+                if state == ElementState::Pressed && self.tab_press(pos, b) {
+                    return;
+                }
                 let mods = self.mods;
                 match state {
                     ElementState::Pressed => self.gesture(|it, v, sel, _| it.pointer_down(v, sel, pos, b, mods)),
@@ -689,5 +753,13 @@ impl ApplicationHandler<Wake> for App {
         }
         let deadline = [Some(rt.next_deadline()), self.commit_at, toast_deadline].into_iter().flatten().min().unwrap_or(now);
         event_loop.set_control_flow(ControlFlow::WaitUntil(deadline.max(now)));
+    }
+}
+
+/// `~/x` → `$HOME/x`; anything else as it is.
+fn expand_home(path: &str) -> std::path::PathBuf {
+    match (path.strip_prefix("~/").or_else(|| (path == "~").then_some("")), crate::model::persist::home_dir()) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => std::path::PathBuf::from(path),
     }
 }

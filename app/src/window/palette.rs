@@ -36,6 +36,10 @@ pub enum PaletteAction {
     Link,
     /// Remove the link between the two selected nodes.
     Unlink,
+    /// Open (or switch to) the project in this folder, in its own tab.
+    OpenProject(String),
+    /// Close the active project's tab (its layout stays in its folder).
+    CloseProject,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,9 +56,11 @@ enum Item {
     Redo,
     BrowserControl,
     Link,
+    OpenProject,
+    CloseProject,
 }
 
-const ITEMS: [Item; 12] = [
+const ITEMS: [Item; 14] = [
     Item::Browser,
     Item::Terminal,
     Item::Sticky,
@@ -66,6 +72,8 @@ const ITEMS: [Item; 12] = [
     Item::Undo,
     Item::Redo,
     Item::Link,
+    Item::OpenProject,
+    Item::CloseProject,
     Item::BrowserControl,
 ];
 
@@ -77,6 +85,8 @@ struct State {
     browser_control: Option<bool>,
     /// Exactly two nodes are selected: whether they are linked.
     pair_linked: Option<bool>,
+    /// A project is open (there is a tab to close).
+    has_project: bool,
 }
 
 impl Item {
@@ -98,6 +108,8 @@ impl Item {
             Item::BrowserControl => "Enable agent browser control — agents may drive browser nodes",
             Item::Link if state.pair_linked == Some(true) => "Unlink the two selected nodes",
             Item::Link => "Link the two selected nodes — an agent may read what a linked agent did",
+            Item::OpenProject => "Open a project folder… — in a new tab",
+            Item::CloseProject => "Close this project tab — its layout stays in its folder",
         }
     }
 
@@ -108,6 +120,7 @@ impl Item {
             Item::Duplicate | Item::Delete => state.has_selection,
             Item::BrowserControl => state.browser_control.is_some(),
             Item::Link => state.pair_linked.is_some(),
+            Item::CloseProject => state.has_project,
             _ => true,
         }
     }
@@ -141,10 +154,17 @@ pub enum PaletteOutcome {
     Run(PaletteAction),
 }
 
+/// What a prompt asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prompt {
+    Url,
+    Folder,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Mode {
     List { filter: String, chosen: usize },
-    Url { text: String },
+    Prompt { what: Prompt, text: String },
 }
 
 /// An open palette.
@@ -161,7 +181,13 @@ pub struct Palette {
 impl Palette {
     /// A palette listing everything; `has_selection` changes what "Group" does.
     pub fn new(at: Option<Point>, anchor: Option<(f32, f32)>, has_selection: bool) -> Self {
-        Self { mode: Mode::List { filter: String::new(), chosen: 0 }, at, anchor, state: State { has_selection, browser_control: None, pair_linked: None } }
+        Self { mode: Mode::List { filter: String::new(), chosen: 0 }, at, anchor, state: State { has_selection, browser_control: None, pair_linked: None, has_project: true } }
+    }
+
+    /// Says whether a project is open (no tab to close otherwise).
+    pub fn with_project(mut self, open: bool) -> Self {
+        self.state.has_project = open;
+        self
     }
 
     /// Offers linking (or unlinking) when exactly two nodes are selected; `linked` says whether they are.
@@ -183,14 +209,14 @@ impl Palette {
 
     /// Whether the URL prompt is showing.
     pub fn prompting_url(&self) -> bool {
-        matches!(self.mode, Mode::Url { .. })
+        matches!(self.mode, Mode::Prompt { what: Prompt::Url, .. })
     }
 
     /// Handles one key.
     pub fn key(&mut self, key: PaletteKey) -> PaletteOutcome {
         let matches = match &self.mode {
             Mode::List { filter, .. } => self.matches(filter),
-            Mode::Url { .. } => vec![],
+            Mode::Prompt { .. } => vec![],
         };
         match &mut self.mode {
             Mode::List { filter, chosen } => match key {
@@ -209,9 +235,14 @@ impl Palette {
                     let Some(item) = matches.get(*chosen).copied() else { return PaletteOutcome::Open };
                     return match item {
                         Item::Browser => {
-                            self.mode = Mode::Url { text: String::new() };
+                            self.mode = Mode::Prompt { what: Prompt::Url, text: String::new() };
                             PaletteOutcome::Open
                         }
+                        Item::OpenProject => {
+                            self.mode = Mode::Prompt { what: Prompt::Folder, text: String::new() };
+                            PaletteOutcome::Open
+                        }
+                        Item::CloseProject => PaletteOutcome::Run(PaletteAction::CloseProject),
                         Item::Terminal => PaletteOutcome::Run(PaletteAction::AddTerminal),
                         Item::Sticky => PaletteOutcome::Run(PaletteAction::AddSticky),
                         Item::Group => PaletteOutcome::Run(PaletteAction::AddGroup),
@@ -227,13 +258,19 @@ impl Palette {
                     };
                 }
             },
-            Mode::Url { text } => match key {
+            Mode::Prompt { what, text } => match key {
                 PaletteKey::Text(t) => text.push_str(&t),
                 PaletteKey::Backspace => {
                     text.pop();
                 }
                 PaletteKey::Escape => return PaletteOutcome::Closed,
-                PaletteKey::Enter if !text.trim().is_empty() => return PaletteOutcome::Run(PaletteAction::AddBrowser(text.trim().to_string())),
+                PaletteKey::Enter if !text.trim().is_empty() => {
+                    let text = text.trim().to_string();
+                    return PaletteOutcome::Run(match what {
+                        Prompt::Url => PaletteAction::AddBrowser(text),
+                        Prompt::Folder => PaletteAction::OpenProject(text),
+                    });
+                }
                 PaletteKey::Enter | PaletteKey::Up | PaletteKey::Down => {}
             },
         }
@@ -253,11 +290,15 @@ impl Palette {
                     let mark = if i == *chosen { "▸" } else { " " };
                     out.push(format!("{mark} {}", item.label(self.state)));
                 }
-                ("Add to canvas — type to filter, Enter to run, Esc to close".into(), out)
+                ("Commands — type to filter, Enter to run, Esc to close".into(), out)
             }
-            Mode::Url { text } => (
+            Mode::Prompt { what: Prompt::Url, text } => (
                 "Open a web page — Enter to open, Esc to cancel".into(),
                 vec![format!("URL › {text}▏"), "  e.g. example.com, http://localhost:3000/".into()],
+            ),
+            Mode::Prompt { what: Prompt::Folder, text } => (
+                "Open a project folder — Enter to open, Esc to cancel".into(),
+                vec![format!("Folder › {text}▏"), "  an absolute path or ~/…; a missing folder is created".into()],
             ),
         }
     }
@@ -299,6 +340,21 @@ mod tests {
     }
 
     #[test]
+    fn project_folders_open_through_a_prompt_and_the_tab_closes() {
+        let mut p = Palette::new(None, None, false);
+        typed(&mut p, "open a project");
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Open);
+        assert!(!p.prompting_url());
+        assert!(p.lines().0.starts_with("Open a project folder"));
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Open, "an empty path does nothing");
+        typed(&mut p, " ~/work/site ");
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::OpenProject("~/work/site".into())));
+        let mut p = Palette::new(None, None, false);
+        typed(&mut p, "close this project");
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::CloseProject));
+    }
+
+    #[test]
     fn agent_browser_control_switches_both_ways() {
         let mut p = Palette::new(None, None, false).with_browser_control(Some(false));
         typed(&mut p, "browser control");
@@ -315,6 +371,7 @@ mod tests {
         let mut p = Palette::new(None, None, true);
         assert_eq!(p.lines().1.len(), 1 + ITEMS.len() - 2, "no tool server, no pair: no browser-control switch, no link");
         assert_eq!(Palette::new(None, None, false).lines().1.len(), 1 + ITEMS.len() - 4, "no selection: no duplicate or delete");
+        assert_eq!(Palette::new(None, None, false).with_project(false).lines().1.len(), 1 + ITEMS.len() - 5, "no project: no tab to close");
         typed(&mut p, "STICKY");
         assert_eq!(p.lines().1, vec!["› STICKY▏".to_string(), "▸ Sticky note".to_string()]);
         assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::AddSticky));
