@@ -380,7 +380,7 @@ mod tests {
         assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::AddTerminal));
         let mut p = Palette::new(None, None, true);
         p.key(PaletteKey::Up);
-        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::Redo), "Up from the first wraps to the last");
+        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::CloseProject), "Up from the first wraps to the last");
         let mut p = Palette::new(None, None, true);
         typed(&mut p, "del");
         assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::Delete));
