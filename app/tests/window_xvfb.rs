@@ -360,10 +360,11 @@ fn a_click_on_the_panned_and_zoomed_canvas_reaches_the_page_button_under_it() {
     let inner = ((x0 + 12.0) as u32, (y0 + 12.0) as u32, (x1 - 12.0) as u32, (y1 - 12.0) as u32);
     let shot = wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| s.share(inner, PAGE_RGB, 6) > 0.5);
     assert!(shot.share(inner, PAGE_RGB, 6) > 0.5, "the page never appeared (screenshot: {:?})\n{}", save_failure(&shot, "window-click"), app.log_tail());
-    // The view paints at the displayed size: page px = world units of the body × zoom.
-    let (cx, cy) = (400.0, 260.0); // the button's centre in page pixels
-    let sx = x0 + cx;
-    let sy = y0 + cy;
+    // The page lays out in the body's world units (CSS px) at any zoom and is
+    // painted at the zoom's scale: on screen, CSS px × zoom from the body's corner.
+    let (cx, cy) = (400.0, 260.0); // the button's centre in CSS pixels
+    let sx = x0 + cx * camera.zoom;
+    let sy = y0 + cy * camera.zoom;
     // Sanity of the setup: the green button is drawn where the click goes.
     let button_shot = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| s.share((sx as u32 - 4, sy as u32 - 4, sx as u32 + 4, sy as u32 + 4), [0x20, 0xe0, 0x40], 8) > 0.9);
     assert!(

@@ -300,7 +300,9 @@ fn frames(base: &str, count: usize) -> Result<()> {
     let mut sizes: Vec<(u32, u32)> = quads.iter().map(|q| (q.w.round() as u32, q.h.round() as u32)).collect();
     for (i, n) in nodes.iter().enumerate().take(4) {
         if let Some((_, b)) = rt.browsers.for_node(&n.id) {
-            sizes[i] = b.view_size();
+            // Frames come in device pixels: the CSS view times its scale.
+            let ((w, h), scale) = (b.view_size(), b.scale());
+            sizes[i] = ((w as f32 * scale).round() as u32, (h as f32 * scale).round() as u32);
         }
     }
     let baseline = Baseline::new(&device, &queue, format, &quads, &sizes);

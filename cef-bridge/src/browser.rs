@@ -18,6 +18,8 @@ pub const DEFAULT_FRAME_RATE: u32 = 60;
 pub const DEFAULT_POPUP_SIZE: (i32, i32) = (800, 600);
 /// Largest view edge accepted (Chromium's own texture limit is 16384).
 pub const MAX_VIEW_EDGE: u32 = 16384;
+/// Smallest and largest device scale factor a view may have.
+pub const SCALE_RANGE: (f32, f32) = (0.25, 4.0);
 
 /// Errors of browser operations.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -31,6 +33,9 @@ pub enum BrowserError {
     /// A size of zero or beyond the limit.
     #[error("invalid view size {0}x{1} (1..={MAX_VIEW_EDGE})")]
     InvalidSize(u32, u32),
+    /// A device scale factor that is not a number, or would make the view too large.
+    #[error("invalid device scale factor {0} (a number within {SCALE_RANGE:?}, the view at most {MAX_VIEW_EDGE} device pixels a side)")]
+    InvalidScale(String),
     /// CEF refused to create the browser.
     #[error("CEF could not create the browser")]
     CreateFailed,
@@ -153,6 +158,8 @@ pub(crate) struct BrowserShared {
     pub(crate) opener: Option<BrowserId>,
     pub(crate) frame_rate: Mutex<u32>,
     pub(crate) closed: AtomicBool,
+    /// Device pixels per CSS pixel (the `f32` bits), reported through `get_screen_info`.
+    pub(crate) scale: std::sync::atomic::AtomicU32,
 }
 
 impl BrowserShared {
@@ -171,7 +178,13 @@ impl BrowserShared {
             opener,
             frame_rate: Mutex::new(frame_rate),
             closed: AtomicBool::new(false),
+            scale: std::sync::atomic::AtomicU32::new(1.0f32.to_bits()),
         }
+    }
+
+    /// The device scale factor.
+    pub(crate) fn scale(&self) -> f32 {
+        f32::from_bits(self.scale.load(Ordering::Acquire))
     }
 
     /// Stores a painted view; returns true when the app must be told (first unread frame).
@@ -323,7 +336,8 @@ impl BrowserHandle {
         self.shared.host.lock().is_some()
     }
 
-    /// The view size CEF paints at.
+    /// The view size in CSS pixels (what the page lays out in; input goes in these).
+    /// Frames come at this size times [`scale`](Self::scale).
     pub fn view_size(&self) -> (u32, u32) {
         let (w, h) = *self.shared.size.lock();
         (w as u32, h as u32)
@@ -362,7 +376,34 @@ impl BrowserHandle {
         })
     }
 
-    /// Changes the view size (ask for the node's displayed size, not its zoomed-out world size).
+    /// The device scale factor: device pixels per CSS pixel (1 unless set).
+    pub fn scale(&self) -> f32 {
+        self.shared.scale()
+    }
+
+    /// Sets the device scale factor, kept within [`SCALE_RANGE`]: the page keeps its
+    /// CSS layout and paints `scale` times as many pixels each way (`window.devicePixelRatio`
+    /// follows). A canvas zoom can then be painted sharp without relayout.
+    pub fn set_scale(&self, scale: f32) -> Result<(), BrowserError> {
+        if !scale.is_finite() {
+            return Err(BrowserError::InvalidScale(scale.to_string()));
+        }
+        let scale = scale.clamp(SCALE_RANGE.0, SCALE_RANGE.1);
+        let (w, h) = *self.shared.size.lock();
+        if (w as f32 * scale).round() as u32 > MAX_VIEW_EDGE || (h as f32 * scale).round() as u32 > MAX_VIEW_EDGE {
+            return Err(BrowserError::InvalidScale(scale.to_string()));
+        }
+        if self.shared.scale.swap(scale.to_bits(), Ordering::AcqRel) == scale.to_bits() || !self.is_created() {
+            return Ok(());
+        }
+        self.shared.with_host(|h| {
+            h.notify_screen_info_changed();
+            h.was_resized();
+        })
+    }
+
+    /// Changes the view size in CSS pixels (the node's body in world units when the
+    /// scale follows the zoom; its displayed size otherwise).
     pub fn resize(&self, width: u32, height: u32) -> Result<(), BrowserError> {
         let size = check_size(width, height)?;
         {

@@ -73,6 +73,7 @@ pub(crate) unsafe fn browser_identifier(browser: *mut sys::_cef_browser_t) -> Op
 /// `object` must be the render handler's freshly wrapped C struct.
 pub(crate) unsafe fn patch_render_handler(object: *mut sys::_cef_render_handler_t) {
     (*object).get_view_rect = Some(raw_get_view_rect);
+    (*object).get_screen_info = Some(raw_get_screen_info);
 }
 
 /// Installs the raw `on_before_popup` slot on a life-span handler (defect 2:
@@ -118,6 +119,28 @@ extern "C" fn raw_get_view_rect(_self: *mut sys::_cef_render_handler_t, browser:
             // A 0×0 view kills the browser process: never report less than 1×1.
             *rect = sys::_cef_rect_t { x: 0, y: 0, width: w.max(1), height: h.max(1) };
         }
+    }
+}
+
+extern "C" fn raw_get_screen_info(
+    _self: *mut sys::_cef_render_handler_t,
+    browser: *mut sys::_cef_browser_t,
+    info: *mut sys::_cef_screen_info_t,
+) -> ::std::os::raw::c_int {
+    // SAFETY: CEF passes a valid browser (one reference owned by us) and a valid screen info.
+    unsafe {
+        let id = browser_identifier(browser);
+        release_arg(browser);
+        let Some(info) = info.as_mut() else { return 0 };
+        let (w, h) = id.and_then(crate::registry::view_size).unwrap_or(crate::browser::DEFAULT_POPUP_SIZE);
+        let view = sys::_cef_rect_t { x: 0, y: 0, width: w.max(1), height: h.max(1) };
+        info.device_scale_factor = id.and_then(crate::registry::scale).unwrap_or(1.0);
+        info.depth = 24;
+        info.depth_per_component = 8;
+        info.is_monochrome = 0;
+        info.rect = view;
+        info.available_rect = view;
+        1
     }
 }
 

@@ -24,7 +24,7 @@ mod registry;
 mod ui_thread;
 pub mod url_policy;
 
-pub use browser::{BrowserError, BrowserHandle, BrowserOptions, DEFAULT_FRAME_RATE, MAX_VIEW_EDGE};
+pub use browser::{BrowserError, BrowserHandle, BrowserOptions, DEFAULT_FRAME_RATE, MAX_VIEW_EDGE, SCALE_RANGE};
 pub use devtools::{DevToolsChannel, DevToolsError, DevToolsEvent, PendingReply, ProtocolError, RawSender, RawSink, Reply, DEFAULT_CALL_TIMEOUT};
 pub use engine::{
     helper_children, helper_processes, run_subprocess_if_child, ChromiumLog, switches_for, unique_download_path, DisplayMode, Engine, EngineConfig, EngineError, EngineHost, Profile,

@@ -240,6 +240,28 @@ fn scenario_wheel_move_and_load_failure(ctx: &Ctx) -> Outcome {
     close(ctx, &b)
 }
 
+fn scenario_device_scale_factor(ctx: &Ctx) -> Outcome {
+    let b = open(ctx, &ctx.server.url("/colours"), 400, 300)?;
+    wait_frame(ctx, &b, |f| f.width == 400 && f.height == 300)?;
+    for (scale, (w, h)) in [(2.0, (800, 600)), (0.5, (200, 150)), (1.0, (400, 300))] {
+        b.set_scale(scale).map_err(|e| e.to_string())?;
+        // The page keeps its CSS layout; the frame has scale × as many pixels, colours where they were.
+        let f = wait_frame(ctx, &b, |f| (f.width, f.height) == (w, h))?;
+        let quadrant = f.rgba_at(w / 4, h / 4).ok_or("pixel outside frame")?;
+        if quadrant[..3] != [255, 0, 0] {
+            return Err(format!("at scale {scale} the top-left quadrant is {quadrant:?}"));
+        }
+        let layout = eval(ctx, &b, "[innerWidth, innerHeight, devicePixelRatio]")?;
+        if layout[0] != json!(400) || layout[1] != json!(300) || layout[2].as_f64() != Some(f64::from(scale)) {
+            return Err(format!("at scale {scale} the page sees {layout}"));
+        }
+    }
+    if b.set_scale(f32::NAN).is_ok() || b.set_scale(100.0).map(|()| b.scale()) != Ok(4.0) {
+        return Err("scale is not validated and clamped".into());
+    }
+    close(ctx, &b)
+}
+
 fn renderer_pids() -> Vec<i32> {
     // Zygote-forked renderers keep the zygote's cmdline: find them by thread name.
     let mut out = vec![];
@@ -534,6 +556,7 @@ fn main() {
         ("DevTools round trip, events, decoded titles (defect 1)", scenario_devtools_round_trip_and_events),
         ("native mouse and keyboard input", scenario_native_input),
         ("wheel, mouse move and a failed load", scenario_wheel_move_and_load_failure),
+        ("device scale factor: same layout, scaled frames", scenario_device_scale_factor),
         ("renderer kill -9: terminated event, pending fails, reload", scenario_renderer_kill_and_reload),
         ("URL policy, denied permissions, downloads", scenario_policy_permissions_downloads),
         ("sign-in popups, nested popups denied, new-tab requests", scenario_popups),

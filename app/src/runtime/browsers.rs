@@ -122,26 +122,32 @@ impl BrowserNodes {
     }
 }
 
-/// The pixel size CEF should paint a node's body at: the renderer's body rect
-/// (below the title bar, inside the border) at the given zoom.
-pub fn view_size(rect: &Rect, zoom: f64) -> (u32, u32) {
+/// A node's page view: its size in CSS pixels (the renderer's body rect, below
+/// the title bar and inside the border, in world units) and the device scale
+/// factor that paints it at the given zoom, so a page keeps its layout at every
+/// zoom and is painted at the pixels it takes on screen (within the engine's
+/// scale range and largest view).
+pub fn view_geometry(rect: &Rect, zoom: f64) -> ((u32, u32), f32) {
     let body = canvas_render::body_rect(super::scene::render_rect(rect), &canvas_render::Theme::default());
-    let edge = cef_bridge::MAX_VIEW_EDGE as f64;
-    let w = (f64::from(body.w) * zoom).round().clamp(1.0, edge);
-    let h = (f64::from(body.h) * zoom).round().clamp(1.0, edge);
-    (w as u32, h as u32)
+    let edge = f64::from(cef_bridge::MAX_VIEW_EDGE);
+    let w = f64::from(body.w).round().clamp(1.0, edge);
+    let h = f64::from(body.h).round().clamp(1.0, edge);
+    let (min, max) = cef_bridge::SCALE_RANGE;
+    let fits = (edge / w.max(h)) as f32;
+    let scale = (zoom as f32).clamp(min, max).min(fits).max(min.min(fits));
+    ((w as u32, h as u32), scale)
 }
 
 impl Runtime {
     /// Creates, resizes and closes browsers so they match the active project.
     pub fn sync_browsers(&mut self) {
         let zoom = if self.config.views_follow_zoom { self.project().map_or(1.0, |p| p.camera().zoom) } else { 1.0 };
-        let mut wanted: Vec<(TabAddress, String, (u32, u32))> = vec![];
+        let mut wanted: Vec<(TabAddress, String, ((u32, u32), f32))> = vec![];
         if let Some(p) = self.project() {
             for node in p.nodes() {
                 if let NodeKind::Browser { tabs, active_tab } = &node.kind {
                     if let Some(tab) = tabs.iter().find(|t| &t.id == active_tab) {
-                        wanted.push((TabAddress::new(node.id.clone(), tab.id.clone()), tab.url.clone(), view_size(&node.rect, zoom)));
+                        wanted.push((TabAddress::new(node.id.clone(), tab.id.clone()), tab.url.clone(), view_geometry(&node.rect, zoom)));
                     }
                 }
             }
@@ -153,17 +159,25 @@ impl Runtime {
                 let _ = b.close();
             }
         }
-        for (tab, url, (w, h)) in wanted {
+        for (tab, url, ((w, h), scale)) in wanted {
             match self.browsers.by_tab.get(&tab) {
                 Some(b) => {
                     if b.view_size() != (w, h) {
                         let _ = b.resize(w, h);
+                    }
+                    if b.scale() != scale {
+                        if let Err(e) = b.set_scale(scale) {
+                            tracing::debug!(%tab, error = %e, "view scale not changed");
+                        }
                     }
                 }
                 None => {
                     let url = if cef_bridge::url_policy::is_allowed_nav_url(&url) { url } else { cef_bridge::url_policy::ABOUT_BLANK.to_string() };
                     match self.engine.create_browser(&BrowserOptions::new(url, w, h)) {
                         Ok(b) => {
+                            if let Err(e) = b.set_scale(scale) {
+                                tracing::debug!(%tab, error = %e, "view scale not set");
+                            }
                             self.browsers.by_browser.insert(b.id(), tab.clone());
                             self.browsers.by_tab.insert(tab, b);
                         }
@@ -318,14 +332,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn view_size_follows_zoom_and_is_bounded() {
+    fn views_keep_their_layout_and_scale_with_the_zoom_within_bounds() {
         let theme = canvas_render::Theme::default();
         let r = Rect { x: 0.0, y: 0.0, w: 802.0, h: 601.0 + f64::from(theme.title_height) };
-        assert_eq!(view_size(&r, 1.0), (800, 600));
-        assert_eq!(view_size(&r, 0.5), (400, 300));
+        assert_eq!(view_geometry(&r, 1.0), ((800, 600), 1.0));
+        assert_eq!(view_geometry(&r, 0.5), ((800, 600), 0.5), "zoomed out: the same layout, fewer pixels");
+        assert_eq!(view_geometry(&r, 2.5), ((800, 600), 2.5));
+        assert_eq!(view_geometry(&r, 0.1), ((800, 600), cef_bridge::SCALE_RANGE.0), "scale bounded below");
+        assert_eq!(view_geometry(&r, 9.0), ((800, 600), cef_bridge::SCALE_RANGE.1), "and above");
         let tiny = Rect { x: 0.0, y: 0.0, w: 1.0, h: 1.0 };
-        assert_eq!(view_size(&tiny, 1.0), (1, 1));
+        assert_eq!(view_geometry(&tiny, 1.0).0, (1, 1));
+        // A view whose pixels would pass the engine's largest edge gets a smaller scale.
+        let wide = Rect { x: 0.0, y: 0.0, w: 8194.0, h: 400.0 };
+        let ((w, _), scale) = view_geometry(&wide, 4.0);
+        assert_eq!(w, 8192);
+        assert!((w as f32 * scale).round() as u32 <= cef_bridge::MAX_VIEW_EDGE && scale >= 1.99, "{scale}");
         let huge = Rect { x: 0.0, y: 0.0, w: 1e6, h: 1e6 };
-        assert_eq!(view_size(&huge, 4.0), (cef_bridge::MAX_VIEW_EDGE, cef_bridge::MAX_VIEW_EDGE));
+        assert_eq!(view_geometry(&huge, 4.0).0, (cef_bridge::MAX_VIEW_EDGE, cef_bridge::MAX_VIEW_EDGE));
     }
 }
