@@ -31,17 +31,22 @@ fn tmux_option(socket: &Path, name: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-#[test]
-fn session_survives_dropping_the_terminal_and_kill_ends_it() {
-    let tmux = match Tmux::detect() {
-        Ok(tmux) => tmux,
+/// The installed tmux, or `None` (after saying so) when there is none to test.
+fn tmux_or_skip(test: &str) -> Option<Tmux> {
+    match Tmux::detect() {
+        Ok(tmux) => Some(tmux),
         Err(e) => {
             // ./dev test installs it: there a missing one fails instead of skipping.
-            assert!(std::env::var_os("TERMSPRAWL_TEST_STRICT").is_none(), "not installed, and ./dev test needs it");
-            println!("skipping tmux persistence test: {e}");
-            return;
+            assert!(std::env::var_os("TERMSPRAWL_TEST_STRICT").is_none(), "tmux not installed, and ./dev test needs it: {e}");
+            println!("skipping the tmux {test} test: {e}");
+            None
         },
-    };
+    }
+}
+
+#[test]
+fn session_survives_dropping_the_terminal_and_kill_ends_it() {
+    let Some(tmux) = tmux_or_skip("persistence") else { return };
     let data = tempfile::tempdir().unwrap();
     let session = TmuxSession::new(tmux, data.path(), "node-abc").unwrap();
     let _guard = ServerGuard(session.socket().to_owned());
@@ -73,15 +78,7 @@ fn session_survives_dropping_the_terminal_and_kill_ends_it() {
 
 #[test]
 fn the_programs_exit_status_survives_tmux() {
-    let tmux = match Tmux::detect() {
-        Ok(tmux) => tmux,
-        Err(e) => {
-            // ./dev test installs it: there a missing one fails instead of skipping.
-            assert!(std::env::var_os("TERMSPRAWL_TEST_STRICT").is_none(), "not installed, and ./dev test needs it");
-            println!("skipping tmux exit status test: {e}");
-            return;
-        },
-    };
+    let Some(tmux) = tmux_or_skip("exit status") else { return };
     let data = tempfile::tempdir().unwrap();
     let session = TmuxSession::new(tmux.clone(), data.path(), "node-exit").unwrap();
     let _guard = ServerGuard(session.socket().to_owned());
