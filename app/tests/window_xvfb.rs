@@ -43,6 +43,10 @@ struct Display {
 
 impl Display {
     fn start() -> Display {
+        Self::start_sized(SCREEN)
+    }
+
+    fn start_sized(size: (u32, u32)) -> Display {
         need("Xvfb");
         need("xdotool");
         need("import");
@@ -52,7 +56,7 @@ impl Display {
             if Path::new(&format!("/tmp/.X{number}-lock")).exists() || Path::new(&format!("/tmp/.X11-unix/X{number}")).exists() {
                 continue;
             }
-            let screen = format!("{}x{}x24", SCREEN.0, SCREEN.1);
+            let screen = format!("{}x{}x24", size.0, size.1);
             let mut xvfb = Command::new("Xvfb")
                 .args([format!(":{number}"), "-screen".into(), "0".into(), screen, "-nolisten".into(), "tcp".into()])
                 .stdout(Stdio::null())
@@ -527,5 +531,31 @@ fn project_tabs_switch_on_click_and_ctrl_tab_and_close_on_middle_click() {
     support::eventually(20, "the second tab closed", || (open() == 1).then_some(()));
     assert_eq!(active().as_deref(), Some("one"));
     assert!(dir.path().join("two/.termsprawl/canvas.json").exists(), "closing a tab keeps its layout");
+    assert!(app.still_running(), "{}", app.log_tail());
+}
+
+#[test]
+fn a_hidpi_screen_draws_the_canvas_at_its_scale() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let rect = Rect::new(100.0, 100.0, 400.0, 300.0);
+    let (_dir, data, folder, runtime) = fixture_with(|_| NodeKind::Sticky { text: String::new() }, rect, camera);
+    // The fixture's node gets the page colour, so its body is easy to find.
+    let layout = folder.join(".termsprawl").join("canvas.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&layout).unwrap()).unwrap();
+    v["nodes"][0]["colour"] = serde_json::json!("#e020c0");
+    std::fs::write(&layout, serde_json::to_vec(&v).unwrap()).unwrap();
+    // A 2x screen: the window's 1280×800 logical pixels are 2560×1600 on it.
+    let display = Display::start_sized((2560, 1600));
+    let mut app = App::start_with_env(&display, &data, &folder, &runtime, &[("WINIT_X11_SCALE_FACTOR", Path::new("2"))]);
+    // At 100 % a world unit is one logical pixel, two screen pixels: the body spans
+    // x 2·(100+1)..2·(500−1), y 2·(100+30)..2·(400−1).
+    let inside = (260, 320, 940, 740);
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(60), |s| s.share(inside, PAGE_RGB, 8) > 0.95);
+    let share = shot.share(inside, PAGE_RGB, 8);
+    assert!(share > 0.95, "the node body is not drawn at twice its size ({:.1} % there; screenshot: {:?})\n{}", share * 100.0, save_failure(&shot, "window-hidpi"), app.log_tail());
+    // Just outside where a 1x drawing would end, the 2x body goes on.
+    assert!(shot.share((520, 320, 900, 700), PAGE_RGB, 8) > 0.95, "the body stops at its 1x size");
+    assert!(shot.share((1010, 100, 2500, 1500), PAGE_RGB, 8) < 0.001, "body colour beyond the 2x node");
     assert!(app.still_running(), "{}", app.log_tail());
 }

@@ -168,6 +168,8 @@ pub struct Renderer {
     content_changed: bool,
     overlay: Vec<NodeView>,
     overlay_changed: bool,
+    /// Target pixels per overlay unit (the window's HiDPI scale).
+    overlay_scale: f32,
     /// 1×1 textures of flat colours (links, the background under redrawn regions).
     solids: HashMap<crate::scene::Color, (wgpu::Texture, wgpu::BindGroup)>,
     /// The last frame drawn for [`Reuse::CopyInto`].
@@ -217,6 +219,7 @@ impl Renderer {
             content_changed: false,
             overlay: Vec::new(),
             overlay_changed: false,
+            overlay_scale: 1.0,
             solids: HashMap::new(),
             kept: None,
         })
@@ -351,6 +354,17 @@ impl Renderer {
     /// following frame, so their text stays readable at any canvas zoom. Their ids must not
     /// collide with scene node ids (they share the texture cache).
     pub fn set_overlay(&mut self, nodes: Vec<NodeView>) {
+        self.set_overlay_scaled(nodes, 1.0);
+    }
+
+    /// [`set_overlay`](Self::set_overlay) with rects in logical pixels, drawn at `scale`
+    /// target pixels each (a HiDPI window's scale factor).
+    pub fn set_overlay_scaled(&mut self, nodes: Vec<NodeView>, scale: f32) {
+        let scale = if scale.is_finite() && scale > 0.0 { scale } else { 1.0 };
+        if self.overlay_scale != scale {
+            self.overlay_scale = scale;
+            self.overlay_changed = true;
+        }
         if self.overlay != nodes {
             self.overlay = nodes;
             self.overlay_changed = true;
@@ -413,13 +427,13 @@ impl Renderer {
             visible.push(node);
         }
         stats.nodes_visible = visible.len();
-        // The overlay is laid out in target pixels: a zoom-1 camera at the origin.
-        let screen = Camera::default();
+        // The overlay is laid out in logical pixels: a camera at the origin zoomed to the window's scale.
+        let screen = Camera::new(Vec2::new(0.0, 0.0), self.overlay_scale);
         let overlay = std::mem::take(&mut self.overlay);
         let mut overlay_order: Vec<&NodeView> = overlay.iter().filter(|n| n.rect.is_valid()).collect();
         overlay_order.sort_by_key(|n| n.z);
         for node in &overlay_order {
-            let scale = raster_scale(1.0, node.rect, margin, self.max_texture_px());
+            let scale = raster_scale(self.overlay_scale, node.rect, margin, self.max_texture_px());
             let signature = node_signature(node, scale);
             if self.nodes.get(&node.id).is_none_or(|c| c.signature != signature) {
                 if let Err(e) = self.render_node(node, scale, signature) {

@@ -141,7 +141,7 @@ pub fn view_geometry(rect: &Rect, zoom: f64) -> ((u32, u32), f32) {
 impl Runtime {
     /// Creates, resizes and closes browsers so they match the active project.
     pub fn sync_browsers(&mut self) {
-        let zoom = if self.config.views_follow_zoom { self.project().map_or(1.0, |p| p.camera().zoom) } else { 1.0 };
+        let zoom = if self.config.views_follow_zoom { self.project().map_or(1.0, |p| p.camera().zoom) * self.ui_scale } else { 1.0 };
         let mut wanted: Vec<(TabAddress, String, ((u32, u32), f32))> = vec![];
         if let Some(p) = self.project() {
             for node in p.nodes() {

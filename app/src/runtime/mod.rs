@@ -106,8 +106,11 @@ pub struct Runtime {
     pub notices: Vec<Notice>,
     /// GPU and renderer (the window's, or an off-screen one made on demand).
     pub gfx: Option<scene::Gfx>,
-    /// The view's size in pixels: the window's, or [`HEADLESS_VIEWPORT`] without one.
+    /// The view's size in logical pixels: the window's, or [`HEADLESS_VIEWPORT`] without one.
     pub viewport: (f64, f64),
+    /// Window pixels per logical pixel (a HiDPI screen's scale; 1 headless):
+    /// browser views paint at the zoom times this.
+    pub ui_scale: f64,
     /// The agent tool runtime's main-thread state (sessions, ownership, agent launches).
     pub tools: tools::ToolLink,
     config: RuntimeConfig,
@@ -162,6 +165,7 @@ impl Runtime {
             notices,
             gfx: None,
             viewport: HEADLESS_VIEWPORT,
+            ui_scale: 1.0,
             tools: tools::ToolLink::new(config.browser_control),
             config,
             engine,

@@ -175,9 +175,17 @@ pub struct View<'a> {
     pub title_height: f64,
     /// The node with keyboard focus.
     pub focus: Option<&'a NodeId>,
+    /// Window pixels per logical pixel (2 on a HiDPI screen): a zoom of 100 %
+    /// is a camera zoom of this much.
+    pub ui_scale: f32,
 }
 
 impl View<'_> {
+    /// The camera zoom bounds of 10 %–400 % on this screen.
+    fn zoom_bounds(&self) -> (f32, f32) {
+        (MIN_ZOOM * self.ui_scale, MAX_ZOOM * self.ui_scale)
+    }
+
     fn world(&self, pos: Vec2) -> Point {
         let w = self.camera.screen_to_world(pos);
         Point::new(f64::from(w.x), f64::from(w.y))
@@ -480,7 +488,8 @@ impl Interaction {
         let pos = self.pointer;
         if mods.ctrl {
             let factor = ZOOM_PER_NOTCH.powf(dy + dx);
-            let zoom = (camera.zoom() * factor).clamp(MIN_ZOOM, MAX_ZOOM);
+            let (min, max) = view.zoom_bounds();
+            let zoom = (camera.zoom() * factor).clamp(min, max);
             if zoom != camera.zoom() {
                 camera.zoom_at(pos, zoom);
                 return vec![Effect::CameraMoved];
@@ -538,7 +547,7 @@ impl Interaction {
                 vec![Effect::SelectionChanged]
             }
             (CanvasKey::Char('0'), true) => {
-                camera.zoom_at(Vec2::new(view.viewport.x / 2.0, view.viewport.y / 2.0), 1.0);
+                camera.zoom_at(Vec2::new(view.viewport.x / 2.0, view.viewport.y / 2.0), view.ui_scale);
                 vec![Effect::CameraMoved, Effect::CommitCamera]
             }
             (CanvasKey::Char('1'), true) => fit_all(view, camera),
@@ -555,14 +564,16 @@ pub fn fit_all(view: &View<'_>, camera: &mut Camera) -> Vec<Effect> {
     if camera.fit_all(&rects, view.viewport, FIT_MARGIN).is_none() {
         return vec![];
     }
-    if camera.zoom() < MIN_ZOOM {
-        camera.zoom_at(Vec2::new(view.viewport.x / 2.0, view.viewport.y / 2.0), MIN_ZOOM);
+    let (min, max) = view.zoom_bounds();
+    if camera.zoom() < min || camera.zoom() > max {
+        camera.zoom_at(Vec2::new(view.viewport.x / 2.0, view.viewport.y / 2.0), camera.zoom().clamp(min, max));
     }
     vec![Effect::CameraMoved, Effect::CommitCamera]
 }
 
 fn zoom_centre(view: &View<'_>, camera: &mut Camera, factor: f32) -> Vec<Effect> {
-    let zoom = (camera.zoom() * factor).clamp(MIN_ZOOM, MAX_ZOOM);
+    let (min, max) = view.zoom_bounds();
+    let zoom = (camera.zoom() * factor).clamp(min, max);
     camera.zoom_at(Vec2::new(view.viewport.x / 2.0, view.viewport.y / 2.0), zoom);
     vec![Effect::CameraMoved, Effect::CommitCamera]
 }
@@ -604,7 +615,7 @@ mod tests {
     }
 
     fn view<'a>(p: &'a Project, cam: &'a Camera, focus: Option<&'a NodeId>) -> View<'a> {
-        View { project: p, camera: cam, viewport: Vec2::new(800.0, 600.0), title_height: 30.0, focus }
+        View { project: p, camera: cam, viewport: Vec2::new(800.0, 600.0), title_height: 30.0, focus, ui_scale: 1.0 }
     }
 
     fn cmds(effects: &[Effect]) -> Vec<&Command> {

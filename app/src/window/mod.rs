@@ -115,12 +115,15 @@ pub fn run<S>(
     }
 }
 
-fn render_camera(c: model::Camera) -> Camera {
-    Camera::new(Vec2::new(c.x as f32, c.y as f32), c.zoom as f32)
+/// The window's camera for a model camera on a screen of `scale` window pixels
+/// per logical pixel: a model zoom of 100 % draws a world unit as one logical pixel.
+fn render_camera(c: model::Camera, scale: f32) -> Camera {
+    Camera::new(Vec2::new(c.x as f32, c.y as f32), c.zoom as f32 * scale)
 }
 
-fn model_camera(c: &Camera) -> model::Camera {
-    model::Camera { x: f64::from(c.offset.x), y: f64::from(c.offset.y), zoom: f64::from(c.zoom()) }
+/// The model camera of the window's camera (the inverse of [`render_camera`]).
+fn model_camera(c: &Camera, scale: f32) -> model::Camera {
+    model::Camera { x: f64::from(c.offset.x), y: f64::from(c.offset.y), zoom: f64::from(c.zoom() / scale) }
 }
 
 fn cursor_icon(c: CursorKind) -> CursorIcon {
@@ -156,6 +159,8 @@ struct App {
     cursor: CursorKind,
     /// The window's own state (overlay, camera) changed: draw.
     dirty: bool,
+    /// Window pixels per logical pixel (the screen's scale factor, 2 on HiDPI).
+    ui_scale: f32,
     /// The last surface acquire gave nothing; retried once on the next turn.
     retried: bool,
     error: Option<anyhow::Error>,
@@ -168,6 +173,7 @@ impl App {
             stop,
             ws: None,
             camera: Camera::default(),
+            ui_scale: 1.0,
             synced: None,
             commit_at: None,
             interaction: Interaction::new(),
@@ -209,7 +215,7 @@ impl App {
                     ws.window.set_title(&format!("termsprawl — {name}"));
                 }
             }
-            self.camera = render_camera(now.1);
+            self.camera = render_camera(now.1, self.ui_scale);
             self.synced = Some(now);
             self.dirty = true;
         }
@@ -219,7 +225,7 @@ impl App {
     fn commit_camera(&mut self) {
         self.commit_at = None;
         let Some(rt) = self.rt.as_mut() else { return };
-        let cam = model_camera(&self.camera);
+        let cam = model_camera(&self.camera, self.ui_scale);
         if rt.project().is_some_and(|p| p.camera() != cam) {
             if let Err(e) = rt.apply(Command::SetCamera { camera: cam }) {
                 rt.notify(format!("view not saved: {e}"), true);
@@ -305,7 +311,8 @@ impl App {
                 }
                 Effect::OpenPalette { at } => {
                     let p = self.interaction.pointer();
-                    self.open_palette(at, at.map(|_| (p.x, p.y)));
+                    let s = self.ui_scale;
+                    self.open_palette(at, at.map(|_| (p.x / s, p.y / s)));
                 }
                 Effect::Route(input) => self.router.pointer(rt, &self.camera, input, self.mods),
             }
@@ -319,7 +326,7 @@ impl App {
         let title_height = Self::title_height(rt);
         let Some(project) = rt.workspace.active() else { return };
         let before = self.camera;
-        let view = View { project, camera: &before, viewport, title_height, focus: rt.focus.as_ref() };
+        let view = View { project, camera: &before, viewport, title_height, focus: rt.focus.as_ref(), ui_scale: self.ui_scale };
         let effects = f(&mut self.interaction, &view, &mut rt.selection, &mut self.camera);
         let cursor = self.interaction.cursor(&view);
         if cursor != self.cursor {
@@ -340,6 +347,27 @@ impl App {
                 (f64::from(c.x) - size.0 / 2.0, f64::from(c.y) - size.1 / 2.0)
             }
         }
+    }
+
+    /// Follows the screen's scale factor: the same model camera, drawn at the new
+    /// scale (100 % is one logical pixel per world unit), browser views repainted
+    /// at it, and the overlay and window size in logical pixels.
+    fn set_ui_scale(&mut self, scale: f64) {
+        let scale = if scale.is_finite() && scale > 0.0 { scale } else { 1.0 };
+        let model = model_camera(&self.camera, self.ui_scale);
+        self.ui_scale = scale as f32;
+        self.camera = render_camera(model, self.ui_scale);
+        let size = self.ws.as_ref().map(WindowSurface::size);
+        if let Some(rt) = self.rt.as_mut() {
+            rt.ui_scale = scale;
+            if let Some((w, h)) = size {
+                rt.viewport = (f64::from(w) / scale, f64::from(h) / scale);
+            }
+            rt.sync_browsers();
+            rt.request_redraw();
+        }
+        tracing::info!(scale, "window scale factor");
+        self.dirty = true;
     }
 
     /// Opens the command palette (at a world point and window position for a
@@ -364,7 +392,8 @@ impl App {
     fn tab_press(&mut self, pos: Vec2, b: Button) -> bool {
         let Some(rt) = self.rt.as_ref() else { return false };
         let all = tabs::tabs(&rt.workspace);
-        let Some(i) = tabs::hit(all.len(), rt.viewport.0 as f32, pos.x, pos.y) else { return false };
+        let s = self.ui_scale;
+        let Some(i) = tabs::hit(all.len(), rt.viewport.0 as f32, pos.x / s, pos.y / s) else { return false };
         let id = all[i].id.clone();
         match b {
             Button::Left => self.switch_project(id),
@@ -382,7 +411,7 @@ impl App {
             PaletteAction::FitAll => return self.gesture(|_, v, _, cam| interaction::fit_all(v, cam)),
             PaletteAction::ResetZoom => {
                 let v = self.viewport();
-                self.camera.zoom_at(Vec2::new(v.x / 2.0, v.y / 2.0), 1.0);
+                self.camera.zoom_at(Vec2::new(v.x / 2.0, v.y / 2.0), self.ui_scale);
                 return self.apply(vec![Effect::CameraMoved, Effect::CommitCamera]);
             }
             PaletteAction::Duplicate | PaletteAction::Delete => {
@@ -589,9 +618,12 @@ impl App {
         rt.upload_frames(&mut gfx.renderer, false);
         let scene = rt.scene();
         let (w, h) = ws.size();
-        let mut overlay = overlay::build((w as f32, h as f32), self.palette.as_ref(), self.interaction.marquee(), &self.toasts);
-        overlay.extend(tabs::views(&tabs::tabs(&rt.workspace), w as f32));
-        gfx.renderer.set_overlay(overlay);
+        // The overlay is laid out in logical pixels and drawn at the screen's scale.
+        let s = self.ui_scale;
+        let marquee = self.interaction.marquee().map(|(x, y, mw, mh)| (x / s, y / s, mw / s, mh / s));
+        let mut overlay = overlay::build((w as f32 / s, h as f32 / s), self.palette.as_ref(), marquee, &self.toasts);
+        overlay.extend(tabs::views(&tabs::tabs(&rt.workspace), w as f32 / s));
+        gfx.renderer.set_overlay_scaled(overlay, s);
         if gfx.renderer.needs_redraw(&scene, &self.camera, (w, h)) {
             let started = Instant::now();
             match gfx.renderer.render_to_surface(&scene, &self.camera, &ws.surface, &ws.config) {
@@ -634,10 +666,12 @@ impl ApplicationHandler<Wake> for App {
         match opened {
             Ok((ws, gfx)) => {
                 let (w, h) = ws.size();
+                let scale = ws.window.scale_factor();
                 self.ws = Some(ws);
+                self.set_ui_scale(scale);
                 if let Some(rt) = self.rt.as_mut() {
                     rt.gfx = Some(gfx);
-                    rt.viewport = (f64::from(w), f64::from(h));
+                    rt.viewport = (f64::from(w) / scale, f64::from(h) / scale);
                     // Terminal sizes come from the renderer's cell metrics now that it exists.
                     rt.sync_terminals();
                     rt.request_redraw();
@@ -663,11 +697,13 @@ impl ApplicationHandler<Wake> for App {
                 if let (Some(ws), Some(gfx)) = (self.ws.as_mut(), self.rt.as_ref().and_then(|rt| rt.gfx.as_ref())) {
                     ws.resize(&gfx.gpu.device, size.width, size.height);
                 }
+                let s = f64::from(self.ui_scale);
                 if let Some(rt) = self.rt.as_mut() {
-                    rt.viewport = (f64::from(size.width.max(1)), f64::from(size.height.max(1)));
+                    rt.viewport = (f64::from(size.width.max(1)) / s, f64::from(size.height.max(1)) / s);
                 }
                 self.dirty = true;
             }
+            WindowEvent::ScaleFactorChanged { scale_factor, .. } => self.set_ui_scale(scale_factor),
             WindowEvent::RedrawRequested => self.render(),
             WindowEvent::ModifiersChanged(m) => self.mods = input::mods(m.state()),
             WindowEvent::Focused(false) => {
