@@ -31,6 +31,15 @@ fn tmux_option(socket: &Path, name: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
+/// A shell in `session`, once it answers (its client is attached).
+fn ready_shell(session: &TmuxSession, dir: &Path) -> (std::sync::Arc<TestHost>, Terminal) {
+    let host = TestHost::new();
+    let term = Terminal::spawn(config(session, dir), host.clone()).unwrap();
+    term.write("echo ready-$((20+22))\r").unwrap();
+    wait_screen(&term, "the shell", |s| s.contains("ready-42"));
+    (host, term)
+}
+
 /// The installed tmux, or `None` (after saying so) when there is none to test.
 fn tmux_or_skip(test: &str) -> Option<Tmux> {
     match Tmux::detect() {
@@ -84,10 +93,7 @@ fn the_programs_exit_status_survives_tmux() {
     let _guard = ServerGuard(session.socket().to_owned());
 
     // A plain exit code.
-    let host = TestHost::new();
-    let term = Terminal::spawn(config(&session, data.path()), host.clone()).unwrap();
-    term.write("echo ready-$((1+1))\r").unwrap();
-    wait_screen(&term, "shell ready", |s| s.contains("ready-2"));
+    let (host, term) = ready_shell(&session, data.path());
     term.write("exit 7\r").unwrap();
     let status = host.wait_exit();
     assert_eq!((status.code, status.signal), (7, None), "exit 7 inside tmux");
@@ -95,10 +101,7 @@ fn the_programs_exit_status_survives_tmux() {
     assert!(!session.exit_file().exists(), "the status file is taken");
 
     // Death by signal: the shell kills itself.
-    let host = TestHost::new();
-    let term = Terminal::spawn(config(&session, data.path()), host.clone()).unwrap();
-    term.write("echo again-$((2+2))\r").unwrap();
-    wait_screen(&term, "second shell ready", |s| s.contains("again-4"));
+    let (host, term) = ready_shell(&session, data.path());
     term.write("kill -KILL $$\r").unwrap();
     let status = host.wait_exit();
     assert_eq!(status.code, 1);
@@ -118,10 +121,7 @@ fn the_programs_exit_status_survives_tmux() {
 
     // Detaching is not an exit: the client's own status is reported and the
     // session lives on with nothing recorded.
-    let host = TestHost::new();
-    let term = Terminal::spawn(config(&session, data.path()), host.clone()).unwrap();
-    term.write("echo third-$((3+3))\r").unwrap();
-    wait_screen(&term, "third shell ready", |s| s.contains("third-6"));
+    let (host, term) = ready_shell(&session, data.path());
     drop(term);
     host.wait_exit();
     assert!(session.exists());
@@ -130,10 +130,7 @@ fn the_programs_exit_status_survives_tmux() {
 
     // A status left behind by an earlier session is not reported by a new one.
     std::fs::write(session.exit_file(), "9\n").unwrap();
-    let host = TestHost::new();
-    let term = Terminal::spawn(config(&session, data.path()), host.clone()).unwrap();
-    term.write("echo fourth-$((4+4))\r").unwrap();
-    wait_screen(&term, "fourth shell ready", |s| s.contains("fourth-8"));
+    let (host, term) = ready_shell(&session, data.path());
     assert!(!session.exit_file().exists(), "the stale status was cleared at start");
     term.write("exit 0\r").unwrap();
     assert!(host.wait_exit().success());
