@@ -432,6 +432,13 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
         (s["agents"][0]["status"]["state"] == "needs-setup").then_some(s)
     });
     assert!(status["agents"][0]["status"]["detail"].as_str().unwrap().contains("launch a fresh one"), "{status}");
+    // The file written to report it is not credentials: a further restart says the same.
+    assert!(app.terminate().success());
+    let app = App::start(root, data, &["--agent", "agent-1"]);
+    eventually(20, "the warm claude still needing setup", || {
+        let s = ctl(data, "agent-1", "agent_status", json!({"nodeId": claude})).ok()?;
+        (s["agents"][0]["status"]["state"] == "needs-setup").then_some(())
+    });
     assert_eq!(std::fs::read_to_string(data.join("agent-tools/sessions/agent-1.json")).unwrap(), token_before);
     let info = ok(data, "agent-1", "session_info", json!({}));
     assert_eq!(info["browserControl"], true);

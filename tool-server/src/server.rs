@@ -258,6 +258,11 @@ impl ToolServer {
         self.invoker.sessions.revoke(node_id)
     }
 
+    /// The status in a node's session file, live or saved by an earlier run.
+    pub fn persisted_status(&self, node_id: &str) -> Option<IntegrationStatus> {
+        self.invoker.sessions.persisted_status(node_id)
+    }
+
     /// A node's live session.
     pub fn session(&self, node_id: &str) -> Option<ToolSession> {
         self.invoker.sessions.get(node_id)

@@ -250,6 +250,16 @@ impl SessionStore {
         Ok(session)
     }
 
+    /// The status saved in a node's session file (live or from an earlier run),
+    /// if there is a readable one.
+    pub fn persisted_status(&self, node_id: &str) -> Option<IntegrationStatus> {
+        if !valid_node_id(node_id) {
+            return None;
+        }
+        let bytes = files::read_private(&self.dir, &format!("{node_id}.json"), SESSION_FILE_LIMIT).ok()??;
+        serde_json::from_slice::<ToolSession>(&bytes).ok().map(|s| s.status)
+    }
+
     fn persisted_token(&self, file: &str, identity: &ToolIdentity) -> Option<SessionToken> {
         let bytes = match files::read_private(&self.dir, file, SESSION_FILE_LIMIT) {
             Ok(bytes) => bytes?,
@@ -379,6 +389,21 @@ mod tests {
         ] {
             assert!(!valid_node_id(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn persisted_status_reads_the_session_file() {
+        let root = tempfile::tempdir().unwrap();
+        let store = SessionStore::open(root.path()).unwrap();
+        assert_eq!(store.persisted_status("a"), None);
+        let status = IntegrationStatus::with_detail(IntegrationState::NeedsSetup, "why");
+        store.provision(identity("a"), status.clone(), false).unwrap();
+        // A store opened later (the next run) reads it from the file.
+        let later = SessionStore::open(root.path()).unwrap();
+        assert_eq!(later.persisted_status("a"), Some(status));
+        assert_eq!(later.persisted_status("../a"), None, "only valid node ids name files");
+        fs::write(later.directory().join("b.json"), b"{not json").unwrap();
+        assert_eq!(later.persisted_status("b"), None);
     }
 
     #[test]

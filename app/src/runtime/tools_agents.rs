@@ -76,9 +76,17 @@ pub fn write_launch_config(agent_tools: &Path, node: &str, kind: AgentKind, data
     }
 }
 
-/// Whether a persisted session exists for the node (its credentials predate this start).
-fn has_session_file(agent_tools: &Path, node: &str) -> bool {
-    agent_tools.join("sessions").join(format!("{node}.json")).is_file()
+/// Why a warm agent needs a fresh launch (also how that state is recognised later).
+const WARM_WITHOUT_CREDENTIALS: &str = "this agent started before its tool credentials existed; close it and launch a fresh one";
+
+/// Whether a warm (still running) agent started without this app's tool
+/// integration: it has no session file, or the one it has says exactly that (a
+/// file written to report it is not credentials the running agent got).
+fn predates_credentials(server: &tool_server::ToolServer, node: &str) -> bool {
+    match server.persisted_status(node) {
+        None => true,
+        Some(s) => s.state == IntegrationState::NeedsSetup && s.detail.as_deref() == Some(WARM_WITHOUT_CREDENTIALS),
+    }
 }
 
 /// The PTY launch hook (see `Runtime::set_pty_launch_hook`): every terminal
@@ -98,8 +106,8 @@ pub fn pty_launch_hook(rt: &mut Runtime, launch: &mut PtyLaunch) -> LaunchDecisi
     let node = launch.node.to_string();
     let identity = ToolIdentity::new(node.clone(), launch.project.to_string());
     let dir = server.directory().to_path_buf();
-    if launch.warm && !has_session_file(&dir, &node) {
-        let status = IntegrationStatus::with_detail(IntegrationState::NeedsSetup, "this agent started before its tool credentials existed; close it and launch a fresh one");
+    if launch.warm && predates_credentials(&server, &node) {
+        let status = IntegrationStatus::with_detail(IntegrationState::NeedsSetup, WARM_WITHOUT_CREDENTIALS);
         if let Err(e) = server.provision(identity, status, true) {
             rt.notify(format!("agent {node}: tool session not provisioned: {e}"), true);
         }
