@@ -513,9 +513,10 @@ impl Compositor {
             occlusion_query_set: None,
             multiview_mask: None,
         });
+        let partial = !regions.is_empty();
         let whole = [Rect::new(0.0, 0.0, size.0 as f32, size.1 as f32)];
-        for region in if regions.is_empty() { &whole[..] } else { regions } {
-            if !regions.is_empty() {
+        for region in if partial { regions } else { &whole[..] } {
+            if partial {
                 let x = (region.x.max(0.0) as u32).min(size.0);
                 let y = (region.y.max(0.0) as u32).min(size.1);
                 let w = (region.right().max(0.0) as u32).min(size.0).saturating_sub(x);
@@ -524,20 +525,17 @@ impl Compositor {
                     continue;
                 }
                 pass.set_scissor_rect(x, y, w, h);
-            }
-            // Layers first in a region: the first paints its background, as the clear does for a whole frame.
-            if !regions.is_empty() {
+                // The first layer paints the background there, as the clear does for a whole frame.
                 self.draw_layers(&mut pass, pipelines, layers, ..1);
             }
-            // The clear (or the first layer) paints the background; only the dots are drawn.
+            // Over the background, only the dots are drawn.
             if !spans.is_empty() {
                 pass.set_pipeline(&pipelines.background);
                 pass.set_bind_group(0, &self.background_bind, &[]);
                 pass.set_vertex_buffer(0, self.spans.slice(..));
                 pass.draw(0..4, 0..spans.len() as u32);
             }
-            let rest = if regions.is_empty() { 0.. } else { 1.. };
-            self.draw_layers(&mut pass, pipelines, layers, rest);
+            self.draw_layers(&mut pass, pipelines, layers, if partial { 1.. } else { 0.. });
         }
     }
 

@@ -93,8 +93,9 @@ pub enum Reuse<'a> {
 struct KeptFrame {
     texture: wgpu::Texture,
     view: wgpu::TextureView,
-    /// Signature of everything but content pixels when it was drawn.
-    layout: u64,
+    /// [`frame_signature`] of what it shows (everything but content pixels); `None`
+    /// until drawn.
+    layout: Option<u64>,
 }
 
 /// How one frame is drawn.
@@ -240,7 +241,7 @@ impl Renderer {
                 view_formats: &[],
             });
             let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-            KeptFrame { texture, view, layout: 0 }
+            KeptFrame { texture, view, layout: None }
         })
     }
 
@@ -380,30 +381,26 @@ impl Renderer {
         if !scene.links.is_empty() {
             self.ensure_solid(self.config.theme.link);
         }
-        self.ensure_solid(scene.background.with_alpha(255));
         let damage = self.content.take_damage();
-        let layout = {
-            let mut h = DefaultHasher::new();
-            frame_signature(scene, camera, (target.width, target.height)).hash(&mut h);
-            format!("{:?}", target.format).hash(&mut h);
-            h.finish()
-        };
-        // The kept frame can be drawn from when it shows this very layout and overlay.
-        let kept_valid = matches!(target.reuse, Reuse::CopyInto(_))
-            && !self.overlay_changed
-            && self.kept.as_ref().is_some_and(|k| k.layout == layout && (k.texture.width(), k.texture.height()) == (target.width, target.height) && k.texture.format() == target.format);
+        // Everything but content pixels; the kept frame is keyed by the target's size
+        // and format besides.
+        let signature = frame_signature(scene, camera, (target.width, target.height));
         // Reusing frames: draw into the kept texture (made anew for this size and
-        // format when it cannot be drawn from), then copy it into the target.
+        // format), then copy it into the target.
         match target.reuse {
             Reuse::CopyInto(_) => {
-                if !kept_valid && self.kept.as_ref().is_some_and(|k| (k.texture.width(), k.texture.height()) != (target.width, target.height) || k.texture.format() != target.format) {
+                let fits = |k: &KeptFrame| (k.texture.width(), k.texture.height()) == (target.width, target.height) && k.texture.format() == target.format;
+                if !self.kept.as_ref().is_some_and(fits) {
                     self.kept = None;
                 }
                 self.kept_or_new(&target);
+                self.ensure_solid(scene.background.with_alpha(255));
             }
             // A frame drawn elsewhere takes the content damage the kept frame would need.
             Reuse::Nothing => self.kept = None,
         }
+        // The kept frame can be drawn from when it shows this very layout and overlay.
+        let kept_valid = !self.overlay_changed && self.kept.as_ref().is_some_and(|k| k.layout == Some(signature));
         let glyphs_before = self.atlas.rasterized;
         let theme = self.config.theme.clone();
         let margin = theme.node_margin;
@@ -476,10 +473,8 @@ impl Renderer {
                 NodeContent::Texture { key, .. } => self.content.get(*key).map(|tex| (tex, camera.world_rect_to_screen(body_rect(node.rect, &theme)))),
                 _ => None,
             };
-            if let NodeContent::Texture { key, .. } = &node.content {
-                if let Some((_, body)) = content.as_ref() {
-                    places.push((*key, *body));
-                }
+            if let (NodeContent::Texture { key, .. }, Some((_, body))) = (&node.content, &content) {
+                places.push((*key, *body));
             }
             let Some((tex, body)) = content.filter(|(_, body)| body.w >= 1.0 && body.h >= 1.0) else {
                 // An opaque node's interior (clear of the rounded corners and filtered edges)
@@ -564,7 +559,7 @@ impl Renderer {
         }
         drop(layers);
         if let (Reuse::CopyInto(dst), Some(kept)) = (target.reuse, &mut self.kept) {
-            kept.layout = layout;
+            kept.layout = Some(signature);
             encoder.copy_texture_to_texture(kept.texture.as_image_copy(), dst.as_image_copy(), kept.texture.size());
         }
         stats.reused = match &draw {
@@ -585,7 +580,7 @@ impl Renderer {
         stats.nodes_evicted = before - self.nodes.len();
         stats.glyphs_rasterized = self.atlas.rasterized - glyphs_before;
         stats.cache_bytes = self.node_cache_bytes() + self.content.bytes();
-        self.last_frame = Some(frame_signature(scene, camera, (target.width, target.height)));
+        self.last_frame = Some(signature);
         self.content_changed = false;
         self.overlay = overlay;
         self.overlay_changed = false;
@@ -794,7 +789,6 @@ fn node_signature(node: &NodeView, scale: f32) -> u64 {
     h.finish()
 }
 
-/// Hash of everything visible in a frame, for [`Renderer::needs_redraw`].
 /// The target regions to redraw for content uploaded since the last frame: each
 /// uploaded region of a visible content texture, mapped onto where the texture is
 /// drawn (`places`: key and screen rectangle), grown by two pixels for filtering,
@@ -854,6 +848,7 @@ fn link_segments(scene: &Scene, camera: &Camera, theme: &Theme, (width, height):
     out
 }
 
+/// Hash of everything visible in a frame, for [`Renderer::needs_redraw`].
 fn frame_signature(scene: &Scene, camera: &Camera, size: (u32, u32)) -> u64 {
     let mut h = DefaultHasher::new();
     size.hash(&mut h);

@@ -84,7 +84,7 @@ fn frames_reused_for_a_window_redraw_only_changed_content_and_match_full_frames(
         view_formats: &[],
     });
     let view = window.create_view(&wgpu::TextureViewDescriptor::default());
-    let mut frame = |r: &mut Renderer, scene: &Scene, camera: &Camera| {
+    let frame = |r: &mut Renderer, scene: &Scene, camera: &Camera| {
         let stats = r.render(scene, camera, RenderTarget { view: &view, format: window.format(), width: tw, height: th, reuse: Reuse::CopyInto(&window) }).unwrap();
         (stats.reused, r.read_back(&window).unwrap())
     };
