@@ -357,17 +357,22 @@ impl App {
         let model = model_camera(&self.camera, self.ui_scale);
         self.ui_scale = scale as f32;
         self.camera = render_camera(model, self.ui_scale);
-        let size = self.ws.as_ref().map(WindowSurface::size);
+        self.sync_viewport();
         if let Some(rt) = self.rt.as_mut() {
             rt.ui_scale = scale;
-            if let Some((w, h)) = size {
-                rt.viewport = (f64::from(w) / scale, f64::from(h) / scale);
-            }
             rt.sync_browsers();
             rt.request_redraw();
         }
         tracing::info!(scale, "window scale factor");
         self.dirty = true;
+    }
+
+    /// Tells the runtime the window's size in logical pixels.
+    fn sync_viewport(&mut self) {
+        let (Some(rt), Some(ws)) = (self.rt.as_mut(), self.ws.as_ref()) else { return };
+        let (w, h) = ws.size();
+        let s = f64::from(self.ui_scale);
+        rt.viewport = (f64::from(w.max(1)) / s, f64::from(h.max(1)) / s);
     }
 
     /// Opens the command palette (at a world point and window position for a
@@ -388,6 +393,12 @@ impl App {
         self.dirty = true;
     }
 
+    /// Closes a project's tab (its layout stays in its folder).
+    fn close_project(&mut self, id: model::ProjectId) {
+        self.set_focus(None);
+        self.apply(vec![Effect::Apply(Command::CloseProject { id }), Effect::SelectionChanged]);
+    }
+
     /// A press on the tab strip: a left click activates the tab, a middle click closes it.
     fn tab_press(&mut self, pos: Vec2, b: Button) -> bool {
         let Some(rt) = self.rt.as_ref() else { return false };
@@ -397,10 +408,7 @@ impl App {
         let id = all[i].id.clone();
         match b {
             Button::Left => self.switch_project(id),
-            Button::Middle => {
-                self.set_focus(None);
-                self.apply(vec![Effect::Apply(Command::CloseProject { id }), Effect::SelectionChanged]);
-            }
+            Button::Middle => self.close_project(id),
             Button::Right => {}
         }
         true
@@ -421,7 +429,7 @@ impl App {
                 return self.apply(vec![Effect::Apply(cmd), Effect::SelectionChanged]);
             }
             PaletteAction::OpenProject(path) => {
-                let folder = expand_home(&path);
+                let folder = model::persist::resolve_path(&path, None, model::persist::home_dir().as_deref());
                 if !folder.is_absolute() {
                     if let Some(rt) = self.rt.as_mut() {
                         rt.notify(format!("open a project by its absolute path (or ~/…), not {path:?}"), true);
@@ -438,8 +446,7 @@ impl App {
             }
             PaletteAction::CloseProject => {
                 let Some(id) = self.rt.as_ref().and_then(|rt| rt.project().map(|p| p.id().clone())) else { return };
-                self.set_focus(None);
-                return self.apply(vec![Effect::Apply(Command::CloseProject { id }), Effect::SelectionChanged]);
+                return self.close_project(id);
             }
             PaletteAction::Link | PaletteAction::Unlink => {
                 let Some((a, b)) = self.rt.as_ref().and_then(|rt| rt.selection_pair()) else { return };
@@ -665,13 +672,12 @@ impl ApplicationHandler<Wake> for App {
         let opened = WindowSurface::open(event_loop, &title).and_then(|(ws, gpu)| Ok((ws, Gfx::with_gpu(gpu)?)));
         match opened {
             Ok((ws, gfx)) => {
-                let (w, h) = ws.size();
                 let scale = ws.window.scale_factor();
                 self.ws = Some(ws);
+                // Also gives the runtime the window's logical size.
                 self.set_ui_scale(scale);
                 if let Some(rt) = self.rt.as_mut() {
                     rt.gfx = Some(gfx);
-                    rt.viewport = (f64::from(w) / scale, f64::from(h) / scale);
                     // Terminal sizes come from the renderer's cell metrics now that it exists.
                     rt.sync_terminals();
                     rt.request_redraw();
@@ -697,10 +703,7 @@ impl ApplicationHandler<Wake> for App {
                 if let (Some(ws), Some(gfx)) = (self.ws.as_mut(), self.rt.as_ref().and_then(|rt| rt.gfx.as_ref())) {
                     ws.resize(&gfx.gpu.device, size.width, size.height);
                 }
-                let s = f64::from(self.ui_scale);
-                if let Some(rt) = self.rt.as_mut() {
-                    rt.viewport = (f64::from(size.width.max(1)) / s, f64::from(size.height.max(1)) / s);
-                }
+                self.sync_viewport();
                 self.dirty = true;
             }
             WindowEvent::ScaleFactorChanged { scale_factor, .. } => self.set_ui_scale(scale_factor),
@@ -789,13 +792,5 @@ impl ApplicationHandler<Wake> for App {
         }
         let deadline = [Some(rt.next_deadline()), self.commit_at, toast_deadline].into_iter().flatten().min().unwrap_or(now);
         event_loop.set_control_flow(ControlFlow::WaitUntil(deadline.max(now)));
-    }
-}
-
-/// `~/x` → `$HOME/x`; anything else as it is.
-fn expand_home(path: &str) -> std::path::PathBuf {
-    match (path.strip_prefix("~/").or_else(|| (path == "~").then_some("")), crate::model::persist::home_dir()) {
-        (Some(rest), Some(home)) => home.join(rest),
-        _ => std::path::PathBuf::from(path),
     }
 }

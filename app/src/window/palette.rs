@@ -78,7 +78,7 @@ const ITEMS: [Item; 14] = [
 ];
 
 /// What the items depend on when the palette opens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct State {
     has_selection: bool,
     /// "Enable agent browser control", when the tool server runs.
