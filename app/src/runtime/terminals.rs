@@ -402,6 +402,11 @@ struct Wanted {
     session: String,
 }
 
+/// A program and its arguments (`None` for an empty command line).
+fn command_spec(argv: &[String]) -> Option<CommandSpec> {
+    argv.split_first().map(|(program, args)| CommandSpec { program: program.clone(), args: args.to_vec() })
+}
+
 /// Whether a live terminal that is no longer wanted was closed for good
 /// (its project is still open but the node is gone) rather than just put
 /// away (its project was closed or another one became active).
@@ -560,19 +565,21 @@ impl Runtime {
         }
     }
 
+    /// Records why a node's terminal was not started: its body says so, and a notice.
+    fn not_launched(&mut self, id: NodeId, notice: String, why: NotLaunched) {
+        self.notify(notice, true);
+        self.terminals.not_launched.insert(id, why);
+        self.request_redraw();
+    }
+
     fn start_terminal(&mut self, w: Wanted, size: TermSize, project: &ProjectId, folder: &Path) {
         let data = self.data_dir().to_path_buf();
         let mut agent_executable = None;
-        let mut command = w.command.and_then(|c| c.split_first().map(|(p, a)| CommandSpec { program: p.clone(), args: a.to_vec() }));
+        let mut command = w.command.as_deref().and_then(command_spec);
         if let Some((path, view)) = &w.artifact {
             match super::artifact_views::artifact_command(path, *view, |v| std::env::var(v).ok(), std::env::var_os("PATH").as_deref()) {
-                Ok(c) => command = c.split_first().map(|(p, a)| CommandSpec { program: p.clone(), args: a.to_vec() }),
-                Err(why) => {
-                    self.notify(format!("artifact {}: {}", path.display(), why.message()), true);
-                    self.terminals.not_launched.insert(w.id, why);
-                    self.request_redraw();
-                    return;
-                }
+                Ok(argv) => command = command_spec(&argv),
+                Err(why) => return self.not_launched(w.id, format!("artifact {}: {}", path.display(), why.message()), why),
             }
         }
         if let Some(kind) = w.agent {
@@ -582,12 +589,7 @@ impl Runtime {
                     command = Some(CommandSpec { program: exe.display().to_string(), args: spec.launch_args(None) });
                     agent_executable = Some(exe);
                 }
-                Err(why) => {
-                    self.notify(format!("agent node {} ({kind}): {}", w.id, why.message()), true);
-                    self.terminals.not_launched.insert(w.id, why);
-                    self.request_redraw();
-                    return;
-                }
+                Err(why) => return self.not_launched(w.id.clone(), format!("agent node {} ({kind}): {}", w.id, why.message()), why),
             }
         }
         // A node closed and brought back (undo) must not attach to the session being ended.
@@ -627,12 +629,7 @@ impl Runtime {
                     self.terminals.deferred.insert(w.id);
                     return;
                 }
-                LaunchDecision::Refuse(why) => {
-                    self.notify(format!("node {} not launched: {why}", w.id), true);
-                    self.terminals.not_launched.insert(w.id, NotLaunched::Refused(why));
-                    self.request_redraw();
-                    return;
-                }
+                LaunchDecision::Refuse(why) => return self.not_launched(w.id.clone(), format!("node {} not launched: {why}", w.id), NotLaunched::Refused(why)),
             }
         }
         let mut config = TerminalConfig::new(w.cwd, size);

@@ -7,7 +7,7 @@
 //! private session file named by `TERMSPRAWL_NODE_ID` and `TERMSPRAWL_DATA_DIR`.
 
 use super::terminals::{LaunchDecision, PtyLaunch};
-use super::tools::{arg, beside, caller_project, OpContext, ToolPhase};
+use super::tools::{arg, beside, caller_project, target_node, OpContext, ToolPhase};
 use super::Runtime;
 use crate::model::{AgentKind, Command, Node, NodeKind, Rect};
 use serde_json::{json, Value};
@@ -272,8 +272,7 @@ pub(crate) fn context_read(ctx: &OpContext) -> Result<Value, String> {
     let identity = ctx.identity.clone();
     let (peers, skipped) = ctx.on_main(move |rt| {
         let p = caller_project(rt, &identity)?;
-        let caller = p.nodes().find(|n| n.id.as_str() == identity.node_id).ok_or("your agent node is no longer on the canvas")?;
-        Ok(linked_peers(p, caller))
+        Ok(linked_peers(p, target_node(p, &identity.node_id)?))
     })?;
     let mut cwds: Vec<PathBuf> = vec![];
     for (_, cwd) in &peers {
