@@ -222,7 +222,7 @@ fn control_character(key: &Key) -> Option<u16> {
 pub fn windows_key_code(key: &Key) -> i32 {
     match key {
         Key::Named(n) => named_vk(*n),
-        Key::Character(s) => s.chars().next().map_or(0, char_vk),
+        Key::Character(s) => s.chars().next().map_or(0, char_key_code),
     }
 }
 
@@ -294,10 +294,6 @@ pub fn us_dom_code(c: char) -> Option<&'static str> {
 
 /// The Windows virtual-key code of character `c` on a US keyboard.
 pub fn char_key_code(c: char) -> i32 {
-    char_vk(c)
-}
-
-fn char_vk(c: char) -> i32 {
     match c {
         'a'..='z' => c.to_ascii_uppercase() as i32,
         'A'..='Z' | '0'..='9' => c as i32,

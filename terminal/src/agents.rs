@@ -150,6 +150,34 @@ pub struct CustomAgent {
     pub instruction_flag: Option<String>,
 }
 
+/// The text of preferences.json; `None` when there is no such file.
+fn read_preferences(path: &Path) -> Result<Option<String>, AgentError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(AgentError::PreferencesIo { path: path.to_owned(), source }),
+    }
+}
+
+/// Preferences JSON, which must be an object.
+fn preferences_root(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    match serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))? {
+        serde_json::Value::Object(root) => Ok(root),
+        _ => Err("top level must be an object".into()),
+    }
+}
+
+/// The `executable` of entry `entry` (named `name` in messages): a non-empty string, trimmed, without NUL.
+fn executable_of(entry: &serde_json::Map<String, serde_json::Value>, name: &str) -> Result<String, String> {
+    match entry.get("executable") {
+        Some(serde_json::Value::String(s)) if s.contains('\0') => Err(format!("{name}.executable contains NUL")),
+        Some(serde_json::Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
+        Some(serde_json::Value::String(_)) => Err(format!("{name}.executable is empty")),
+        Some(_) => Err(format!("{name}.executable must be a string")),
+        None => Err(format!("{name}.executable is missing")),
+    }
+}
+
 /// The user's choice of desktop terminal for `terminal_external`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExternalTerminalPreference {
@@ -164,27 +192,19 @@ impl ExternalTerminalPreference {
     /// the key is absent; an error when it is malformed (other keys are not
     /// read, so a broken custom agent does not stop this, nor the reverse).
     pub fn load(path: &Path) -> Result<Option<Self>, AgentError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(AgentError::PreferencesIo { path: path.to_owned(), source }),
-        };
-        Self::parse(&text).map_err(|reason| AgentError::MalformedPreferences { path: path.to_owned(), reason })
+        match read_preferences(path)? {
+            Some(text) => Self::parse(&text).map_err(|reason| AgentError::MalformedPreferences { path: path.to_owned(), reason }),
+            None => Ok(None),
+        }
     }
 
     /// Parses the `externalTerminal` entry of preferences JSON.
     pub fn parse(text: &str) -> Result<Option<Self>, String> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
-        let root = value.as_object().ok_or("top level must be an object")?;
+        let root = preferences_root(text)?;
         match root.get("externalTerminal") {
             None | Some(serde_json::Value::Null) => Ok(None),
             Some(serde_json::Value::Object(t)) => {
-                let executable = match t.get("executable") {
-                    Some(serde_json::Value::String(s)) if !s.trim().is_empty() && !s.contains('\0') => s.trim().to_owned(),
-                    Some(serde_json::Value::String(_)) => return Err("externalTerminal.executable is empty or contains NUL".into()),
-                    Some(_) => return Err("externalTerminal.executable must be a string".into()),
-                    None => return Err("externalTerminal.executable is missing".into()),
-                };
+                let executable = executable_of(t, "externalTerminal")?;
                 let args = match t.get("args") {
                     None | Some(serde_json::Value::Null) => vec![],
                     Some(serde_json::Value::Array(items)) => items
@@ -213,30 +233,19 @@ pub struct Preferences {
 impl Preferences {
     /// Loads preferences; a missing file means defaults, a malformed one is an error.
     pub fn load(path: &Path) -> Result<Self, AgentError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
-            Err(source) => return Err(AgentError::PreferencesIo { path: path.to_owned(), source }),
-        };
-        Self::parse(&text).map_err(|reason| AgentError::MalformedPreferences { path: path.to_owned(), reason })
+        match read_preferences(path)? {
+            Some(text) => Self::parse(&text).map_err(|reason| AgentError::MalformedPreferences { path: path.to_owned(), reason }),
+            None => Ok(Self::default()),
+        }
     }
 
     /// Parses preferences JSON, describing the first problem found.
     pub fn parse(text: &str) -> Result<Self, String> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
-        let root = value.as_object().ok_or("top level must be an object")?;
+        let root = preferences_root(text)?;
         let custom = match root.get("custom") {
             None | Some(serde_json::Value::Null) => None,
             Some(serde_json::Value::Object(custom)) => {
-                let executable = match custom.get("executable") {
-                    Some(serde_json::Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
-                    Some(serde_json::Value::String(_)) => return Err("custom.executable is empty".into()),
-                    Some(_) => return Err("custom.executable must be a string".into()),
-                    None => return Err("custom.executable is missing".into()),
-                };
-                if executable.contains('\0') {
-                    return Err("custom.executable contains NUL".into());
-                }
+                let executable = executable_of(custom, "custom")?;
                 let instruction_flag = match custom.get("instructionFlag") {
                     None | Some(serde_json::Value::Null) => None,
                     Some(serde_json::Value::String(s)) if s.trim().is_empty() => None,

@@ -171,10 +171,12 @@ impl Terminal {
             screen.take_events();
         }
 
-        if let Persistence::Tmux(session) = &config.persistence {
-            if !session.exists() {
-                session.clear_stale_exit_status();
-            }
+        let tmux = match &config.persistence {
+            Persistence::Tmux(session) => Some(session.clone()),
+            _ => None,
+        };
+        if let Some(session) = tmux.as_ref().filter(|s| !s.exists()) {
+            session.clear_stale_exit_status();
         }
         let (program, args) = resolve_command(&config);
         let mut cmd = CommandBuilder::new(&program);
@@ -219,10 +221,7 @@ impl Terminal {
         spawn_thread("term-waiter", {
             let tx = parser_tx;
             let exit = exit.clone();
-            let tmux = match &config.persistence {
-                Persistence::Tmux(session) => Some(session.clone()),
-                _ => None,
-            };
+            let tmux = tmux.clone();
             move || {
                 let status: ExitStatus = match child.wait() {
                     Ok(status) => status.into(),
@@ -244,10 +243,6 @@ impl Terminal {
             move || parser_loop(parser_rx, screen, input, host)
         })?;
 
-        let tmux = match config.persistence {
-            Persistence::Tmux(session) => Some(session),
-            _ => None,
-        };
         Ok(Self {
             screen,
             input: input_tx,
