@@ -8,7 +8,7 @@ use crate::ui_thread::run_on_ui;
 use crate::url_policy;
 use cef::{sys, ImplBrowser, ImplBrowserHost, ImplFrame};
 use parking_lot::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -159,7 +159,7 @@ pub(crate) struct BrowserShared {
     pub(crate) frame_rate: Mutex<u32>,
     pub(crate) closed: AtomicBool,
     /// Device pixels per CSS pixel (the `f32` bits), reported through `get_screen_info`.
-    pub(crate) scale: std::sync::atomic::AtomicU32,
+    pub(crate) scale: AtomicU32,
 }
 
 impl BrowserShared {
@@ -178,7 +178,7 @@ impl BrowserShared {
             opener,
             frame_rate: Mutex::new(frame_rate),
             closed: AtomicBool::new(false),
-            scale: std::sync::atomic::AtomicU32::new(1.0f32.to_bits()),
+            scale: AtomicU32::new(1.0f32.to_bits()),
         }
     }
 

@@ -115,11 +115,16 @@ extern "C" fn raw_get_view_rect(_self: *mut sys::_cef_render_handler_t, browser:
         let id = browser_identifier(browser);
         release_arg(browser);
         if let Some(rect) = rect.as_mut() {
-            let (w, h) = id.and_then(crate::registry::view_size).unwrap_or(crate::browser::DEFAULT_POPUP_SIZE);
-            // A 0×0 view kills the browser process: never report less than 1×1.
-            *rect = sys::_cef_rect_t { x: 0, y: 0, width: w.max(1), height: h.max(1) };
+            *rect = view_rect(id.and_then(crate::registry::view_size));
         }
     }
+}
+
+/// The view rectangle reported to CEF for a browser's CSS size (a popup's default
+/// before it is known). A 0×0 view kills the browser process: never less than 1×1.
+fn view_rect(size: Option<(i32, i32)>) -> sys::_cef_rect_t {
+    let (w, h) = size.unwrap_or(crate::browser::DEFAULT_POPUP_SIZE);
+    sys::_cef_rect_t { x: 0, y: 0, width: w.max(1), height: h.max(1) }
 }
 
 extern "C" fn raw_get_screen_info(
@@ -132,9 +137,9 @@ extern "C" fn raw_get_screen_info(
         let id = browser_identifier(browser);
         release_arg(browser);
         let Some(info) = info.as_mut() else { return 0 };
-        let (w, h) = id.and_then(crate::registry::view_size).unwrap_or(crate::browser::DEFAULT_POPUP_SIZE);
-        let view = sys::_cef_rect_t { x: 0, y: 0, width: w.max(1), height: h.max(1) };
-        info.device_scale_factor = id.and_then(crate::registry::scale).unwrap_or(1.0);
+        let shared = id.and_then(crate::registry::by_cef);
+        let view = view_rect(shared.as_ref().map(|s| *s.size.lock()));
+        info.device_scale_factor = shared.map_or(1.0, |s| s.scale());
         info.depth = 24;
         info.depth_per_component = 8;
         info.is_monochrome = 0;

@@ -83,11 +83,6 @@ pub(crate) fn all() -> Vec<Arc<BrowserShared>> {
     table().lock().by_id.values().cloned().collect()
 }
 
-/// The device scale factor of a CEF browser (for the raw `get_screen_info`).
-pub(crate) fn scale(cef_id: i32) -> Option<f32> {
-    by_cef(cef_id).map(|s| s.scale())
-}
-
 /// The view size of a CEF browser (for the raw `get_view_rect`).
 pub(crate) fn view_size(cef_id: i32) -> Option<(i32, i32)> {
     by_cef(cef_id).map(|s| *s.size.lock())
