@@ -133,8 +133,9 @@ pub fn view_geometry(rect: &Rect, zoom: f64) -> ((u32, u32), f32) {
     let w = f64::from(body.w).round().clamp(1.0, edge);
     let h = f64::from(body.h).round().clamp(1.0, edge);
     let (min, max) = cef_bridge::SCALE_RANGE;
+    // w and h are at most the edge, so this is at least 1: above the smallest scale.
     let fits = (edge / w.max(h)) as f32;
-    let scale = (zoom as f32).clamp(min, max).min(fits).max(min.min(fits));
+    let scale = (zoom as f32).clamp(min, max).min(fits);
     ((w as u32, h as u32), scale)
 }
 
@@ -165,10 +166,9 @@ impl Runtime {
                     if b.view_size() != (w, h) {
                         let _ = b.resize(w, h);
                     }
-                    if b.scale() != scale {
-                        if let Err(e) = b.set_scale(scale) {
-                            tracing::debug!(%tab, error = %e, "view scale not changed");
-                        }
+                    // A no-op when unchanged.
+                    if let Err(e) = b.set_scale(scale) {
+                        tracing::debug!(%tab, error = %e, "view scale not changed");
                     }
                 }
                 None => {
