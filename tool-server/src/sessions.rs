@@ -256,22 +256,26 @@ impl SessionStore {
         if !valid_node_id(node_id) {
             return None;
         }
-        let bytes = files::read_private(&self.dir, &format!("{node_id}.json"), SESSION_FILE_LIMIT).ok()??;
-        serde_json::from_slice::<ToolSession>(&bytes).ok().map(|s| s.status)
+        self.stored(&format!("{node_id}.json")).map(|s| s.status)
     }
 
     fn persisted_token(&self, file: &str, identity: &ToolIdentity) -> Option<SessionToken> {
-        let bytes = match files::read_private(&self.dir, file, SESSION_FILE_LIMIT) {
-            Ok(bytes) => bytes?,
-            Err(e) => {
-                tracing::warn!(node = %identity.node_id, error = %e, "ignoring unreadable session file");
-                return None;
-            }
-        };
-        let stored: ToolSession = serde_json::from_slice(&bytes).ok()?;
+        let stored = self.stored(file)?;
         // Deserialization does not validate the token's shape; check it here.
         (stored.identity == *identity && is_token(stored.token.0.as_bytes()))
             .then_some(stored.token)
+    }
+
+    /// The session saved in `file`, if it is there and readable.
+    fn stored(&self, file: &str) -> Option<ToolSession> {
+        let bytes = match files::read_private(&self.dir, file, SESSION_FILE_LIMIT) {
+            Ok(bytes) => bytes?,
+            Err(e) => {
+                tracing::warn!(file, error = %e, "ignoring unreadable session file");
+                return None;
+            }
+        };
+        serde_json::from_slice(&bytes).ok()
     }
 
     /// Deletes the node's session file and forgets the session; queued work
