@@ -154,24 +154,28 @@ fn build(shape: &Shape, t: &Template, outer: &str, smuggled: &str) -> Vec<u8> {
         Shape::ClAndTe { cl_covers_all, te } => {
             let chunks = chunked(&body);
             let cl = if *cl_covers_all { chunks.len() + hidden.len() } else { 5 };
-            format!("{}Content-Length: {cl}\r\nTransfer-Encoding: {te}\r\n\r\n{chunks}{hidden}", t.head("")).into_bytes()
+            format!("{}Content-Length: {cl}\r\nTransfer-Encoding: {te}\r\n\r\n{chunks}{hidden}", t.head(""))
+                .into_bytes()
         }
         Shape::DuplicateCl { same } => {
             let long = body.len() + hidden.len();
             let first = if *same { long } else { body.len() };
-            format!("{}Content-Length: {first}\r\nContent-Length: {long}\r\n\r\n{body}{hidden}", t.head("")).into_bytes()
+            format!("{}Content-Length: {first}\r\nContent-Length: {long}\r\n\r\n{body}{hidden}", t.head(""))
+                .into_bytes()
         }
-        Shape::OddCl(value) => {
-            format!("{}Content-Length: {value}\r\n\r\n{body}{hidden}", t.head("")).into_bytes()
-        }
+        Shape::OddCl(value) => format!("{}Content-Length: {value}\r\n\r\n{body}{hidden}", t.head("")).into_bytes(),
         Shape::OddChunk(size) => {
-            format!("{}Transfer-Encoding: chunked\r\n\r\n{size}\r\n{body}\r\n0\r\n\r\n{hidden}", t.head("")).into_bytes()
+            format!("{}Transfer-Encoding: chunked\r\n\r\n{size}\r\n{body}\r\n0\r\n\r\n{hidden}", t.head(""))
+                .into_bytes()
         }
         Shape::ObsFold { header } => {
             let folded = match *header {
                 "host" => format!("{} {} HTTP/1.1\r\nHost:\r\n {}\r\n{}", t.method, t.path, t.host, t.headers),
                 "content-length" => t.head(""),
-                _ => format!("{} {} HTTP/1.1\r\nHost: {}\r\nX-Folded: a\r\n\tb\r\n{}", t.method, t.path, t.host, t.headers),
+                _ => format!(
+                    "{} {} HTTP/1.1\r\nHost: {}\r\nX-Folded: a\r\n\tb\r\n{}",
+                    t.method, t.path, t.host, t.headers
+                ),
             };
             let framing = if *header == "content-length" {
                 format!("Content-Length:\r\n {}\r\n", body.len())
@@ -367,7 +371,12 @@ impl Exchange {
     /// Fails the case when a reply has a status no correct peer would answer `sent` with.
     pub fn check_statuses(&self, sent: &[u8]) -> Result<(), TestCaseError> {
         for reply in &self.replies {
-            prop_assert!(reply.has_expected_status(), "unexpected status {} for {:?}", reply.status, String::from_utf8_lossy(sent));
+            prop_assert!(
+                reply.has_expected_status(),
+                "unexpected status {} for {:?}",
+                reply.status,
+                String::from_utf8_lossy(sent)
+            );
         }
         Ok(())
     }

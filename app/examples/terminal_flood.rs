@@ -18,7 +18,9 @@ use alacritty_terminal::event::VoidListener;
 use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi::Processor;
-use canvas_render::{Camera, Color, NodeContent, NodeKind, NodeView, Rect, Renderer, RendererConfig, Scene, Theme, Vec2};
+use canvas_render::{
+    Camera, Color, NodeContent, NodeKind, NodeView, Rect, Renderer, RendererConfig, Scene, Theme, Vec2,
+};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -80,7 +82,13 @@ fn baseline(bytes: &[u8], cols: usize, rows: usize) -> Duration {
 
 /// Floods a terminal node; with `render` draws full frames meanwhile. Returns
 /// (time to last byte in grid, frames rendered).
-fn node_flood(file: &Path, sentinel: &str, size: TermSize, mut render: Option<&mut Renderer>, rect: Rect) -> Result<(Duration, u64), String> {
+fn node_flood(
+    file: &Path,
+    sentinel: &str,
+    size: TermSize,
+    mut render: Option<&mut Renderer>,
+    rect: Rect,
+) -> Result<(Duration, u64), String> {
     let (tx, rx) = mpsc::channel();
     let host = Arc::new(FloodHost { done: parking_lot::Mutex::new(Some(tx)) });
     let cwd = std::env::temp_dir();
@@ -92,9 +100,21 @@ fn node_flood(file: &Path, sentinel: &str, size: TermSize, mut render: Option<&m
     let (end, status) = loop {
         if let Some(r) = render.as_deref_mut() {
             let grid = grid_view(&term.snapshot(), true);
-            let node = NodeView { id: 1, rect, z: 0, kind: NodeKind::Terminal, title: "cat".into(), color: Color::hex(0x3ecf6e), badge: None, focused: true, selected: false, content: NodeContent::Terminal(grid) };
+            let node = NodeView {
+                id: 1,
+                rect,
+                z: 0,
+                kind: NodeKind::Terminal,
+                title: "cat".into(),
+                color: Color::hex(0x3ecf6e),
+                badge: None,
+                focused: true,
+                selected: false,
+                content: NodeContent::Terminal(grid),
+            };
             let scene = Scene { background: Theme::default().canvas, nodes: vec![node], links: vec![] };
-            r.render_to_rgba(&scene, &Camera::new(Vec2::new(-20.0, -20.0), 1.0), FRAME.0, FRAME.1).map_err(|e| e.to_string())?;
+            r.render_to_rgba(&scene, &Camera::new(Vec2::new(-20.0, -20.0), 1.0), FRAME.0, FRAME.1)
+                .map_err(|e| e.to_string())?;
             frames += 1;
             if let Ok(done) = rx.try_recv() {
                 break done;
@@ -140,11 +160,29 @@ fn main() -> Result<(), String> {
     let base = baseline(&bytes, cols.into(), rows.into());
     println!("alacritty_terminal alone:       {:>7.2} s  {:>7.1} MB/s", base.as_secs_f64(), mb_s(bytes.len(), base));
     let (pty, _) = node_flood(&file, &sentinel, size, None, rect)?;
-    println!("terminal node, no frames:       {:>7.2} s  {:>7.1} MB/s  ratio {:.2}x", pty.as_secs_f64(), mb_s(bytes.len(), pty), base.as_secs_f64() / pty.as_secs_f64());
+    println!(
+        "terminal node, no frames:       {:>7.2} s  {:>7.1} MB/s  ratio {:.2}x",
+        pty.as_secs_f64(),
+        mb_s(bytes.len(), pty),
+        base.as_secs_f64() / pty.as_secs_f64()
+    );
     let (drawn, frames) = node_flood(&file, &sentinel, size, Some(&mut renderer), rect)?;
-    println!("terminal node, frames drawn:    {:>7.2} s  {:>7.1} MB/s  ratio {:.2}x", drawn.as_secs_f64(), mb_s(bytes.len(), drawn), base.as_secs_f64() / drawn.as_secs_f64());
-    println!("canvas frames during the flood: {frames} in {:.2} s = {:.1} frames/s ({FRAME:?}, read back each frame)", drawn.as_secs_f64(), frames as f64 / drawn.as_secs_f64());
+    println!(
+        "terminal node, frames drawn:    {:>7.2} s  {:>7.1} MB/s  ratio {:.2}x",
+        drawn.as_secs_f64(),
+        mb_s(bytes.len(), drawn),
+        base.as_secs_f64() / drawn.as_secs_f64()
+    );
+    println!(
+        "canvas frames during the flood: {frames} in {:.2} s = {:.1} frames/s ({FRAME:?}, read back each frame)",
+        drawn.as_secs_f64(),
+        frames as f64 / drawn.as_secs_f64()
+    );
     let base2 = baseline(&bytes, cols.into(), rows.into());
-    println!("alacritty_terminal alone again: {:>7.2} s  {:>7.1} MB/s (drift check)", base2.as_secs_f64(), mb_s(bytes.len(), base2));
+    println!(
+        "alacritty_terminal alone again: {:>7.2} s  {:>7.1} MB/s (drift check)",
+        base2.as_secs_f64(),
+        mb_s(bytes.len(), base2)
+    );
     Ok(())
 }

@@ -44,7 +44,11 @@ impl Conn {
                 let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
                 let len = head
                     .lines()
-                    .find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("content-length")).and_then(|(_, v)| v.trim().parse::<usize>().ok()))
+                    .find_map(|l| {
+                        l.split_once(':')
+                            .filter(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+                            .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+                    })
                     .unwrap_or(0);
                 let total = end + 4 + len;
                 while self.buf.len() < total {
@@ -95,7 +99,9 @@ fn start_hello() -> SocketAddr {
                         let _ = req.into_body().collect().await;
                         Ok::<_, std::convert::Infallible>(hyper::Response::new(Full::new(Bytes::from_static(b"hello"))))
                     });
-                    let _ = hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                        .await;
                 });
             }
         });
@@ -185,8 +191,13 @@ fn main() {
         std::process::exit(2);
     };
     let tools = data.join("agent-tools");
-    let endpoint: serde_json::Value = serde_json::from_slice(&std::fs::read(tools.join("endpoint.json")).expect("endpoint.json")).expect("endpoint JSON");
-    let session: serde_json::Value = serde_json::from_slice(&std::fs::read(tools.join("sessions").join(format!("{node}.json"))).expect("session file")).expect("session JSON");
+    let endpoint: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tools.join("endpoint.json")).expect("endpoint.json"))
+            .expect("endpoint JSON");
+    let session: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(tools.join("sessions").join(format!("{node}.json"))).expect("session file"),
+    )
+    .expect("session JSON");
     let token = session["token"].as_str().expect("token").to_owned();
     let url = endpoint["url"].as_str().expect("url");
     let tool_addr: SocketAddr = url.trim_start_matches("http://").parse().expect("endpoint address");
@@ -222,10 +233,28 @@ fn main() {
     let rps = |l: &Load| l.requests as f64 / l.seconds;
     println!("{CLIENTS} keep-alive clients, {secs} s each");
     println!("{:<28} {:>10} {:>9} {:>9} {:>7}", "", "req/s", "p50 ms", "p99 ms", "errors");
-    println!("{:<28} {:>10.0} {:>9.3} {:>9.3} {:>7}", "hyper hello (baseline)", rps(&hello), ms(hello.p50), ms(hello.p99), hello.errors);
-    println!("{:<28} {:>10.0} {:>9.3} {:>9.3} {:>7}", "tool server session_info", rps(&tool), ms(tool.p50), ms(tool.p99), tool.errors);
+    println!(
+        "{:<28} {:>10.0} {:>9.3} {:>9.3} {:>7}",
+        "hyper hello (baseline)",
+        rps(&hello),
+        ms(hello.p50),
+        ms(hello.p99),
+        hello.errors
+    );
+    println!(
+        "{:<28} {:>10.0} {:>9.3} {:>9.3} {:>7}",
+        "tool server session_info",
+        rps(&tool),
+        ms(tool.p50),
+        ms(tool.p99),
+        tool.errors
+    );
     println!("throughput ratio session_info / hello: {:.2}x (goal >= 0.5x)", rps(&tool) / rps(&hello).max(1.0));
-    println!("p99 ratio session_info / hello: {:.2}x; session_info p99 {:.3} ms (goal < 5 ms)", ms(tool.p99) / ms(hello.p99).max(1e-6), ms(tool.p99));
+    println!(
+        "p99 ratio session_info / hello: {:.2}x; session_info p99 {:.3} ms (goal < 5 ms)",
+        ms(tool.p99) / ms(hello.p99).max(1e-6),
+        ms(tool.p99)
+    );
     println!(
         "canvas_move round trip ({} calls, {} failed): p50 {:.3} ms, p99 {:.3} ms ({:.1}x the session_info p50)",
         lat.len(),

@@ -13,7 +13,12 @@ pub fn run(folder: &Path, output: &Path, size: (u32, u32), timeout: Duration) ->
     }
     // A private, throw-away data dir: a CI shot never touches the user's workspace or profile.
     let data = tempfile::tempdir().context("cannot create a temporary data dir")?;
-    let config = RuntimeConfig { data_dir: data.path().to_path_buf(), project: Some(folder.to_path_buf()), browser_control: false, views_follow_zoom: false };
+    let config = RuntimeConfig {
+        data_dir: data.path().to_path_buf(),
+        project: Some(folder.to_path_buf()),
+        browser_control: false,
+        views_follow_zoom: false,
+    };
     let waker = Waker::new();
     let mut rt = headless::start_runtime(config, cef_bridge::DisplayMode::Headless, waker.clone())?;
     let problems: Vec<String> = rt.notices.iter().filter(|n| n.warning).map(|n| n.text.clone()).collect();
@@ -34,7 +39,9 @@ pub fn run(folder: &Path, output: &Path, size: (u32, u32), timeout: Duration) ->
         .iter()
         .filter_map(|(_, b)| {
             let expr = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))";
-            b.devtools().request("Runtime.evaluate", serde_json::json!({"expression": expr, "awaitPromise": true}), None).ok()
+            b.devtools()
+                .request("Runtime.evaluate", serde_json::json!({"expression": expr, "awaitPromise": true}), None)
+                .ok()
         })
         .collect();
     rt.run_until(&waker, timeout, |_| pending.iter().all(|p| !p.receiver().is_empty()));
@@ -48,7 +55,8 @@ pub fn run(folder: &Path, output: &Path, size: (u32, u32), timeout: Duration) ->
     let image = image?;
     let png = image.to_png().map_err(|e| anyhow::anyhow!("PNG encoding failed: {e}"))?;
     let dir = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write into {}", dir.display()))?;
+    let mut tmp =
+        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write into {}", dir.display()))?;
     std::io::Write::write_all(&mut tmp, &png)?;
     tmp.as_file().sync_all()?;
     tmp.persist(output).map_err(|e| e.error).with_context(|| format!("cannot write {}", output.display()))?;

@@ -78,7 +78,8 @@ struct ShotArgs {
 }
 
 fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 
@@ -113,7 +114,12 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Shot(a)) if a.canvas.is_some() => {
             let folder = a.canvas.clone().unwrap_or_default();
-            let (w, h) = termsprawl::canvas_shot::run(&folder, &a.output, (a.size.width, a.size.height), Duration::from_secs(a.timeout.max(1)))?;
+            let (w, h) = termsprawl::canvas_shot::run(
+                &folder,
+                &a.output,
+                (a.size.width, a.size.height),
+                Duration::from_secs(a.timeout.max(1)),
+            )?;
             eprintln!("termsprawl: wrote {} ({w}x{h})", a.output.display());
             Ok(())
         }
@@ -146,9 +152,18 @@ fn run_app(args: AppArgs) -> Result<()> {
         anyhow::bail!("no display found (DISPLAY is not set): run under X (or Xvfb), or pass --headless");
     }
     if !args.headless {
-        let config = RuntimeConfig { data_dir, project: args.project.clone(), browser_control: args.agent_browser_control, views_follow_zoom: true };
+        let config = RuntimeConfig {
+            data_dir,
+            project: args.project.clone(),
+            browser_control: args.agent_browser_control,
+            views_follow_zoom: true,
+        };
         let stop = Arc::new(AtomicBool::new(false));
-        let service_options = termsprawl::runtime::services::ServiceOptions { agents: args.agent.clone(), enable_browser_control: args.agent_browser_control, cdp: args.cdp };
+        let service_options = termsprawl::runtime::services::ServiceOptions {
+            agents: args.agent.clone(),
+            enable_browser_control: args.agent_browser_control,
+            cdp: args.cdp,
+        };
         // The same servers as headless, started once the runtime exists and closed before the engine stops.
         let start = move |rt: &mut termsprawl::runtime::Runtime| -> Result<termsprawl::runtime::services::Services> {
             let services = termsprawl::runtime::services::start_services(rt, &service_options)?;
@@ -158,7 +173,12 @@ fn run_app(args: AppArgs) -> Result<()> {
         };
         return termsprawl::window::run(config, stop, start, |services, rt| services.close(rt));
     }
-    let config = RuntimeConfig { data_dir, project: args.project.clone(), browser_control: args.agent_browser_control, views_follow_zoom: false };
+    let config = RuntimeConfig {
+        data_dir,
+        project: args.project.clone(),
+        browser_control: args.agent_browser_control,
+        views_follow_zoom: false,
+    };
     let waker = Waker::new();
     let mut rt = headless::start_runtime(config, display, waker.clone())?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -167,7 +187,11 @@ fn run_app(args: AppArgs) -> Result<()> {
         return Err(anyhow::Error::new(e).context("cannot install signal handlers"));
     }
     println!("termsprawl: headless, data dir {}", rt.data_dir().display());
-    let service_options = termsprawl::runtime::services::ServiceOptions { agents: args.agent.clone(), enable_browser_control: args.agent_browser_control, cdp: args.cdp };
+    let service_options = termsprawl::runtime::services::ServiceOptions {
+        agents: args.agent.clone(),
+        enable_browser_control: args.agent_browser_control,
+        cdp: args.cdp,
+    };
     let services = match termsprawl::runtime::services::start_services(&mut rt, &service_options) {
         Ok(s) => s,
         Err(e) => {

@@ -5,7 +5,10 @@
 //! capture succeeded (the PNG is written to a temp file and renamed).
 
 use base64::Engine as _;
-use cef_bridge::{url_policy, BrowserEvent, ChromiumLog, BrowserOptions, DevToolsChannel, DisplayMode, Engine, EngineConfig, EngineHost, Profile};
+use cef_bridge::{
+    url_policy, BrowserEvent, BrowserOptions, ChromiumLog, DevToolsChannel, DisplayMode, Engine, EngineConfig,
+    EngineHost, Profile,
+};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -30,7 +33,10 @@ impl std::str::FromStr for WaitFor {
         match s {
             "load" => Ok(WaitFor::Load),
             "networkidle" => Ok(WaitFor::NetworkIdle),
-            ms => ms.parse::<u64>().map(WaitFor::Delay).map_err(|_| format!("--wait takes load, networkidle or milliseconds, not '{ms}'")),
+            ms => ms
+                .parse::<u64>()
+                .map(WaitFor::Delay)
+                .map_err(|_| format!("--wait takes load, networkidle or milliseconds, not '{ms}'")),
         }
     }
 }
@@ -133,8 +139,15 @@ pub fn run(req: &ShotRequest) -> Result<(u32, u32), ShotError> {
     let events = Arc::new(Events::default());
     let downloads = std::env::temp_dir().join(format!("termsprawl-shot-downloads-{}", std::process::id()));
     // stderr is for the one-line reason; Chromium's own chatter stays out unless asked for.
-    let log_level = if std::env::var_os("TERMSPRAWL_CHROMIUM_LOG").is_some() { ChromiumLog::Warning } else { ChromiumLog::Fatal };
-    let config = EngineConfig { profile: Profile::Ephemeral, display: DisplayMode::Headless, downloads_dir: downloads, log_file: None, log_level };
+    let log_level =
+        if std::env::var_os("TERMSPRAWL_CHROMIUM_LOG").is_some() { ChromiumLog::Warning } else { ChromiumLog::Fatal };
+    let config = EngineConfig {
+        profile: Profile::Ephemeral,
+        display: DisplayMode::Headless,
+        downloads_dir: downloads,
+        log_file: None,
+        log_level,
+    };
     let engine = Engine::start(config, events.clone())?;
     let result = capture(&engine, &events, &url, req);
     engine.shutdown();
@@ -166,7 +179,8 @@ impl Session<'_> {
 
 fn capture(engine: &Engine, events: &Events, url: &str, req: &ShotRequest) -> Result<Vec<u8>, ShotError> {
     let deadline = Instant::now() + req.timeout;
-    let browser = engine.create_browser(&BrowserOptions::new(url_policy::ABOUT_BLANK, req.size.width, req.size.height))?;
+    let browser =
+        engine.create_browser(&BrowserOptions::new(url_policy::ABOUT_BLANK, req.size.width, req.size.height))?;
     let s = Session { engine, channel: browser.devtools(), deadline, timeout: req.timeout };
     let page_events = s.channel.subscribe();
     s.call("Page.enable", json!({}))?;
@@ -188,12 +202,19 @@ fn capture(engine: &Engine, events: &Events, url: &str, req: &ShotRequest) -> Re
     let mut refused = None;
     engine.pump_until(deadline.saturating_duration_since(Instant::now()), || {
         while let Ok(e) = page_events.try_recv() {
-            let ours = e.params.get("loaderId").and_then(Value::as_str).is_some_and(|l| loader_id.is_empty() || l == loader_id);
-            if e.method == "Page.lifecycleEvent" && ours && e.params.get("name").and_then(Value::as_str) == Some(wanted) {
+            let ours = e
+                .params
+                .get("loaderId")
+                .and_then(Value::as_str)
+                .is_some_and(|l| loader_id.is_empty() || l == loader_id);
+            if e.method == "Page.lifecycleEvent" && ours && e.params.get("name").and_then(Value::as_str) == Some(wanted)
+            {
                 ready = true;
             }
         }
-        if let Some(BrowserEvent::NavigationBlocked { url, .. }) = events.0.lock().iter().find(|e| matches!(e, BrowserEvent::NavigationBlocked { .. })) {
+        if let Some(BrowserEvent::NavigationBlocked { url, .. }) =
+            events.0.lock().iter().find(|e| matches!(e, BrowserEvent::NavigationBlocked { .. }))
+        {
             refused = Some(url.clone());
         }
         ready || refused.is_some()
@@ -219,19 +240,33 @@ fn capture(engine: &Engine, events: &Events, url: &str, req: &ShotRequest) -> Re
             return Err(ShotError::DevTools(format!("selector '{sel}': {}", msg.lines().next().unwrap_or(msg))));
         }
         tracing::debug!(reply = %r, "selector lookup");
-        let rect = r.pointer("/result/value").filter(|v| v.is_object()).ok_or_else(|| ShotError::NoSuchElement(sel.clone()))?;
-        params["clip"] = json!({"x": rect["x"], "y": rect["y"], "width": rect["width"], "height": rect["height"], "scale": 1});
+        let rect = r
+            .pointer("/result/value")
+            .filter(|v| v.is_object())
+            .ok_or_else(|| ShotError::NoSuchElement(sel.clone()))?;
+        params["clip"] =
+            json!({"x": rect["x"], "y": rect["y"], "width": rect["width"], "height": rect["height"], "scale": 1});
         params["captureBeyondViewport"] = json!(true);
     } else if req.full_page {
         let m = s.call("Page.getLayoutMetrics", json!({}))?;
-        let h = m.pointer("/cssContentSize/height").and_then(Value::as_f64).unwrap_or(req.size.height as f64).ceil().max(1.0);
+        let h = m
+            .pointer("/cssContentSize/height")
+            .and_then(Value::as_f64)
+            .unwrap_or(req.size.height as f64)
+            .ceil()
+            .max(1.0);
         let h = h.min(cef_bridge::MAX_VIEW_EDGE as f64);
         params["clip"] = json!({"x": 0, "y": 0, "width": req.size.width, "height": h, "scale": 1});
         params["captureBeyondViewport"] = json!(true);
     }
     let shot = s.call("Page.captureScreenshot", params)?;
-    let data = shot.get("data").and_then(Value::as_str).ok_or_else(|| ShotError::DevTools("captureScreenshot returned no data".into()))?;
-    let png = base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| ShotError::DevTools(format!("screenshot data: {e}")))?;
+    let data = shot
+        .get("data")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ShotError::DevTools("captureScreenshot returned no data".into()))?;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| ShotError::DevTools(format!("screenshot data: {e}")))?;
     let _ = browser.close();
     Ok(png)
 }

@@ -6,7 +6,8 @@ mod support;
 use std::process::Command;
 use termsprawl::model::{persist, Camera, Node, NodeKind, Project, ProjectId, Rect};
 
-const PAGE: &str = "<!doctype html><title>green page</title><style>html,body{margin:0;height:100%;background:rgb(0,200,0)}</style>";
+const PAGE: &str =
+    "<!doctype html><title>green page</title><style>html,body{margin:0;height:100%;background:rgb(0,200,0)}</style>";
 
 #[test]
 fn renders_saved_canvas_with_live_browser_content() {
@@ -15,12 +16,20 @@ fn renders_saved_canvas_with_live_browser_content() {
     let folder = dir.path().join("proj");
     std::fs::create_dir_all(&folder).unwrap();
     let browser = Node::new(NodeKind::browser(&url).unwrap(), "page", Rect { x: 0.0, y: 0.0, w: 400.0, h: 300.0 });
-    let sticky = Node::new(NodeKind::Sticky { text: "Remember the milk".into() }, "note", Rect { x: 440.0, y: 0.0, w: 240.0, h: 160.0 });
-    let (project, repairs) = Project::from_nodes(ProjectId::generate(), "proj", &folder, Camera::default(), vec![browser, sticky], 3).unwrap();
+    let sticky = Node::new(
+        NodeKind::Sticky { text: "Remember the milk".into() },
+        "note",
+        Rect { x: 440.0, y: 0.0, w: 240.0, h: 160.0 },
+    );
+    let (project, repairs) =
+        Project::from_nodes(ProjectId::generate(), "proj", &folder, Camera::default(), vec![browser, sticky], 3)
+            .unwrap();
     assert!(repairs.is_empty());
     persist::save_layout(&project, None).unwrap();
 
-    let out = std::env::var("CANVAS_SHOT_KEEP").map(std::path::PathBuf::from).unwrap_or_else(|_| dir.path().join("canvas.png"));
+    let out = std::env::var("CANVAS_SHOT_KEEP")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| dir.path().join("canvas.png"));
     let status = Command::new(env!("CARGO_BIN_EXE_termsprawl"))
         .args(["shot", "--canvas", folder.to_str().unwrap(), "-o", out.to_str().unwrap(), "--size", "800x400"])
         .env("XDG_RUNTIME_DIR", dir.path())
@@ -37,7 +46,11 @@ fn renders_saved_canvas_with_live_browser_content() {
         let p = img.pixel(x, y).unwrap();
         p[0] < 40 && p[1] > 170 && p[2] < 40
     });
-    assert!(green.count() > 5000, "browser content missing from the canvas; stderr: {}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        green.count() > 5000,
+        "browser content missing from the canvas; stderr: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
     // The sticky's yellow body on the right half.
     let yellowish = (0..img.height).flat_map(|y| (img.width / 2..img.width).map(move |x| (x, y))).filter(|&(x, y)| {
         let p = img.pixel(x, y).unwrap();
@@ -50,7 +63,10 @@ fn renders_saved_canvas_with_live_browser_content() {
 fn refuses_a_missing_folder() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.png");
-    let o = Command::new(env!("CARGO_BIN_EXE_termsprawl")).args(["shot", "--canvas", "/nonexistent/folder", "-o", out.to_str().unwrap()]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_termsprawl"))
+        .args(["shot", "--canvas", "/nonexistent/folder", "-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a project folder"));
     assert!(!out.exists());

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use tool_server::{
-    guide, write_private_json, ExecuteFuture, GuideTopic, IntegrationState, IntegrationStatus,
-    Operation, ToolHost, ToolIdentity, ToolRequest, ToolServer, AGENT_TOOLS,
+    guide, write_private_json, ExecuteFuture, GuideTopic, IntegrationState, IntegrationStatus, Operation, ToolHost,
+    ToolIdentity, ToolRequest, ToolServer, AGENT_TOOLS,
 };
 
 const CTL: &str = env!("CARGO_BIN_EXE_termsprawl-ctl");
@@ -70,8 +70,7 @@ struct Run {
 
 impl Run {
     fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}"))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}"))
     }
 
     /// Asserts exit status 1 with exactly one stderr line containing `needle`.
@@ -93,11 +92,7 @@ impl Run {
 impl Fixture {
     fn start() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        let mut fixture = Fixture {
-            dir,
-            server: None,
-            token: String::new(),
-        };
+        let mut fixture = Fixture { dir, server: None, token: String::new() };
         fixture.restart(false);
         fixture
     }
@@ -120,11 +115,7 @@ impl Fixture {
         drop(self.server.take());
         let server = ToolServer::start(&self.data(), Arc::new(EchoHost)).unwrap();
         let session = server
-            .provision(
-                ToolIdentity::new(NODE, PROJECT),
-                IntegrationStatus::new(IntegrationState::Ready),
-                reuse,
-            )
+            .provision(ToolIdentity::new(NODE, PROJECT), IntegrationStatus::new(IntegrationState::Ready), reuse)
             .unwrap();
         self.token = session.token.expose().to_owned();
         self.server = Some(server);
@@ -163,11 +154,7 @@ impl Fixture {
     /// Runs to completion and checks the token never appears in the output.
     fn run_command(&self, mut command: Command, stdin: Option<&str>) -> Run {
         command
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
+            .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = command.spawn().unwrap();
@@ -197,17 +184,9 @@ fn session_info_prints_the_identity_as_json() {
     assert!(run.stderr.is_empty(), "{run:?}");
     assert!(run.stdout.contains("\n  \""), "pretty-printed: {run:?}");
     let value = run.json();
-    assert_eq!(
-        value["identity"],
-        json!({"nodeId": NODE, "projectId": PROJECT})
-    );
+    assert_eq!(value["identity"], json!({"nodeId": NODE, "projectId": PROJECT}));
     assert_eq!(value["endpoint"]["url"], fixture.server().url());
-    let operations: Vec<&str> = value["operations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let operations: Vec<&str> = value["operations"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     let expected: Vec<&str> = Operation::ALL.iter().map(|op| op.name()).collect();
     assert_eq!(operations, expected);
     // A plain CLI call announces no adapter, so the status is unchanged.
@@ -218,17 +197,8 @@ fn session_info_prints_the_identity_as_json() {
 fn flags_override_the_environment() {
     let fixture = Fixture::start();
     let data = fixture.data();
-    let mut command = fixture.ctl(&[
-        "--data-dir",
-        data.to_str().unwrap(),
-        "--node",
-        NODE,
-        "call",
-        "session_info",
-    ]);
-    command
-        .env("TERMSPRAWL_NODE_ID", "someone-else")
-        .env("TERMSPRAWL_DATA_DIR", fixture.dir.path().join("elsewhere"));
+    let mut command = fixture.ctl(&["--data-dir", data.to_str().unwrap(), "--node", NODE, "call", "session_info"]);
+    command.env("TERMSPRAWL_NODE_ID", "someone-else").env("TERMSPRAWL_DATA_DIR", fixture.dir.path().join("elsewhere"));
     let run = fixture.run_command(command, None);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(run.json()["identity"]["nodeId"], NODE);
@@ -236,9 +206,7 @@ fn flags_override_the_environment() {
     // Without either, the XDG default is used, which holds no server here.
     let mut command = fixture.ctl(&["call", "session_info"]);
     command.env_remove("TERMSPRAWL_DATA_DIR");
-    fixture
-        .run_command(command, None)
-        .assert_failed("the tool server is not running");
+    fixture.run_command(command, None).assert_failed("the tool server is not running");
 }
 
 #[test]
@@ -246,33 +214,22 @@ fn guides_online_and_offline() {
     let fixture = Fixture::start();
     let run = fixture.run(&["call", "guide_read", r#"{"topic":"canvas"}"#]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert_eq!(
-        run.json(),
-        json!({"topic": "canvas", "text": guide(GuideTopic::Canvas)})
-    );
+    assert_eq!(run.json(), json!({"topic": "canvas", "text": guide(GuideTopic::Canvas)}));
 
     // Offline: no identity and no server needed.
     let mut command = fixture.ctl(&["guide", "terminal"]);
-    command
-        .env_remove("TERMSPRAWL_NODE_ID")
-        .env("TERMSPRAWL_DATA_DIR", fixture.dir.path().join("none"));
+    command.env_remove("TERMSPRAWL_NODE_ID").env("TERMSPRAWL_DATA_DIR", fixture.dir.path().join("none"));
     let run = fixture.run_command(command, None);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(run.stdout, format!("{}\n", guide(GuideTopic::Terminal)));
 
-    fixture
-        .run(&["guide", "weather"])
-        .assert_usage("invalid value 'weather'");
+    fixture.run(&["guide", "weather"]).assert_usage("invalid value 'weather'");
 }
 
 #[test]
 fn canvas_operations_reach_the_host() {
     let fixture = Fixture::start();
-    let run = fixture.run(&[
-        "call",
-        "canvas_move",
-        r#"{"nodeId":"n-2","x":10,"y":-20.5}"#,
-    ]);
+    let run = fixture.run(&["call", "canvas_move", r#"{"nodeId":"n-2","x":10,"y":-20.5}"#]);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(
         run.json(),
@@ -285,10 +242,7 @@ fn canvas_operations_reach_the_host() {
     );
 
     // Arguments from stdin with `-`.
-    let run = fixture.run_stdin(
-        &["call", "canvas_select", "-"],
-        "{\"nodeIds\": [\"n-1\", \"n-3\"]}\n",
-    );
+    let run = fixture.run_stdin(&["call", "canvas_select", "-"], "{\"nodeIds\": [\"n-1\", \"n-3\"]}\n");
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(run.json()["args"], json!({"nodeIds": ["n-1", "n-3"]}));
 
@@ -302,18 +256,14 @@ fn canvas_operations_reach_the_host() {
 #[test]
 fn refused_calls_exit_1_with_one_line() {
     let fixture = Fixture::start();
-    fixture
-        .run(&["call", "canvas_teleport", "{}"])
-        .assert_failed("Unknown operation canvas_teleport");
+    fixture.run(&["call", "canvas_teleport", "{}"]).assert_failed("Unknown operation canvas_teleport");
     fixture
         .run(&["call", "canvas_move", r#"{"nodeId":"n","x":1,"y":2,"z":3}"#])
         .assert_failed("canvas_move does not accept argument z");
     fixture
         .run(&["call", "canvas_move", r#"{"nodeId":"n","x":1e9,"y":2}"#])
         .assert_failed("x must be between -1000000 and 1000000");
-    fixture
-        .run(&["call", "browser_list"])
-        .assert_failed("Enable agent browser control");
+    fixture.run(&["call", "browser_list"]).assert_failed("Enable agent browser control");
     // The host's two-line message arrives intact, on one line.
     let run = fixture.run(&["call", "terminal_close", r#"{"nodeId":"n-9"}"#]);
     run.assert_failed("terminal n-9 is not open (it was closed by the user)");
@@ -322,33 +272,19 @@ fn refused_calls_exit_1_with_one_line() {
 #[test]
 fn usage_errors_exit_2() {
     let fixture = Fixture::start();
-    fixture
-        .run(&["call", "canvas_list", "{nodeId: 1}"])
-        .assert_usage("arguments are not valid JSON");
-    fixture
-        .run(&["call", "canvas_list", "[\"n-1\"]"])
-        .assert_usage("arguments must be a JSON object");
-    fixture
-        .run_stdin(&["call", "canvas_list", "-"], "")
-        .assert_usage("arguments are not valid JSON");
-    fixture
-        .run(&["teleport"])
-        .assert_usage("unrecognized subcommand 'teleport'");
+    fixture.run(&["call", "canvas_list", "{nodeId: 1}"]).assert_usage("arguments are not valid JSON");
+    fixture.run(&["call", "canvas_list", "[\"n-1\"]"]).assert_usage("arguments must be a JSON object");
+    fixture.run_stdin(&["call", "canvas_list", "-"], "").assert_usage("arguments are not valid JSON");
+    fixture.run(&["teleport"]).assert_usage("unrecognized subcommand 'teleport'");
     fixture.run(&["call"]).assert_usage("<OPERATION>");
-    fixture
-        .run(&["--node", "../etc", "call", "session_info"])
-        .assert_usage("invalid node id");
+    fixture.run(&["--node", "../etc", "call", "session_info"]).assert_usage("invalid node id");
 
     let mut command = fixture.ctl(&["call", "session_info"]);
     command.env_remove("TERMSPRAWL_NODE_ID");
-    fixture
-        .run_command(command, None)
-        .assert_usage("set TERMSPRAWL_NODE_ID");
+    fixture.run_command(command, None).assert_usage("set TERMSPRAWL_NODE_ID");
     let mut command = fixture.ctl(&["mcp"]);
     command.env("TERMSPRAWL_NODE_ID", "");
-    fixture
-        .run_command(command, None)
-        .assert_usage("set TERMSPRAWL_NODE_ID");
+    fixture.run_command(command, None).assert_usage("set TERMSPRAWL_NODE_ID");
 }
 
 #[test]
@@ -359,12 +295,8 @@ fn revoked_and_dormant_sessions_exit_1() {
     // A restarted server has not re-provisioned the node: the session file
     // is still there, but the server no longer honours its token.
     fixture.restart_dormant();
-    fixture
-        .run(&["call", "session_info"])
-        .assert_failed("Unknown or revoked session");
-    fixture
-        .run(&["call", "canvas_list"])
-        .assert_failed("Unknown or revoked session");
+    fixture.run(&["call", "session_info"]).assert_failed("Unknown or revoked session");
+    fixture.run(&["call", "canvas_list"]).assert_failed("Unknown or revoked session");
 
     // Re-provisioned with reuse: the same token works against the new port.
     fixture.restart(true);
@@ -372,9 +304,7 @@ fn revoked_and_dormant_sessions_exit_1() {
 
     // Revoked: the session file is gone.
     assert!(fixture.server().revoke(NODE).unwrap());
-    fixture
-        .run(&["call", "session_info"])
-        .assert_failed("no tool session for this node");
+    fixture.run(&["call", "session_info"]).assert_failed("no tool session for this node");
 }
 
 #[test]
@@ -382,9 +312,7 @@ fn server_not_running_exits_1() {
     let mut fixture = Fixture::start();
     let mut server = fixture.server.take().unwrap();
     server.close().unwrap();
-    fixture
-        .run(&["call", "session_info"])
-        .assert_failed("the tool server is not running");
+    fixture.run(&["call", "session_info"]).assert_failed("the tool server is not running");
 }
 
 #[test]
@@ -400,15 +328,9 @@ fn non_loopback_endpoints_are_refused_without_connecting() {
         format!("https://127.0.0.1:{}", fixture.server().port()),
         "http://203.0.113.9:80".to_owned(),
     ] {
-        write_private_json(
-            &fixture.agent_tools(),
-            "endpoint.json",
-            &json!({"url": url, "instanceId": "decoy"}),
-        )
-        .unwrap();
-        fixture
-            .run(&["call", "session_info"])
-            .assert_failed("invalid tool endpoint");
+        write_private_json(&fixture.agent_tools(), "endpoint.json", &json!({"url": url, "instanceId": "decoy"}))
+            .unwrap();
+        fixture.run(&["call", "session_info"]).assert_failed("invalid tool endpoint");
     }
     // The ctl has exited, so any connection it made would be queued by now.
     assert_eq!(
@@ -422,9 +344,7 @@ fn non_loopback_endpoints_are_refused_without_connecting() {
 fn tools_lists_the_catalogue_offline() {
     let fixture = Fixture::start();
     let mut command = fixture.ctl(&["tools"]);
-    command
-        .env_remove("TERMSPRAWL_NODE_ID")
-        .env("TERMSPRAWL_DATA_DIR", fixture.dir.path().join("none"));
+    command.env_remove("TERMSPRAWL_NODE_ID").env("TERMSPRAWL_DATA_DIR", fixture.dir.path().join("none"));
     let run = fixture.run_command(command, None);
     assert_eq!(run.code, Some(0), "{run:?}");
     let lines: Vec<&str> = run.stdout.lines().collect();
@@ -432,10 +352,7 @@ fn tools_lists_the_catalogue_offline() {
     for (line, spec) in lines.iter().zip(AGENT_TOOLS.iter()) {
         let (name, summary) = line.split_once(' ').unwrap();
         assert_eq!(name, spec.name());
-        assert_eq!(
-            summary.trim_start(),
-            spec.description.lines().next().unwrap()
-        );
+        assert_eq!(summary.trim_start(), spec.description.lines().next().unwrap());
     }
 
     let run = fixture.run(&["tools", "--json"]);
@@ -457,20 +374,11 @@ struct McpProcess {
 
 impl McpProcess {
     fn spawn(fixture: &Fixture, args: &[&str]) -> McpProcess {
-        let mut child = fixture
-            .ctl(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child =
+            fixture.ctl(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let input = child.stdin.take().unwrap();
         let output = BufReader::new(child.stdout.take().unwrap());
-        McpProcess {
-            child,
-            input,
-            output,
-        }
+        McpProcess { child, input, output }
     }
 
     fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
@@ -485,11 +393,7 @@ impl McpProcess {
     }
 
     fn call(&mut self, id: u64, name: &str, arguments: Value) -> Value {
-        let reply = self.request(
-            id,
-            "tools/call",
-            json!({"name": name, "arguments": arguments}),
-        );
+        let reply = self.request(id, "tools/call", json!({"name": name, "arguments": arguments}));
         reply["result"].clone()
     }
 
@@ -521,27 +425,17 @@ fn mcp_serves_the_catalogue_and_survives_a_server_restart() {
     // initialize announced the adapter, which the server recorded.
     assert_eq!(
         fixture.server().session(NODE).unwrap().status,
-        IntegrationStatus {
-            state: IntegrationState::Connected,
-            adapter: Some("codex-mcp".into()),
-            detail: None,
-        }
+        IntegrationStatus { state: IntegrationState::Connected, adapter: Some("codex-mcp".into()), detail: None }
     );
     let listed = mcp.request(2, "tools/list", json!({}));
     assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 28);
 
     let value = result_value(&mcp.call(3, "canvas_list", json!({})));
-    assert_eq!(
-        (value["operation"].as_str(), value["nodeId"].as_str()),
-        (Some("canvas_list"), Some(NODE))
-    );
+    assert_eq!((value["operation"].as_str(), value["nodeId"].as_str()), (Some("canvas_list"), Some(NODE)));
 
     let failed = mcp.call(4, "terminal_close", json!({"nodeId": "n-9"}));
     assert_eq!(failed["isError"], true, "{failed}");
-    assert!(failed["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .contains("terminal n-9 is not open"));
+    assert!(failed["content"][0]["text"].as_str().unwrap().contains("terminal n-9 is not open"));
 
     // The app restarts on a new port: the adapter re-reads endpoint.json and
     // the session file for each call, so the agent's tools keep working.
@@ -561,10 +455,7 @@ fn mcp_serves_the_catalogue_and_survives_a_server_restart() {
 
     let (code, stderr) = mcp.finish();
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(
-        !stderr.contains(&fixture.token),
-        "the token leaked to stderr"
-    );
+    assert!(!stderr.contains(&fixture.token), "the token leaked to stderr");
 }
 
 /// The first interpreter that can import the MCP SDK: `TERMSPRAWL_TEST_PYTHON`,
@@ -615,14 +506,5 @@ fn mcp_interoperates_with_the_python_sdk() {
         .unwrap_or_else(|| panic!("unexpected summary: {run:?}"));
     // 2 initialize + 2 listing + 2 per tool + 4 session_info + 7 calls.
     assert_eq!(passed, 2 + 2 + 2 * 28 + 4 + 7, "{run:?}");
-    assert_eq!(
-        fixture
-            .server()
-            .session(NODE)
-            .unwrap()
-            .status
-            .adapter
-            .as_deref(),
-        Some("claude-mcp")
-    );
+    assert_eq!(fixture.server().session(NODE).unwrap().status.adapter.as_deref(), Some("claude-mcp"));
 }

@@ -84,7 +84,13 @@ struct Opts<'a> {
 
 impl App {
     fn command(root: &Path, data: &Path, proj: &Path, o: &Opts) -> Command {
-        let mut args: Vec<String> = vec!["--headless".into(), "--data-dir".into(), data.display().to_string(), "--project".into(), proj.display().to_string()];
+        let mut args: Vec<String> = vec![
+            "--headless".into(),
+            "--data-dir".into(),
+            data.display().to_string(),
+            "--project".into(),
+            proj.display().to_string(),
+        ];
         args.extend(o.extra.iter().map(|s| s.to_string()));
         let mut cmd = if o.umask000 {
             // exec keeps the pid, so the child's pid is the app's.
@@ -97,7 +103,9 @@ impl App {
             c
         };
         // <root>/bin first: stand-in agent CLIs a test puts there.
-        cmd.env("HOME", root.join("home")).env("SHELL", "/bin/bash").env("PATH", format!("{}:/usr/bin:/bin", root.join("bin").display()));
+        cmd.env("HOME", root.join("home"))
+            .env("SHELL", "/bin/bash")
+            .env("PATH", format!("{}:/usr/bin:/bin", root.join("bin").display()));
         cmd.env_remove("TERMSPRAWL_DATA_DIR").env_remove("TERMSPRAWL_NODE_ID");
         cmd.env("RUST_LOG", o.rust_log);
         cmd
@@ -177,18 +185,23 @@ fn tail(path: &Path, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
-
 fn ok(data: &Path, op: &str, args: Value) -> Value {
     ctl(data, "agent-1", op, args.clone()).unwrap_or_else(|e| panic!("{op} {args}: {e}"))
 }
 
-
 fn node_ids(data: &Path) -> HashSet<String> {
-    ok(data, "canvas_list", json!({})).as_array().unwrap().iter().map(|n| n["id"].as_str().unwrap().to_owned()).collect()
+    ok(data, "canvas_list", json!({}))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 fn session_token(data: &Path, node: &str) -> String {
-    let v: Value = serde_json::from_slice(&std::fs::read(data.join(format!("agent-tools/sessions/{node}.json"))).unwrap()).unwrap();
+    let v: Value =
+        serde_json::from_slice(&std::fs::read(data.join(format!("agent-tools/sessions/{node}.json"))).unwrap())
+            .unwrap();
     v["token"].as_str().unwrap().to_owned()
 }
 
@@ -200,7 +213,6 @@ fn facade_token(data: &Path) -> String {
 fn mode(path: &Path) -> u32 {
     std::fs::symlink_metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).mode() & 0o7777
 }
-
 
 /// Every process as pid -> parent pid.
 fn process_parents() -> HashMap<u32, u32> {
@@ -250,12 +262,24 @@ fn tmux_servers(data: &Path) -> Vec<u32> {
 
 /// The pid of the tmux server itself (its clients carry the socket in argv too).
 fn tmux_server_pid(data: &Path) -> Option<u32> {
-    let out = Command::new("tmux").arg("-S").arg(data.join("tmux/termsprawl.sock")).args(["display-message", "-p", "#{pid}"]).stderr(Stdio::null()).output().ok()?;
+    let out = Command::new("tmux")
+        .arg("-S")
+        .arg(data.join("tmux/termsprawl.sock"))
+        .args(["display-message", "-p", "#{pid}"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
     String::from_utf8_lossy(&out.stdout).trim().parse().ok()
 }
 
 fn thread_names(pid: u32) -> Vec<String> {
-    std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten().flatten().filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok()).map(|c| c.trim().to_owned()).collect()
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+        .map(|c| c.trim().to_owned())
+        .collect()
 }
 
 /// The app's renderer processes: its own executable, with a "Compositor"
@@ -278,7 +302,8 @@ fn cpu_ticks(pid: u32) -> u64 {
     let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
     let f: Vec<&str> = rest.split_whitespace().collect();
     // After ')': state(0) ppid(1) … utime(11) stime(12).
-    f.get(11).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0) + f.get(12).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0)
+    f.get(11).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0)
 }
 
 /// Runs `f` with the tmux servers and mounts cleaned up and the app log shown on failure.
@@ -314,7 +339,16 @@ fn tokens_appear_in_no_log_argv_environment_or_error_body() {
     let root = tmp.path();
     let page = support::serve_page(PAGE);
     guarded(root, &[&data], &[], || {
-        let app = App::start(root, &data, &proj, Opts { extra: &["--agent", "agent-1", "--agent-browser-control", "--cdp"], umask000: false, rust_log: "debug" });
+        let app = App::start(
+            root,
+            &data,
+            &proj,
+            Opts {
+                extra: &["--agent", "agent-1", "--agent-browser-control", "--cdp"],
+                umask000: false,
+                rust_log: "debug",
+            },
+        );
         let session = session_token(&data, "agent-1");
         let facade = facade_token(&data);
         assert_eq!((session.len(), facade.len() >= 32), (64, true), "unexpected token shapes");
@@ -322,7 +356,13 @@ fn tokens_appear_in_no_log_argv_environment_or_error_body() {
         // Every kind of child: a shell in tmux, a browser's renderer, the CDP facade in use.
         let term = ok(&data, "terminal_open", json!({"title": "shell"}))["nodeId"].as_str().unwrap().to_owned();
         ok(&data, "terminal_submit", json!({"nodeId": term, "text": "echo marker-$((6*7)); env | grep -c TERMSPRAWL"}));
-        eventually(20, "the shell", || ok(&data, "terminal_read", json!({"nodeId": term}))["text"].as_str().unwrap().contains("marker-42").then_some(()));
+        eventually(20, "the shell", || {
+            ok(&data, "terminal_read", json!({"nodeId": term}))["text"]
+                .as_str()
+                .unwrap()
+                .contains("marker-42")
+                .then_some(())
+        });
         let browser = ok(&data, "browser_open", json!({"url": page}));
         assert_eq!(browser["loaded"], true, "{browser}");
         let facade_port = cdp_port(&data);
@@ -330,7 +370,8 @@ fn tokens_appear_in_no_log_argv_environment_or_error_body() {
         assert!(version.starts_with("HTTP/1.1 200"), "the facade with its token: {version}");
 
         // Error bodies: a refused call, an unauthenticated request and a bad token.
-        let e = ctl(&data, "agent-1", "browser_navigate", json!({"nodeId": "nope", "url": "javascript:1"})).unwrap_err();
+        let e =
+            ctl(&data, "agent-1", "browser_navigate", json!({"nodeId": "nope", "url": "javascript:1"})).unwrap_err();
         assert!(e.starts_with("termsprawl-ctl: "), "{e}");
         let e2 = ctl(&data, "agent-1", "terminal_read", json!({"nodeId": term, "maxChars": -5})).unwrap_err();
         let tool_port = tool_port(&data);
@@ -353,9 +394,15 @@ fn tokens_appear_in_no_log_argv_environment_or_error_body() {
         pids.dedup();
         // The scan must really cover helpers and shells, or it proves nothing.
         let exe = std::fs::read_link(format!("/proc/{}/exe", app.pid())).unwrap();
-        let helpers = pids.iter().filter(|p| **p != app.pid() && std::fs::read_link(format!("/proc/{p}/exe")).ok().as_ref() == Some(&exe)).count();
+        let helpers = pids
+            .iter()
+            .filter(|p| **p != app.pid() && std::fs::read_link(format!("/proc/{p}/exe")).ok().as_ref() == Some(&exe))
+            .count();
         let shells = pids.iter().filter(|p| String::from_utf8_lossy(&cmdline(**p)).contains("bash")).count();
-        assert!(helpers >= 2 && shells >= 1, "too few processes to scan: {helpers} CEF helpers, {shells} shells among {pids:?}");
+        assert!(
+            helpers >= 2 && shells >= 1,
+            "too few processes to scan: {helpers} CEF helpers, {shells} shells among {pids:?}"
+        );
 
         let mut leaks = Vec::new();
         for pid in &pids {
@@ -363,14 +410,20 @@ fn tokens_appear_in_no_log_argv_environment_or_error_body() {
                 let Ok(bytes) = std::fs::read(format!("/proc/{pid}/{what}")) else { continue };
                 for (name, t) in [("session token", &session), ("facade token", &facade)] {
                     if contains(&bytes, t.as_bytes()) {
-                        leaks.push(format!("{name} in /proc/{pid}/{what} ({})", String::from_utf8_lossy(&cmdline(*pid)).replace('\0', " ")));
+                        leaks.push(format!(
+                            "{name} in /proc/{pid}/{what} ({})",
+                            String::from_utf8_lossy(&cmdline(*pid)).replace('\0', " ")
+                        ));
                     }
                 }
             }
         }
         // Every log: the app's stderr at debug level, its stdout, Chromium's own log.
         let stdout = app.stdout.lock().unwrap().join("\n");
-        let mut logs = vec![("stdout".to_owned(), stdout.into_bytes()), ("app.log".to_owned(), std::fs::read(root.join("app.log")).unwrap())];
+        let mut logs = vec![
+            ("stdout".to_owned(), stdout.into_bytes()),
+            ("app.log".to_owned(), std::fs::read(root.join("app.log")).unwrap()),
+        ];
         for entry in walk(&data.join("browser-profile")) {
             if entry.extension().is_some_and(|e| e == "log") {
                 logs.push((entry.display().to_string(), std::fs::read(&entry).unwrap_or_default()));
@@ -378,7 +431,10 @@ fn tokens_appear_in_no_log_argv_environment_or_error_body() {
         }
         // The scan needs the debug log really at debug level (tool calls are logged there).
         let app_log = String::from_utf8_lossy(&logs[1].1);
-        assert!(app_log.contains("DEBUG") && app_log.contains("browser_open"), "the app log is not at debug level:\n{app_log}");
+        assert!(
+            app_log.contains("DEBUG") && app_log.contains("browser_open"),
+            "the app log is not at debug level:\n{app_log}"
+        );
         for (name, bytes) in &logs {
             for (tn, t) in [("session token", &session), ("facade token", &facade)] {
                 if contains(bytes, t.as_bytes()) {
@@ -488,18 +544,34 @@ fn private_files_symlinks_and_a_second_instance() {
     std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
     let page = support::serve_page(PAGE);
     guarded(root, &[&data], &[], || {
-        let opts = || Opts { extra: &["--agent", "agent-1", "--agent-browser-control", "--cdp"], umask000: true, rust_log: "info" };
+        let opts = || Opts {
+            extra: &["--agent", "agent-1", "--agent-browser-control", "--cdp"],
+            umask000: true,
+            rust_log: "info",
+        };
         let app = App::start(root, &data, &proj, opts());
         // The umask really is 000 in the app (or the mode checks below prove nothing).
         let status = std::fs::read_to_string(format!("/proc/{}/status", app.pid())).unwrap();
-        assert!(status.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["Umask:", "0000"]), "app umask: {status}");
+        assert!(
+            status.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["Umask:", "0000"]),
+            "app umask: {status}"
+        );
         let b = ok(&data, "browser_open", json!({"url": page}))["nodeId"].as_str().unwrap().to_owned();
-        eventually(10, "browser-owners.json", || std::fs::read_to_string(data.join("agent-tools/browser-owners.json")).ok().filter(|t| t.contains(&b)));
+        eventually(10, "browser-owners.json", || {
+            std::fs::read_to_string(data.join("agent-tools/browser-owners.json")).ok().filter(|t| t.contains(&b))
+        });
         let tools = data.join("agent-tools");
         for d in [tools.clone(), tools.join("sessions")] {
             assert_eq!(mode(&d), 0o700, "{}", d.display());
         }
-        for f in [tools.join("sessions/agent-1.json"), tools.join("endpoint.json"), data.join("browser-agent.json"), tools.join("browser-owners.json"), tools.join("settings.json"), tools.join("server.lock")] {
+        for f in [
+            tools.join("sessions/agent-1.json"),
+            tools.join("endpoint.json"),
+            data.join("browser-agent.json"),
+            tools.join("browser-owners.json"),
+            tools.join("settings.json"),
+            tools.join("server.lock"),
+        ] {
             assert_eq!(mode(&f), 0o600, "{}", f.display());
         }
         // And nothing else in the private tree is open to group or others.
@@ -518,7 +590,8 @@ fn private_files_symlinks_and_a_second_instance() {
         }
         let before = snapshot(&watched);
         let tmux_before = tmux_sessions(&data);
-        let mut second = App::command(root, &data, &proj, &opts()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut second =
+            App::command(root, &data, &proj, &opts()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let status = wait_exit(&mut second, 60);
         let after = snapshot(&watched);
         for p in &frozen {
@@ -531,7 +604,13 @@ fn private_files_symlinks_and_a_second_instance() {
         // Whichever guard trips first (the browser profile's or the tool server's lock), it must name the cause.
         assert!(err.contains("another termsprawl instance"), "second instance said: {err}");
         eprintln!("the second instance said: {}", err.trim());
-        let changed: Vec<_> = before.keys().chain(after.keys()).collect::<std::collections::BTreeSet<_>>().into_iter().filter(|p| before.get(*p) != after.get(*p)).collect();
+        let changed: Vec<_> = before
+            .keys()
+            .chain(after.keys())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .filter(|p| before.get(*p) != after.get(*p))
+            .collect();
         assert!(changed.is_empty(), "the refused second instance changed {changed:#?}\nit said: {err}");
         assert_eq!(tmux_sessions(&data), tmux_before, "the second instance changed the tmux sessions");
         assert_eq!(ok(&data, "session_info", json!({}))["identity"]["nodeId"], "agent-1");
@@ -545,13 +624,17 @@ fn private_files_symlinks_and_a_second_instance() {
         let session_file = tools.join("sessions/agent-1.json");
         std::fs::remove_file(&session_file).unwrap();
         std::os::unix::fs::symlink(&victim, &session_file).unwrap();
-        let mut third = App::command(root, &data, &proj, &opts()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut third =
+            App::command(root, &data, &proj, &opts()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
         let status = wait_exit(&mut third, 60).expect("the app with a planted session link kept running");
         let mut err = String::new();
         third.stderr.take().unwrap().read_to_string(&mut err).unwrap();
         assert!(!status.success(), "app with a planted link exited {status}: {err}");
         assert!(err.contains("symbolic link") && err.contains(&session_file.display().to_string()), "app said: {err}");
-        eprintln!("with a planted session link the app said: {}", err.lines().filter(|l| l.starts_with("termsprawl:")).collect::<Vec<_>>().join(" | "));
+        eprintln!(
+            "with a planted session link the app said: {}",
+            err.lines().filter(|l| l.starts_with("termsprawl:")).collect::<Vec<_>>().join(" | ")
+        );
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
         assert_eq!(mode(&victim), victim_mode, "the link target's mode changed");
         assert!(std::fs::symlink_metadata(&session_file).unwrap().file_type().is_symlink());
@@ -559,7 +642,12 @@ fn private_files_symlinks_and_a_second_instance() {
 }
 
 fn tmux_sessions(data: &Path) -> String {
-    let out = Command::new("tmux").arg("-S").arg(data.join("tmux/termsprawl.sock")).args(["list-sessions", "-F", "#{session_name} #{session_windows} #{session_width}x#{session_height}"]).output().unwrap();
+    let out = Command::new("tmux")
+        .arg("-S")
+        .arg(data.join("tmux/termsprawl.sock"))
+        .args(["list-sessions", "-F", "#{session_name} #{session_windows} #{session_width}x#{session_height}"])
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -589,19 +677,34 @@ fn a_full_disk_keeps_the_previous_files_and_says_so() {
     for m in [&tools, &layout_dir] {
         let out = Command::new("mount").args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"]).arg(m).output().unwrap();
         if !out.status.success() {
-            eprintln!("SKIPPED: mount -t tmpfs refused ({}); the disk-full check needs it", String::from_utf8_lossy(&out.stderr).trim());
+            eprintln!(
+                "SKIPPED: mount -t tmpfs refused ({}); the disk-full check needs it",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
             let _ = Command::new("umount").arg(&tools).stderr(Stdio::null()).status();
             return;
         }
     }
     let page = support::serve_page(PAGE);
     guarded(root, &[&data], &[tools.clone(), layout_dir.clone()], || {
-        let app = App::start(root, &data, &proj, Opts { extra: &["--agent", "agent-1", "--agent", "agent-2", "--agent-browser-control"], umask000: false, rust_log: "info" });
+        let app = App::start(
+            root,
+            &data,
+            &proj,
+            Opts {
+                extra: &["--agent", "agent-1", "--agent", "agent-2", "--agent-browser-control"],
+                umask000: false,
+                rust_log: "info",
+            },
+        );
         let b = ok(&data, "browser_open", json!({"url": page}))["nodeId"].as_str().unwrap().to_owned();
-        let sticky = ok(&data, "sticky_open", json!({"text": "before the disk filled"}))["nodeId"].as_str().unwrap().to_owned();
+        let sticky =
+            ok(&data, "sticky_open", json!({"text": "before the disk filled"}))["nodeId"].as_str().unwrap().to_owned();
         let layout = layout_dir.join("canvas.json");
         let owners = tools.join("browser-owners.json");
-        eventually(15, "the layout with the sticky", || std::fs::read_to_string(&layout).ok().filter(|t| t.contains(&sticky)));
+        eventually(15, "the layout with the sticky", || {
+            std::fs::read_to_string(&layout).ok().filter(|t| t.contains(&sticky))
+        });
         eventually(15, "the owners file", || std::fs::read_to_string(&owners).ok().filter(|t| t.contains(&b)));
         let (layout_before, owners_before) = (std::fs::read(&layout).unwrap(), std::fs::read(&owners).unwrap());
         let log_mark = std::fs::read_to_string(root.join("app.log")).unwrap().len();
@@ -620,7 +723,8 @@ fn a_full_disk_keeps_the_previous_files_and_says_so() {
         assert_eq!(std::fs::read(&layout).unwrap(), layout_before, "layout.json changed on a full disk");
         assert_eq!(std::fs::read(&owners).unwrap(), owners_before, "browser-owners.json changed on a full disk");
         for d in [&tools, &layout_dir] {
-            let names: Vec<String> = std::fs::read_dir(d).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+            let names: Vec<String> =
+                std::fs::read_dir(d).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
             assert!(!names.iter().any(|n| n.contains("tmp")), "temp files left in {}: {names:?}", d.display());
         }
         // The app is still up, and once space is back the next change is saved.
@@ -628,7 +732,9 @@ fn a_full_disk_keeps_the_previous_files_and_says_so() {
         std::fs::remove_file(tools.join("filler")).unwrap();
         std::fs::remove_file(layout_dir.join("filler")).unwrap();
         ok(&data, "canvas_move", json!({"nodeId": sticky, "x": 888, "y": 0}));
-        eventually(15, "the layout to be saved again", || std::fs::read_to_string(&layout).ok().filter(|t| t.contains("888")));
+        eventually(15, "the layout to be saved again", || {
+            std::fs::read_to_string(&layout).ok().filter(|t| t.contains("888"))
+        });
         assert!(app.terminate().success());
     });
 }
@@ -644,10 +750,15 @@ fn renderer_shell_and_app_kills_are_survived() {
     // Another site, so the steady browser gets a renderer of its own.
     let other = page.replace("127.0.0.1", "localhost");
     guarded(root, &[&data], &[], || {
-        let opts = || Opts { extra: &["--cdp", "--agent", "agent-1", "--agent-browser-control"], umask000: false, rust_log: "info" };
+        let opts = || Opts {
+            extra: &["--cdp", "--agent", "agent-1", "--agent-browser-control"],
+            umask000: false,
+            rust_log: "info",
+        };
         let app = App::start(root, &data, &proj, opts());
         let steady = ok(&data, "browser_open", json!({"url": other}))["nodeId"].as_str().unwrap().to_owned();
-        let spin = ok(&data, "browser_open", json!({"url": format!("{page}?spin")}))["nodeId"].as_str().unwrap().to_owned();
+        let spin =
+            ok(&data, "browser_open", json!({"url": format!("{page}?spin")}))["nodeId"].as_str().unwrap().to_owned();
         let term = ok(&data, "terminal_open", json!({"title": "survivor"}))["nodeId"].as_str().unwrap().to_owned();
         let victim = ok(&data, "terminal_open", json!({"title": "victim"}))["nodeId"].as_str().unwrap().to_owned();
 
@@ -656,15 +767,26 @@ fn renderer_shell_and_app_kills_are_survived() {
             let rs = renderers(app.pid());
             let t0: Vec<u64> = rs.iter().map(|p| cpu_ticks(*p)).collect();
             std::thread::sleep(Duration::from_millis(500));
-            let hot: Vec<u32> = rs.iter().zip(t0).filter(|(p, t)| cpu_ticks(**p).saturating_sub(*t) >= 30).map(|(p, _)| *p).collect();
+            let hot: Vec<u32> =
+                rs.iter().zip(t0).filter(|(p, t)| cpu_ticks(**p).saturating_sub(*t) >= 30).map(|(p, _)| *p).collect();
             (rs.len() >= 2 && hot.len() == 1).then(|| hot[0])
         });
         // A CDP command the busy renderer can never answer, through the facade.
         let mut ws = cdp_connect(&data);
         let targets = cdp_call(&mut ws, 1, None, "Target.getTargets", json!({}));
-        let target = targets["result"]["targetInfos"].as_array().unwrap().iter().find(|t| t["url"].as_str().is_some_and(|u| u.ends_with("?spin"))).unwrap_or_else(|| panic!("no spinning page target: {targets}"))["targetId"].as_str().unwrap().to_owned();
-        let attached = cdp_call(&mut ws, 2, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
-        let session = attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach: {attached}")).to_owned();
+        let target = targets["result"]["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["url"].as_str().is_some_and(|u| u.ends_with("?spin")))
+            .unwrap_or_else(|| panic!("no spinning page target: {targets}"))["targetId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let attached =
+            cdp_call(&mut ws, 2, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
+        let session =
+            attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach: {attached}")).to_owned();
         let (cdp_tx, cdp_rx) = mpsc::channel();
         std::thread::spawn(move || {
             let reply = cdp_call(&mut ws, 3, Some(&session), "Runtime.evaluate", json!({"expression": "1"}));
@@ -687,30 +809,50 @@ fn renderer_shell_and_app_kills_are_survived() {
         eprintln!("pending call failed {took:?} after the kill: {}", e.trim());
         // Well under the 10 s DevTools deadline: the call failed because the renderer died.
         assert!(took < Duration::from_secs(1), "the pending call took {took:?} to fail");
-        let (reply, done) = cdp_rx.recv_timeout(Duration::from_secs(30)).expect("the pending CDP command never got a reply");
+        let (reply, done) =
+            cdp_rx.recv_timeout(Duration::from_secs(30)).expect("the pending CDP command never got a reply");
         let took = done.duration_since(killed);
         eprintln!("pending CDP command answered {took:?} after the kill: {reply}");
         assert!(reply.get("error").is_some(), "a command to a dead renderer succeeded: {reply}");
         assert!(took < Duration::from_secs(1), "the pending CDP command took {took:?} to fail");
         let lower = e.to_lowercase();
-        assert!(["crash", "renderer", "terminated", "closed", "gone"].iter().any(|w| lower.contains(w)), "unclear error: {e}");
+        assert!(
+            ["crash", "renderer", "terminated", "closed", "gone"].iter().any(|w| lower.contains(w)),
+            "unclear error: {e}"
+        );
         // Others unaffected.
-        assert!(ok(&data, "browser_inspect", json!({"nodeId": steady}))["text"].as_str().unwrap().contains("steady text"));
+        assert!(ok(&data, "browser_inspect", json!({"nodeId": steady}))["text"]
+            .as_str()
+            .unwrap()
+            .contains("steady text"));
         ok(&data, "terminal_submit", json!({"nodeId": term, "text": "echo still-$((40+2))"}));
-        eventually(15, "the other terminal", || ok(&data, "terminal_read", json!({"nodeId": term}))["text"].as_str().unwrap().contains("still-42").then_some(()));
+        eventually(15, "the other terminal", || {
+            ok(&data, "terminal_read", json!({"nodeId": term}))["text"]
+                .as_str()
+                .unwrap()
+                .contains("still-42")
+                .then_some(())
+        });
         // Reload: the same node loads the page again in a fresh renderer.
         let nav = ok(&data, "browser_navigate", json!({"nodeId": spin, "url": page}));
         assert_eq!((nav["title"].as_str(), nav["loaded"].as_bool()), (Some("hardening page"), Some(true)), "{nav}");
-        assert!(ok(&data, "browser_inspect", json!({"nodeId": spin}))["text"].as_str().unwrap().contains("steady text"));
+        assert!(ok(&data, "browser_inspect", json!({"nodeId": spin}))["text"]
+            .as_str()
+            .unwrap()
+            .contains("steady text"));
 
         // kill -9 of a terminal's shell: the node shows it exited, the app stays up.
         let pidfile = root.join("victim.pid");
         ok(&data, "terminal_submit", json!({"nodeId": victim, "text": format!("echo $$ > {}", pidfile.display())}));
-        let shell: u32 = eventually(15, "the shell's pid", || std::fs::read_to_string(&pidfile).ok().and_then(|t| t.trim().parse().ok()));
+        let shell: u32 = eventually(15, "the shell's pid", || {
+            std::fs::read_to_string(&pidfile).ok().and_then(|t| t.trim().parse().ok())
+        });
         kill(shell, 9);
-        let shown = eventually(15, "the terminal to show its exit", || match ctl(&data, "agent-1", "terminal_read", json!({"nodeId": victim})) {
-            Ok(v) => v.get("exited").cloned(),
-            Err(e) => panic!("terminal_read of the exited terminal failed: {e}"),
+        let shown = eventually(15, "the terminal to show its exit", || {
+            match ctl(&data, "agent-1", "terminal_read", json!({"nodeId": victim})) {
+                Ok(v) => v.get("exited").cloned(),
+                Err(e) => panic!("terminal_read of the exited terminal failed: {e}"),
+            }
         });
         eprintln!("terminal after its shell was killed: exited {shown}");
         // Inside tmux too: the session's wrapper recorded the status.
@@ -722,7 +864,9 @@ fn renderer_shell_and_app_kills_are_survived() {
         // kill -9 of the app once its state is saved; the restart restores it all.
         let ids = node_ids(&data);
         let layout = proj.join(".termsprawl/canvas.json");
-        eventually(15, "every node in the saved layout", || std::fs::read_to_string(&layout).ok().filter(|t| ids.iter().all(|i| t.contains(i.as_str()))));
+        eventually(15, "every node in the saved layout", || {
+            std::fs::read_to_string(&layout).ok().filter(|t| ids.iter().all(|i| t.contains(i.as_str())))
+        });
         let owners_file = data.join("agent-tools/browser-owners.json");
         let owners_before = std::fs::read(&owners_file).unwrap();
         let owners: Value = serde_json::from_slice(&owners_before).unwrap();
@@ -732,7 +876,15 @@ fn renderer_shell_and_app_kills_are_survived() {
         let helpers = with_descendants(&[app_pid]);
         app.kill9();
         // CEF's helpers notice their parent is gone and exit.
-        eventually(20, "the killed app's helpers to exit", || helpers.iter().all(|p| !Path::new(&format!("/proc/{p}")).exists() || std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| s.contains(") Z"))).then_some(()));
+        eventually(20, "the killed app's helpers to exit", || {
+            helpers
+                .iter()
+                .all(|p| {
+                    !Path::new(&format!("/proc/{p}")).exists()
+                        || std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| s.contains(") Z"))
+                })
+                .then_some(())
+        });
         let app = App::start(root, &data, &proj, opts());
         assert_eq!(node_ids(&data), ids, "nodes after the restart");
         assert_eq!(session_token(&data, "agent-1"), token_before, "the session token changed");
@@ -743,9 +895,19 @@ fn renderer_shell_and_app_kills_are_survived() {
         }
         // The restored page is (re)loading right after the start; a call in that window is refused
         // ("Inspected target navigated or closed"), so wait for a successful one.
-        eventually(20, "the restored browser to answer", || ctl(&data, "agent-1", "browser_inspect", json!({"nodeId": steady})).ok().filter(|v| v["text"].as_str().unwrap_or("").contains("steady text")));
+        eventually(20, "the restored browser to answer", || {
+            ctl(&data, "agent-1", "browser_inspect", json!({"nodeId": steady}))
+                .ok()
+                .filter(|v| v["text"].as_str().unwrap_or("").contains("steady text"))
+        });
         ok(&data, "terminal_submit", json!({"nodeId": term, "text": "echo back-$((50+5))"}));
-        eventually(15, "the re-attached terminal", || ok(&data, "terminal_read", json!({"nodeId": term}))["text"].as_str().unwrap().contains("back-55").then_some(()));
+        eventually(15, "the re-attached terminal", || {
+            ok(&data, "terminal_read", json!({"nodeId": term}))["text"]
+                .as_str()
+                .unwrap()
+                .contains("back-55")
+                .then_some(())
+        });
         assert!(app.terminate().success());
     });
 }
@@ -759,7 +921,8 @@ const FLOOD: usize = 10_000;
 fn slowloris(port: u16, n: usize) -> Vec<std::net::TcpStream> {
     (0..n)
         .map(|i| {
-            let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("slowloris connection {i}: {e}"));
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", port))
+                .unwrap_or_else(|e| panic!("slowloris connection {i}: {e}"));
             // A server may already have closed it for a newer one; only the open matters.
             let _ = s.write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: ").as_bytes());
             s
@@ -797,7 +960,11 @@ fn real_calls(ports: [u16; 3], tool_token: &str, facade_token: &str) -> [Duratio
 
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap()
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
 }
 
 fn open_fds(pid: u32) -> usize {
@@ -818,17 +985,27 @@ fn ten_thousand_idle_connections_do_not_lock_out_real_clients() {
     let limit = rlimit::increase_nofile_limit(u64::MAX).unwrap();
     if (limit as usize) < FLOOD + 512 {
         // An environment limit, not a product failure: say so loudly rather than fail CI.
-        eprintln!("SKIPPED: this test holds {FLOOD} sockets and the hard open-file limit is {limit} (raise ulimit -Hn)");
+        eprintln!(
+            "SKIPPED: this test holds {FLOOD} sockets and the hard open-file limit is {limit} (raise ulimit -Hn)"
+        );
         return;
     }
     let (tmp, data, proj) = setup();
     let root = tmp.path();
     guarded(root, &[&data], &[], || {
-        let app = App::start(root, &data, &proj, Opts { extra: &["--cdp", "--agent", "agent-1"], umask000: false, rust_log: "warn" });
-        let discovery: Value = serde_json::from_slice(&std::fs::read(data.join("browser-agent.json")).unwrap()).unwrap();
+        let app = App::start(
+            root,
+            &data,
+            &proj,
+            Opts { extra: &["--cdp", "--agent", "agent-1"], umask000: false, rust_log: "warn" },
+        );
+        let discovery: Value =
+            serde_json::from_slice(&std::fs::read(data.join("browser-agent.json")).unwrap()).unwrap();
         let ports = [tool_port(&data), cdp_port(&data), discovery["port"].as_u64().unwrap() as u16];
         let (tool_token, facade_token) = (session_token(&data, "agent-1"), facade_token(&data));
-        let calls = |rounds: usize| -> Vec<[Duration; 3]> { (0..rounds).map(|_| real_calls(ports, &tool_token, &facade_token)).collect() };
+        let calls = |rounds: usize| -> Vec<[Duration; 3]> {
+            (0..rounds).map(|_| real_calls(ports, &tool_token, &facade_token)).collect()
+        };
         calls(3); // warm-up
         let before = calls(10);
         let (rss0, fds0) = (rss_kib(app.pid()), open_fds(app.pid()));
@@ -839,13 +1016,21 @@ fn ten_thousand_idle_connections_do_not_lock_out_real_clients() {
             let (rss, fds) = (rss_kib(app.pid()), open_fds(app.pid()));
             let closed = closed_by_server(&flood);
             for (j, server) in ["tool server", "CDP facade", "browser agent server"].into_iter().enumerate() {
-                let (b, d) = (median(before.iter().map(|c| c[j]).collect()), median(during.iter().map(|c| c[j]).collect()));
+                let (b, d) =
+                    (median(before.iter().map(|c| c[j]).collect()), median(during.iter().map(|c| c[j]).collect()));
                 let worst = during.iter().map(|c| c[j]).max().unwrap();
                 eprintln!("{FLOOD} idle on the {name}: {server} median {b:?} -> {d:?} (worst {worst:?})");
                 // Locked out would mean waiting for a 15-30 s header timeout, or no answer at all.
-                assert!(worst < Duration::from_secs(3), "{server} took {worst:?} with {FLOOD} idle connections on the {name}");
+                assert!(
+                    worst < Duration::from_secs(3),
+                    "{server} took {worst:?} with {FLOOD} idle connections on the {name}"
+                );
             }
-            eprintln!("{FLOOD} idle on the {name}: app RSS {} -> {} MiB, fds {fds0} -> {fds}, {closed} closed by the server", rss0 / 1024, rss / 1024);
+            eprintln!(
+                "{FLOOD} idle on the {name}: app RSS {} -> {} MiB, fds {fds0} -> {fds}, {closed} closed by the server",
+                rss0 / 1024,
+                rss / 1024
+            );
             assert!(closed >= FLOOD - 600, "the {name} kept {} of {FLOOD} idle connections open", FLOOD - closed);
             assert!(fds < fds0 + 600, "the app holds {fds} fds (from {fds0}) under the flood on the {name}");
             assert!(rss < rss0 + 64 * 1024, "app RSS grew from {rss0} to {rss} KiB under the flood on the {name}");
@@ -872,9 +1057,19 @@ impl StalledMainThread {
                 assert_eq!(e.raw_os_error(), Some(libc::EPERM), "PTRACE_SEIZE: {e}");
                 return None;
             }
-            assert_eq!(libc::ptrace(libc::PTRACE_INTERRUPT, tid, 0, 0), 0, "PTRACE_INTERRUPT: {}", std::io::Error::last_os_error());
+            assert_eq!(
+                libc::ptrace(libc::PTRACE_INTERRUPT, tid, 0, 0),
+                0,
+                "PTRACE_INTERRUPT: {}",
+                std::io::Error::last_os_error()
+            );
             let mut status = 0;
-            assert_eq!(libc::waitpid(tid, &mut status, libc::__WALL), tid, "waitpid: {}", std::io::Error::last_os_error());
+            assert_eq!(
+                libc::waitpid(tid, &mut status, libc::__WALL),
+                tid,
+                "waitpid: {}",
+                std::io::Error::last_os_error()
+            );
             assert!(libc::WIFSTOPPED(status), "the main thread did not stop: status {status:#x}");
         }
         Some(StalledMainThread(tid))
@@ -897,7 +1092,12 @@ fn a_stalled_main_thread_times_tool_calls_out_and_applies_nothing_later() {
     let (tmp, data, proj) = setup();
     let root = tmp.path();
     guarded(root, &[&data], &[], || {
-        let app = App::start(root, &data, &proj, Opts { extra: &["--cdp", "--agent", "agent-1"], umask000: false, rust_log: "warn" });
+        let app = App::start(
+            root,
+            &data,
+            &proj,
+            Opts { extra: &["--cdp", "--agent", "agent-1"], umask000: false, rust_log: "warn" },
+        );
         let (tool, cdp) = (tool_port(&data), cdp_port(&data));
         let facade = facade_token(&data);
         ok(&data, "sticky_open", json!({"text": "before the stall"}));
@@ -923,7 +1123,10 @@ fn a_stalled_main_thread_times_tool_calls_out_and_applies_nothing_later() {
         let e = result.expect_err("sticky_open succeeded on a stalled main thread");
         eprintln!("call on a stalled main thread failed after {took:?}: {}", e.trim());
         assert!(e.contains("did not answer within 10 s") && e.contains("nothing was changed"), "unclear error: {e}");
-        assert!(took >= Duration::from_secs(9) && took < Duration::from_secs(15), "failed after {took:?}, not at the 10 s deadline");
+        assert!(
+            took >= Duration::from_secs(9) && took < Duration::from_secs(15),
+            "failed after {took:?}, not at the 10 s deadline"
+        );
         drop(stall);
 
         // Once the stall ends, the app answers again, and the timed-out call left no node behind.
@@ -961,12 +1164,14 @@ fn churn(data: PathBuf, page: String, stop: Arc<std::sync::atomic::AtomicBool>, 
                     out.lock().unwrap().browsers.push((id, Instant::now()));
                 }
             }),
-            3 => ctl(&data, "agent-1", "agent_launch", json!({"agent": "claude", "title": format!("helper {i}")})).map(|v| {
-                if let Some(id) = created(&v) {
-                    let token = session_token(&data, &id);
-                    out.lock().unwrap().agents.push((id, token, Instant::now()));
-                }
-            }),
+            3 => ctl(&data, "agent-1", "agent_launch", json!({"agent": "claude", "title": format!("helper {i}")})).map(
+                |v| {
+                    if let Some(id) = created(&v) {
+                        let token = session_token(&data, &id);
+                        out.lock().unwrap().agents.push((id, token, Instant::now()));
+                    }
+                },
+            ),
             1 | 4 => ctl(&data, "agent-1", "sticky_open", json!({"text": format!("note {i}")})).map(|v| {
                 if let Some(id) = created(&v) {
                     out.lock().unwrap().nodes.push((id, Instant::now()));
@@ -975,7 +1180,9 @@ fn churn(data: PathBuf, page: String, stop: Arc<std::sync::atomic::AtomicBool>, 
             _ => {
                 let last = out.lock().unwrap().nodes.last().map(|n| n.0.clone());
                 match last {
-                    Some(id) => ctl(&data, "agent-1", "canvas_move", json!({"nodeId": id, "x": i * 10, "y": 5})).map(|_| ()),
+                    Some(id) => {
+                        ctl(&data, "agent-1", "canvas_move", json!({"nodeId": id, "x": i * 10, "y": 5})).map(|_| ())
+                    }
                     None => Ok(()),
                 }
             }
@@ -1007,7 +1214,11 @@ fn kill_9_during_writes_with_a_cdp_client_attached_loses_nothing_saved() {
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
     let page = support::serve_page(PAGE);
     guarded(root, &[&data], &[], || {
-        let opts = || Opts { extra: &["--cdp", "--agent", "agent-1", "--agent-browser-control"], umask000: false, rust_log: "warn" };
+        let opts = || Opts {
+            extra: &["--cdp", "--agent", "agent-1", "--agent-browser-control"],
+            umask000: false,
+            rust_log: "warn",
+        };
         let mut saved_nodes: HashSet<String> = HashSet::new();
         let mut saved_browsers: HashSet<String> = HashSet::new();
         let mut saved_agents: HashMap<String, String> = HashMap::new();
@@ -1019,12 +1230,22 @@ fn kill_9_during_writes_with_a_cdp_client_attached_loses_nothing_saved() {
         };
         for round in 0..4u64 {
             let app = App::start(root, &data, &proj, opts());
-            assert_eq!(quarantined(&[&data, &proj]), Vec::<PathBuf>::new(), "round {round}: a file was unreadable after kill -9");
-            assert!(!tail(&root.join("app.log"), 400).contains("repair"), "round {round}: the loader had to repair the layout");
+            assert_eq!(
+                quarantined(&[&data, &proj]),
+                Vec::<PathBuf>::new(),
+                "round {round}: a file was unreadable after kill -9"
+            );
+            assert!(
+                !tail(&root.join("app.log"), 400).contains("repair"),
+                "round {round}: the loader had to repair the layout"
+            );
             let now = node_ids(&data);
             let lost: Vec<&String> = saved_nodes.iter().filter(|n| !now.contains(*n)).collect();
             assert!(lost.is_empty(), "round {round}: saved nodes lost: {lost:?}");
-            let owners: Value = serde_json::from_slice(&std::fs::read(data.join("agent-tools/browser-owners.json")).unwrap_or_else(|_| b"{}".to_vec())).unwrap();
+            let owners: Value = serde_json::from_slice(
+                &std::fs::read(data.join("agent-tools/browser-owners.json")).unwrap_or_else(|_| b"{}".to_vec()),
+            )
+            .unwrap();
             for b in &saved_browsers {
                 assert_eq!(owners[b].as_str(), Some("agent-1"), "round {round}: owner of {b} lost: {owners}");
             }
@@ -1037,9 +1258,15 @@ fn kill_9_during_writes_with_a_cdp_client_attached_loses_nothing_saved() {
             let facade = facade_token(&data);
             let version = http_get(cdp_port(&data), "/json/version", Some(&facade));
             let body: Value = serde_json::from_str(version.split("\r\n\r\n").nth(1).unwrap_or("{}")).unwrap();
-            let ws_url = body["webSocketDebuggerUrl"].as_str().unwrap_or_else(|| panic!("no webSocketDebuggerUrl: {version}")).to_owned();
+            let ws_url = body["webSocketDebuggerUrl"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no webSocketDebuggerUrl: {version}"))
+                .to_owned();
             let (mut cdp, _) = tungstenite::connect(ws_url.as_str()).unwrap();
-            cdp.send(tungstenite::Message::text(r#"{"id":1,"method":"Target.setDiscoverTargets","params":{"discover":true}}"#)).unwrap();
+            cdp.send(tungstenite::Message::text(
+                r#"{"id":1,"method":"Target.setDiscoverTargets","params":{"discover":true}}"#,
+            ))
+            .unwrap();
 
             let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
             let out = Arc::new(Mutex::new(Churned::default()));
@@ -1060,7 +1287,11 @@ fn kill_9_during_writes_with_a_cdp_client_attached_loses_nothing_saved() {
             let ended = loop {
                 match cdp.read() {
                     Ok(_) => continue,
-                    Err(tungstenite::Error::Io(e)) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut => break false,
+                    Err(tungstenite::Error::Io(e))
+                        if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut =>
+                    {
+                        break false
+                    }
                     Err(_) => break true,
                 }
             };
@@ -1069,14 +1300,23 @@ fn kill_9_during_writes_with_a_cdp_client_attached_loses_nothing_saved() {
             // machine): what is clearly older than that must survive.
             let settled = |t: &Instant| killed_at.duration_since(*t) > Duration::from_millis(3500);
             let o = out.lock().unwrap();
-            eprintln!("round {round}: {} notes, {} browsers, {} agents created before the kill", o.nodes.len(), o.browsers.len(), o.agents.len());
+            eprintln!(
+                "round {round}: {} notes, {} browsers, {} agents created before the kill",
+                o.nodes.len(),
+                o.browsers.len(),
+                o.agents.len()
+            );
             saved_nodes.extend(o.nodes.iter().chain(&o.browsers).filter(|(_, t)| settled(t)).map(|(n, _)| n.clone()));
             saved_nodes.extend(o.agents.iter().filter(|(_, _, t)| settled(t)).map(|(n, _, _)| n.clone()));
             // Owners and sessions belong to their nodes: kept with every node that was saved.
             saved_browsers.extend(o.browsers.iter().filter(|(_, t)| settled(t)).map(|(n, _)| n.clone()));
-            saved_agents.extend(o.agents.iter().filter(|(_, _, t)| settled(t)).map(|(n, tok, _)| (n.clone(), tok.clone())));
+            saved_agents
+                .extend(o.agents.iter().filter(|(_, _, t)| settled(t)).map(|(n, tok, _)| (n.clone(), tok.clone())));
         }
-        assert!(!saved_nodes.is_empty() && !saved_browsers.is_empty() && !saved_agents.is_empty(), "the churn created too little to check");
+        assert!(
+            !saved_nodes.is_empty() && !saved_browsers.is_empty() && !saved_agents.is_empty(),
+            "the churn created too little to check"
+        );
         let app = App::start(root, &data, &proj, opts());
         assert_eq!(quarantined(&[&data, &proj]), Vec::<PathBuf>::new());
         let now = node_ids(&data);
@@ -1098,12 +1338,18 @@ fn kill_9_of_tmux_is_survived() {
     guarded(root, &[&data], &[], || {
         let opts = || Opts { extra: &["--agent", "agent-1"], umask000: false, rust_log: "info" };
         let app = App::start(root, &data, &proj, opts());
-        let term = |title: &str| ok(&data, "terminal_open", json!({"title": title}))["nodeId"].as_str().unwrap().to_owned();
-        let read = |node: &str| ctl(&data, "agent-1", "terminal_read", json!({"nodeId": node})).unwrap_or_else(|e| panic!("terminal_read {node}: {e}"));
+        let term =
+            |title: &str| ok(&data, "terminal_open", json!({"title": title}))["nodeId"].as_str().unwrap().to_owned();
+        let read = |node: &str| {
+            ctl(&data, "agent-1", "terminal_read", json!({"nodeId": node}))
+                .unwrap_or_else(|e| panic!("terminal_read {node}: {e}"))
+        };
         let say = |node: &str, n: u32| {
             ok(&data, "terminal_submit", json!({"nodeId": node, "text": format!("echo said-$((1000+{n}))")}));
             let want = format!("said-{}", 1000 + n);
-            eventually(20, &format!("{want} in {node}"), || read(node)["text"].as_str().unwrap().contains(&want).then_some(()));
+            eventually(20, &format!("{want} in {node}"), || {
+                read(node)["text"].as_str().unwrap().contains(&want).then_some(())
+            });
         };
         let (a, b) = (term("a"), term("b"));
         say(&a, 1);
@@ -1144,7 +1390,10 @@ type Cdp = tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<std::net::
 fn cdp_connect(data: &Path) -> Cdp {
     let version = http_get(cdp_port(data), "/json/version", Some(&facade_token(data)));
     let body: Value = serde_json::from_str(version.split("\r\n\r\n").nth(1).unwrap_or("{}")).unwrap();
-    let url = body["webSocketDebuggerUrl"].as_str().unwrap_or_else(|| panic!("no webSocketDebuggerUrl: {version}")).to_owned();
+    let url = body["webSocketDebuggerUrl"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no webSocketDebuggerUrl: {version}"))
+        .to_owned();
     let (ws, _) = tungstenite::connect(url.as_str()).unwrap();
     if let tungstenite::stream::MaybeTlsStream::Plain(tcp) = ws.get_ref() {
         tcp.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -1179,12 +1428,27 @@ fn clients_vanishing_mid_request_cost_nothing() {
     let root = tmp.path();
     let page = support::serve_page(PAGE);
     guarded(root, &[&data], &[], || {
-        let app = App::start(root, &data, &proj, Opts { extra: &["--cdp", "--agent", "agent-1", "--agent-browser-control"], umask000: false, rust_log: "warn" });
+        let app = App::start(
+            root,
+            &data,
+            &proj,
+            Opts {
+                extra: &["--cdp", "--agent", "agent-1", "--agent-browser-control"],
+                umask000: false,
+                rust_log: "warn",
+            },
+        );
         let tool = tool_port(&data);
         let token = session_token(&data, "agent-1");
         let node = ok(&data, "browser_open", json!({"url": page}))["nodeId"].as_str().unwrap().to_owned();
         // Chromium opens profile databases lazily; sockets are what a leak here would be.
-        let sockets = |pid: u32| std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().flatten().filter(|e| std::fs::read_link(e.path()).is_ok_and(|l| l.to_string_lossy().starts_with("socket:"))).count();
+        let sockets = |pid: u32| {
+            std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .unwrap()
+                .flatten()
+                .filter(|e| std::fs::read_link(e.path()).is_ok_and(|l| l.to_string_lossy().starts_with("socket:")))
+                .count()
+        };
         let sockets0 = sockets(app.pid());
 
         for round in 0..20 {
@@ -1202,14 +1466,27 @@ fn clients_vanishing_mid_request_cost_nothing() {
             drop(s);
         }
         // Others are served as before.
-        assert!(ok(&data, "browser_inspect", json!({"nodeId": node}))["text"].as_str().unwrap().contains("steady text"));
+        assert!(ok(&data, "browser_inspect", json!({"nodeId": node}))["text"]
+            .as_str()
+            .unwrap()
+            .contains("steady text"));
 
         // A CDP client that leaves while its evaluate awaits a 3 s promise, and one that leaves mid-frame.
         let mut ws = cdp_connect(&data);
         let targets = cdp_call(&mut ws, 1, None, "Target.getTargets", json!({}));
-        let target = targets["result"]["targetInfos"].as_array().unwrap().iter().find(|t| t["type"] == "page").unwrap_or_else(|| panic!("no page target: {targets}"))["targetId"].as_str().unwrap().to_owned();
-        let attached = cdp_call(&mut ws, 2, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
-        let session = attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach: {attached}")).to_owned();
+        let target = targets["result"]["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["type"] == "page")
+            .unwrap_or_else(|| panic!("no page target: {targets}"))["targetId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let attached =
+            cdp_call(&mut ws, 2, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
+        let session =
+            attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach: {attached}")).to_owned();
         let slow = json!({"id": 3, "sessionId": session, "method": "Runtime.evaluate", "params": {"expression": "new Promise(r => setTimeout(() => r(7), 3000))", "awaitPromise": true}});
         ws.send(tungstenite::Message::text(slow.to_string())).unwrap();
         drop(ws);
@@ -1223,12 +1500,23 @@ fn clients_vanishing_mid_request_cost_nothing() {
         // A new client drives the same page, after the abandoned promise settled too.
         std::thread::sleep(Duration::from_millis(3500));
         let mut ws = cdp_connect(&data);
-        let attached = cdp_call(&mut ws, 1, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
-        let session = attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach again: {attached}")).to_owned();
-        let two = cdp_call(&mut ws, 2, Some(&session), "Runtime.evaluate", json!({"expression": "1+1", "returnByValue": true}));
+        let attached =
+            cdp_call(&mut ws, 1, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
+        let session =
+            attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach again: {attached}")).to_owned();
+        let two = cdp_call(
+            &mut ws,
+            2,
+            Some(&session),
+            "Runtime.evaluate",
+            json!({"expression": "1+1", "returnByValue": true}),
+        );
         assert_eq!(two["result"]["result"]["value"], 2, "{two}");
         drop(ws);
-        assert!(ok(&data, "browser_inspect", json!({"nodeId": node}))["text"].as_str().unwrap().contains("steady text"));
+        assert!(ok(&data, "browser_inspect", json!({"nodeId": node}))["text"]
+            .as_str()
+            .unwrap()
+            .contains("steady text"));
         // The abandoned connections were all let go.
         let now = eventually(10, "abandoned sockets to close", || {
             let n = sockets(app.pid());

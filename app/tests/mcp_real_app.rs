@@ -11,13 +11,25 @@ use std::time::{Duration, Instant};
 
 const APP: &str = env!("CARGO_BIN_EXE_termsprawl");
 const CTL: &str = env!("CARGO_BIN_EXE_termsprawl-ctl");
-const PAGE: &str = "<!doctype html><title>mcp page</title><style>body{background:#2a6}</style><h1>Hello from the MCP test</h1>";
+const PAGE: &str =
+    "<!doctype html><title>mcp page</title><style>body{background:#2a6}</style><h1>Hello from the MCP test</h1>";
 
 /// The first interpreter that can import the MCP SDK (the repository's .venv first).
 fn python_with_mcp() -> Option<PathBuf> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
-    let candidates = [std::env::var_os("TERMSPRAWL_TEST_PYTHON").map(PathBuf::from), Some(repo.join(".venv/bin/python3")), Some(PathBuf::from("python3"))];
-    candidates.into_iter().flatten().find(|p| Command::new(p).args(["-c", "import mcp"]).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success()))
+    let candidates = [
+        std::env::var_os("TERMSPRAWL_TEST_PYTHON").map(PathBuf::from),
+        Some(repo.join(".venv/bin/python3")),
+        Some(PathBuf::from("python3")),
+    ];
+    candidates.into_iter().flatten().find(|p| {
+        Command::new(p)
+            .args(["-c", "import mcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
 }
 
 struct KillOnDrop(Child);
@@ -81,6 +93,9 @@ fn python_mcp_client_drives_the_real_app() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     println!("{}", stdout.trim_end());
     assert!(out.status.success(), "stdout: {stdout}\nstderr: {stderr}");
-    assert!(stdout.lines().last().is_some_and(|l| l.starts_with("mcp-real: ") && l.ends_with(" passed, 0 failed")), "{stdout}");
+    assert!(
+        stdout.lines().last().is_some_and(|l| l.starts_with("mcp-real: ") && l.ends_with(" passed, 0 failed")),
+        "{stdout}"
+    );
     drop(app);
 }

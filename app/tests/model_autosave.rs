@@ -74,7 +74,9 @@ fn random_below(n: u64) -> u64 {
 fn autosave_child() {
     let Some(folder) = std::env::var_os(CHILD_ENV).map(PathBuf::from) else { return };
     let first = stored_generation(&folder).map_or(0, |g| g + 1);
-    let saver = Autosaver::spawn(DebouncePolicy { quiet: Duration::from_millis(1), max_delay: Duration::from_millis(3) }).unwrap();
+    let saver =
+        Autosaver::spawn(DebouncePolicy { quiet: Duration::from_millis(1), max_delay: Duration::from_millis(3) })
+            .unwrap();
     saver.submit_layout(&state(&folder, first), None).unwrap();
     assert!(saver.flush().unwrap().is_empty());
     let mut out = std::io::stdout();

@@ -3,8 +3,8 @@
 mod support;
 
 use std::path::Path;
-use support::{closed_port_url, serve_page};
 use std::process::Command;
+use support::{closed_port_url, serve_page};
 
 const PAGE: &str = r#"<!doctype html><title>shot</title>
 <style>html,body{margin:0;background:rgb(18,52,86)}#box{position:absolute;left:40px;top:30px;width:120px;height:60px;background:rgb(250,20,30)}#tall{height:2000px}</style>
@@ -86,7 +86,11 @@ fn networkidle_waits_for_requests_made_after_load() {
     assert!(close(px(&decode(&load), 25, 25), [18, 52, 86]), "at load the page has not fetched yet");
     let (ok, err) = shot(&[&base, "-o", idle.to_str().unwrap(), "--size", "200x100", "--wait", "networkidle"]);
     assert!(ok, "{err}");
-    assert!(close(px(&decode(&idle), 25, 25), [0, 200, 0]), "networkidle returned before the page's second fetch finished: {:?}", px(&decode(&idle), 25, 25));
+    assert!(
+        close(px(&decode(&idle), 25, 25), [0, 200, 0]),
+        "networkidle returned before the page's second fetch finished: {:?}",
+        px(&decode(&idle), 25, 25)
+    );
 }
 
 #[test]

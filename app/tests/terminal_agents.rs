@@ -47,12 +47,16 @@ fn fake_agent_launches_once_and_missing_agent_needs_setup() {
     let tmux = PrivateTmux::of(&data);
 
     let app = App::start(&data, &folder, &[("PATH", &path)]);
-    let view = wait_for("the fake agent's output in its node", || snapshot_text(&data, &folder, &claude_id).filter(|t| t.contains("FAKE-AGENT-READY")));
+    let view = wait_for("the fake agent's output in its node", || {
+        snapshot_text(&data, &folder, &claude_id).filter(|t| t.contains("FAKE-AGENT-READY"))
+    });
     // Two arguments: the tool runtime's `--mcp-config <file>`, which a restored
     // agent gets like a newly launched one.
     assert!(view.contains(&format!("FAKE-AGENT-READY node={claude_id} project=set args=2")), "{view:?}");
     // Its working directory is the project folder.
-    wait_for("the launch log in the project folder", || std::fs::read_to_string(folder.join("launches.log")).ok().filter(|l| l.lines().count() == 1));
+    wait_for("the launch log in the project folder", || {
+        std::fs::read_to_string(folder.join("launches.log")).ok().filter(|l| l.lines().count() == 1)
+    });
     let (status, stderr) = app.stop();
     assert!(status.success(), "app exit {status}: {stderr}");
     assert!(stderr.contains("needs setup: `codex` was not found on PATH"), "no needs-setup notice: {stderr}");
@@ -65,7 +69,9 @@ fn fake_agent_launches_once_and_missing_agent_needs_setup() {
     let claude_session = session_name(&folder, &claude_id);
     std::fs::remove_file(snapshot_path(&data, &claude_session)).expect("snapshot of the first run");
     let app = App::start(&data, &folder, &[("PATH", &path)]);
-    wait_for("the agent on screen again", || snapshot_text(&data, &folder, &claude_id).filter(|t| t.contains("FAKE-AGENT-READY")));
+    wait_for("the agent on screen again", || {
+        snapshot_text(&data, &folder, &claude_id).filter(|t| t.contains("FAKE-AGENT-READY"))
+    });
     let (status, stderr) = app.stop();
     assert!(status.success(), "app exit {status}: {stderr}");
     let launches = std::fs::read_to_string(folder.join("launches.log")).unwrap();
@@ -80,7 +86,11 @@ fn malformed_preferences_launch_nothing() {
     let bin = fake_bin(dir.path(), "my-agent");
     let prefs_dir = data.join("agent-tools");
     std::fs::create_dir_all(&prefs_dir).unwrap();
-    std::fs::write(prefs_dir.join("preferences.json"), r#"{"custom": {"executable": "my-agent", "instructionFlag": "nodash"}}"#).unwrap();
+    std::fs::write(
+        prefs_dir.join("preferences.json"),
+        r#"{"custom": {"executable": "my-agent", "instructionFlag": "nodash"}}"#,
+    )
+    .unwrap();
     let path = format!("{}:/usr/bin:/bin", bin.display());
     let custom = agent_node(AgentKind::Custom, 0.0);
     let id = custom.id.clone();

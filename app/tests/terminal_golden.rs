@@ -10,7 +10,10 @@
 //! `<name>.diff.png` are written under the test target's tmp dir;
 //! `UPDATE_GOLDEN=1` regenerates `app/tests/golden/<name>.png`.
 
-use canvas_render::{visual_test, Badge, Camera, Color, CursorShape, Gpu, NodeContent, NodeKind, NodeView, Rect, Renderer, RgbaImage, Scene, Theme, Vec2};
+use canvas_render::{
+    visual_test, Badge, Camera, Color, CursorShape, Gpu, NodeContent, NodeKind, NodeView, Rect, Renderer, RgbaImage,
+    Scene, Theme, Vec2,
+};
 use std::path::{Path, PathBuf};
 use terminal::{Screen, ScreenConfig, SelectionKind, Side, TermSize};
 use termsprawl::runtime::terminals::grid_view;
@@ -31,7 +34,12 @@ fn recorded(name: &str) -> Vec<u8> {
 /// Compares with `app/tests/golden/<name>.png` (the tolerance is canvas-render's, in its `visual_test`).
 fn assert_golden(name: &str, actual: &RgbaImage) {
     let golden_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    visual_test::assert_matches_golden(&golden_dir, &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("golden"), name, actual);
+    visual_test::assert_matches_golden(
+        &golden_dir,
+        &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("golden"),
+        name,
+        actual,
+    );
 }
 
 #[test]
@@ -64,7 +72,10 @@ fn terminal_node_with_colours_cursor_and_selection() {
     assert!(red.fg[0] > 150 && red.fg[1] < 120, "SGR 31 is not red: {:?}", red.fg);
     let bold_row = (0..rows).find(|&r| snap.row_text(r as usize).starts_with("bold dim")).expect("sgr style row");
     assert!(grid.cell(bold_row, 0).unwrap().bold);
-    assert!(!grid_view(&snap, false).cursor.is_some_and(|c| c.2 == CursorShape::Block), "an unfocused terminal shows a hollow cursor");
+    assert!(
+        !grid_view(&snap, false).cursor.is_some_and(|c| c.2 == CursorShape::Block),
+        "an unfocused terminal shows a hollow cursor"
+    );
 
     let node = NodeView {
         id: 1,

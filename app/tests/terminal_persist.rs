@@ -21,7 +21,11 @@ fn tmux_session_survives_restart_with_marker_on_screen() {
     }
     let dir = short_tempdir();
     let data = dir.path().join("d");
-    let node = Node::new(NodeKind::Terminal { cwd: "".into(), command: None, tmux_session: None }, "shell", Rect { x: 0.0, y: 0.0, w: 640.0, h: 400.0 });
+    let node = Node::new(
+        NodeKind::Terminal { cwd: "".into(), command: None, tmux_session: None },
+        "shell",
+        Rect { x: 0.0, y: 0.0, w: 640.0, h: 400.0 },
+    );
     let id = node.id.clone();
     let folder = write_project(&dir.path().join("p"), vec![node]);
     let name = session_name(&folder, &id);
@@ -52,7 +56,11 @@ fn tmux_session_survives_restart_with_marker_on_screen() {
         snapshot_text(&data, &folder, &id).filter(|t| t.contains("MARK-42-OK"))
     });
     assert!(!view.contains(terminal::persist::RESTORED_MARKER), "tmux mode must not replay a snapshot: {view:?}");
-    assert_eq!(tmux.pane_pid(&name).as_deref(), Some(shell_pid.as_str()), "a new shell was started instead of re-attaching");
+    assert_eq!(
+        tmux.pane_pid(&name).as_deref(),
+        Some(shell_pid.as_str()),
+        "a new shell was started instead of re-attaching"
+    );
     assert!(tmux.capture(&name).contains("MARK-42-OK"), "scrollback lost");
     let (status, stderr) = app.stop();
     assert!(status.success(), "app exit {status}: {stderr}");
@@ -76,12 +84,18 @@ fn without_tmux_snapshot_is_replayed_under_marker() {
     let path = empty_path.to_str().unwrap();
     // Each run prints its own shell pid, then waits for input.
     let command = vec!["/bin/sh".into(), "-c".into(), "echo RUN-$$; while read l; do :; done".into()];
-    let node = Node::new(NodeKind::Terminal { cwd: "".into(), command: Some(command), tmux_session: None }, "shell", Rect { x: 0.0, y: 0.0, w: 640.0, h: 400.0 });
+    let node = Node::new(
+        NodeKind::Terminal { cwd: "".into(), command: Some(command), tmux_session: None },
+        "shell",
+        Rect { x: 0.0, y: 0.0, w: 640.0, h: 400.0 },
+    );
     let id = node.id.clone();
     let folder = write_project(&dir.path().join("p"), vec![node]);
 
     let app = App::start(&data, &folder, &[("PATH", path)]);
-    let first = wait_for("the first run's output in a snapshot", || snapshot_text(&data, &folder, &id).and_then(|t| run_line(&t, 0)));
+    let first = wait_for("the first run's output in a snapshot", || {
+        snapshot_text(&data, &folder, &id).and_then(|t| run_line(&t, 0))
+    });
     let (status, stderr) = app.stop();
     assert!(status.success(), "app exit {status}: {stderr}");
     assert!(!data.join("tmux").exists(), "tmux was used although it is not on PATH");

@@ -10,7 +10,9 @@ use terminal::tmux::{Tmux, TmuxSession};
 use terminal::{CommandSpec, ExitStatus, Persistence, TermSize, Terminal, TerminalConfig, TerminalHost};
 use terminal_common::*;
 use termsprawl::model::{Camera, Command, Node, NodeKind, Project, ProjectId, Rect, Workspace};
-use termsprawl::runtime::terminals::{closed_for_good, end_session, save_terminal_snapshot, session_name, snapshot_path};
+use termsprawl::runtime::terminals::{
+    closed_for_good, end_session, save_terminal_snapshot, session_name, snapshot_path,
+};
 
 struct Quiet;
 impl TerminalHost for Quiet {
@@ -36,7 +38,8 @@ fn ending_a_session_kills_tmux_and_deletes_the_snapshot() {
     let server = PrivateTmux::of(&data);
     let session = TmuxSession::new(tmux.clone(), &data, &name).unwrap();
     let mut config = TerminalConfig::new(dir.path(), TermSize::new(60, 10));
-    config.command = Some(CommandSpec { program: "/bin/sh".into(), args: vec!["-c".into(), "echo SESSION-UP; exec cat".into()] });
+    config.command =
+        Some(CommandSpec { program: "/bin/sh".into(), args: vec!["-c".into(), "echo SESSION-UP; exec cat".into()] });
     config.persistence = Persistence::Tmux(session.clone());
     let term = Terminal::spawn(config, Arc::new(Quiet)).unwrap();
     wait_for("the program's output", || term.snapshot().row_text(0).contains("SESSION-UP").then_some(()));
@@ -60,7 +63,8 @@ fn ending_a_session_kills_tmux_and_deletes_the_snapshot() {
 fn ending_a_session_without_tmux_deletes_the_snapshot() {
     let dir = short_tempdir();
     let mut config = TerminalConfig::new(dir.path(), TermSize::new(40, 5));
-    config.command = Some(CommandSpec { program: "/bin/sh".into(), args: vec!["-c".into(), "echo PLAIN; exec cat".into()] });
+    config.command =
+        Some(CommandSpec { program: "/bin/sh".into(), args: vec!["-c".into(), "echo PLAIN; exec cat".into()] });
     let term = Terminal::spawn(config, Arc::new(Quiet)).unwrap();
     wait_for("the program's output", || term.snapshot().row_text(0).contains("PLAIN").then_some(()));
     save_terminal_snapshot(dir.path(), "plain-1", &term).unwrap();
@@ -72,7 +76,11 @@ fn ending_a_session_without_tmux_deletes_the_snapshot() {
 #[test]
 fn only_a_removed_node_of_an_open_project_is_closed_for_good() {
     let dir = tempfile::tempdir().unwrap();
-    let node = Node::new(NodeKind::Terminal { cwd: dir.path().into(), command: None, tmux_session: None }, "t", Rect { x: 0.0, y: 0.0, w: 400.0, h: 300.0 });
+    let node = Node::new(
+        NodeKind::Terminal { cwd: dir.path().into(), command: None, tmux_session: None },
+        "t",
+        Rect { x: 0.0, y: 0.0, w: 400.0, h: 300.0 },
+    );
     let id = node.id.clone();
     let pid = ProjectId::generate();
     let (project, _) = Project::from_nodes(pid.clone(), "p", dir.path(), Camera::default(), vec![node], 1).unwrap();

@@ -62,7 +62,9 @@ impl App {
     fn start(root: &Path, data: &Path, extra: &[&str]) -> App {
         let mut cmd = Command::new(APP);
         cmd.args(["--headless", "--data-dir"]).arg(data).arg("--project").arg(root.join("proj")).args(extra);
-        cmd.env("HOME", root.join("home")).env("SHELL", "/bin/bash").env("PATH", format!("{}:/usr/bin:/bin", root.join("bin").display()));
+        cmd.env("HOME", root.join("home"))
+            .env("SHELL", "/bin/bash")
+            .env("PATH", format!("{}:/usr/bin:/bin", root.join("bin").display()));
         cmd.env_remove("TERMSPRAWL_DATA_DIR").env_remove("TERMSPRAWL_NODE_ID");
         // No desktop: terminal_external falls back to the canvas unless preferences name a terminal.
         cmd.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
@@ -76,7 +78,11 @@ impl App {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             line.clear();
-            assert!(out.read_line(&mut line).unwrap() > 0, "app exited before its tool server started: {:?}", child.try_wait());
+            assert!(
+                out.read_line(&mut line).unwrap() > 0,
+                "app exited before its tool server started: {:?}",
+                child.try_wait()
+            );
             if line.contains("agent tool server http://127.0.0.1:") {
                 assert!(line.contains(&data.display().to_string()), "{line}");
                 break;
@@ -121,7 +127,6 @@ impl Drop for App {
     }
 }
 
-
 fn ok(data: &Path, node: &str, op: &str, args: Value) -> Value {
     ctl(data, node, op, args.clone()).unwrap_or_else(|e| panic!("{op} {args}: {e}"))
 }
@@ -132,7 +137,6 @@ fn err(data: &Path, node: &str, op: &str, args: Value) -> String {
         Err(e) => e,
     }
 }
-
 
 fn node<'a>(list: &'a Value, id: &str) -> Option<&'a Value> {
     list.as_array().unwrap().iter().find(|n| n["id"] == id)
@@ -146,7 +150,6 @@ fn write_exe(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
-
 
 #[test]
 fn every_operation_against_the_live_app() {
@@ -194,17 +197,26 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     let list = ok(data, "agent-1", "canvas_list", json!({}));
     assert_eq!(node(&list, "agent-1").unwrap()["kind"], "agent");
     assert_eq!(node(&list, "agent-1").unwrap()["agent"], "external");
-    let sticky = ok(data, "agent-1", "sticky_open", json!({"text": "plan: test everything"}))["nodeId"].as_str().unwrap().to_owned();
+    let sticky = ok(data, "agent-1", "sticky_open", json!({"text": "plan: test everything"}))["nodeId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let moved = ok(data, "agent-1", "canvas_move", json!({"nodeId": sticky, "x": 1234, "y": -567}));
     assert_eq!(moved["bounds"]["x"], 1234.0);
     let list = ok(data, "agent-1", "canvas_list", json!({}));
     let s = node(&list, &sticky).unwrap();
-    assert_eq!((s["x"].as_f64(), s["y"].as_f64(), s["kind"].as_str(), s["text"].as_str()), (Some(1234.0), Some(-567.0), Some("sticky"), Some("plan: test everything")));
+    assert_eq!(
+        (s["x"].as_f64(), s["y"].as_f64(), s["kind"].as_str(), s["text"].as_str()),
+        (Some(1234.0), Some(-567.0), Some("sticky"), Some("plan: test everything"))
+    );
     let resized = ok(data, "agent-1", "canvas_resize", json!({"nodeId": sticky, "width": 300, "height": 250}));
     assert_eq!((resized["bounds"]["width"].as_f64(), resized["bounds"]["x"].as_f64()), (Some(300.0), Some(1234.0)));
     assert_eq!(ok(data, "agent-1", "canvas_select", json!({"nodeIds": [sticky]}))["selected"], json!([sticky]));
     assert!(err(data, "agent-1", "canvas_select", json!({"nodeIds": ["nope"]})).contains("no node nope"));
-    let group = ok(data, "agent-1", "canvas_group", json!({"nodeIds": [sticky, "agent-2"], "title": "pair"}))["nodeId"].as_str().unwrap().to_owned();
+    let group = ok(data, "agent-1", "canvas_group", json!({"nodeIds": [sticky, "agent-2"], "title": "pair"}))["nodeId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let list = ok(data, "agent-1", "canvas_list", json!({}));
     assert_eq!(node(&list, &group).unwrap()["kind"], "group");
     assert_eq!(node(&list, &sticky).unwrap()["group"], group.as_str());
@@ -213,7 +225,10 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     std::fs::write(proj.join("notes.md"), "# notes\n").unwrap();
     std::fs::write(proj.join("blob.bin"), b"a\0b").unwrap();
     std::fs::write(proj.join("pic.png"), b"\x89PNG").unwrap();
-    let art = ok(data, "agent-1", "artifact_open", json!({"path": proj.join("notes.md")}))["nodeId"].as_str().unwrap().to_owned();
+    let art = ok(data, "agent-1", "artifact_open", json!({"path": proj.join("notes.md")}))["nodeId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let list = ok(data, "agent-1", "canvas_list", json!({}));
     assert_eq!(node(&list, &art).unwrap()["kind"], "artifact");
     assert_eq!(node(&list, &art).unwrap()["view"], "editor");
@@ -222,26 +237,45 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
         let text = ok(data, "agent-1", "terminal_read", json!({"nodeId": art}))["text"].as_str().unwrap().to_owned();
         text.contains("# notes").then_some(text)
     });
-    assert!(shown.contains(&format!("EDITING --wait {}", proj.join("notes.md").display())) && shown.contains("# notes"), "{shown}");
-    assert!(err(data, "agent-1", "terminal_submit", json!({"nodeId": art, "text": "x"})).contains("not a terminal"), "artifact views are read-only to agents");
+    assert!(
+        shown.contains(&format!("EDITING --wait {}", proj.join("notes.md").display())) && shown.contains("# notes"),
+        "{shown}"
+    );
+    assert!(
+        err(data, "agent-1", "terminal_submit", json!({"nodeId": art, "text": "x"})).contains("not a terminal"),
+        "artifact views are read-only to agents"
+    );
     // The diff view shows the file's changes against HEAD.
     let git = |args: &[&str]| {
-        let out = Command::new("git").args(args).current_dir(proj).env("GIT_AUTHOR_NAME", "t").env("GIT_AUTHOR_EMAIL", "t@t").env("GIT_COMMITTER_NAME", "t").env("GIT_COMMITTER_EMAIL", "t@t").output().unwrap();
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(proj)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .output()
+            .unwrap();
         assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     };
     git(&["init", "-q"]);
     git(&["add", "notes.md"]);
     git(&["commit", "-qm", "notes"]);
     std::fs::write(proj.join("notes.md"), "# notes, revised\n").unwrap();
-    let diff = ok(data, "agent-1", "artifact_open", json!({"path": proj.join("notes.md"), "view": "diff"}))["nodeId"].as_str().unwrap().to_owned();
+    let diff = ok(data, "agent-1", "artifact_open", json!({"path": proj.join("notes.md"), "view": "diff"}))["nodeId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(node(&ok(data, "agent-1", "canvas_list", json!({})), &diff).unwrap()["view"], "diff");
     eventually(15, "the diff view", || {
         let text = ok(data, "agent-1", "terminal_read", json!({"nodeId": diff}))["text"].as_str().unwrap().to_owned();
         (text.contains("-# notes") && text.contains("+# notes, revised")).then_some(())
     });
     assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("blob.bin")})).contains("binary"));
-    assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("pic.png"), "view": "diff"})).contains("image diffs"));
-    assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("../data/agent-tools/endpoint.json")})).contains("outside the project"));
+    assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("pic.png"), "view": "diff"}))
+        .contains("image diffs"));
+    assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("../data/agent-tools/endpoint.json")}))
+        .contains("outside the project"));
     assert!(err(data, "agent-1", "artifact_open", json!({"path": "notes.md"})).contains("absolute"));
     eprintln!("canvas + artifacts done at {:?}", t0.elapsed());
 
@@ -253,8 +287,14 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert_eq!(browsers[0]["owner"], "agent-1");
     let model = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser}));
     let elements = model["elements"].as_array().unwrap();
-    let button = elements.iter().find(|e| e["role"] == "button" && e["name"] == "Press me").unwrap_or_else(|| panic!("no button in {model}"));
-    let input = elements.iter().find(|e| e["role"] == "textbox" && e["name"] == "Your name").unwrap_or_else(|| panic!("no input in {model}"));
+    let button = elements
+        .iter()
+        .find(|e| e["role"] == "button" && e["name"] == "Press me")
+        .unwrap_or_else(|| panic!("no button in {model}"));
+    let input = elements
+        .iter()
+        .find(|e| e["role"] == "textbox" && e["name"] == "Your name")
+        .unwrap_or_else(|| panic!("no input in {model}"));
     let (bref, iref) = (button["ref"].as_str().unwrap().to_owned(), input["ref"].as_str().unwrap().to_owned());
     assert!(model["text"].as_str().unwrap().contains("no clicks"));
     // Refs are stable across calls.
@@ -266,45 +306,74 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
         (m["title"] == "clicked 1" && m["text"].as_str().unwrap().contains("clicks: 1")).then_some(())
     });
     ok(data, "agent-1", "browser_click", json!({"nodeId": browser, "selector": "#b"}));
-    eventually(10, "the second click", || (ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser}))["title"] == "clicked 2").then_some(()));
+    eventually(10, "the second click", || {
+        (ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser}))["title"] == "clicked 2").then_some(())
+    });
     ok(data, "agent-1", "browser_type", json!({"nodeId": browser, "ref": iref, "text": "typed-text"}));
     let m = eventually(10, "typed text", || {
         let m = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser, "selector": "body"}));
         m["text"].as_str().unwrap().contains("echo:typed-text").then_some(m)
     });
-    assert!(m["text"].as_str().unwrap().contains("keydowns:10"), "browser_type sends a real key press per character: {m}");
-    assert!(m["elements"].as_array().unwrap().iter().any(|e| e["ref"] == iref.as_str() && e["value"] == "typed-text"), "{m}");
-    assert!(err(data, "agent-1", "browser_click", json!({"nodeId": browser, "ref": "e9999"})).contains("no element with ref"));
+    assert!(
+        m["text"].as_str().unwrap().contains("keydowns:10"),
+        "browser_type sends a real key press per character: {m}"
+    );
+    assert!(
+        m["elements"].as_array().unwrap().iter().any(|e| e["ref"] == iref.as_str() && e["value"] == "typed-text"),
+        "{m}"
+    );
+    assert!(err(data, "agent-1", "browser_click", json!({"nodeId": browser, "ref": "e9999"}))
+        .contains("no element with ref"));
     let shot = ok(data, "agent-1", "browser_screenshot", json!({"nodeId": browser}));
     let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap()).unwrap();
     let decoded = png::Decoder::new(std::io::Cursor::new(&png)).read_info().unwrap();
     let (w, h) = (decoded.info().width, decoded.info().height);
-    assert_eq!((shot["width"].as_u64(), shot["height"].as_u64(), shot["mimeType"].as_str()), (Some(w as u64), Some(h as u64), Some("image/png")));
+    assert_eq!(
+        (shot["width"].as_u64(), shot["height"].as_u64(), shot["mimeType"].as_str()),
+        (Some(w as u64), Some(h as u64), Some("image/png"))
+    );
     let bnode = node(&ok(data, "agent-1", "canvas_list", json!({})), &browser).cloned().unwrap();
     // The page's view fills the node's body (frame and title bar excluded).
     let title_bar = f64::from(canvas_render::Theme::default().title_height);
-    assert_eq!((w as f64, h as f64), (bnode["width"].as_f64().unwrap() - 2.0, bnode["height"].as_f64().unwrap() - title_bar - 1.0));
+    assert_eq!(
+        (w as f64, h as f64),
+        (bnode["width"].as_f64().unwrap() - 2.0, bnode["height"].as_f64().unwrap() - title_bar - 1.0)
+    );
     let saved = PathBuf::from(shot["path"].as_str().unwrap());
     assert!(saved.starts_with(data.join("screenshots")));
     use std::os::unix::fs::PermissionsExt;
     assert_eq!(std::fs::metadata(&saved).unwrap().permissions().mode() & 0o777, 0o600, "screenshots are private");
     assert_eq!(std::fs::metadata(data.join("screenshots")).unwrap().permissions().mode() & 0o777, 0o700);
     assert_eq!(std::fs::read(&saved).unwrap(), png);
-    let with_shot = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser, "screenshot": true, "maxChars": 5}));
+    let with_shot =
+        ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser, "screenshot": true, "maxChars": 5}));
     assert_eq!(with_shot["screenshot"]["mimeType"], "image/png");
     assert_eq!(with_shot["text"].as_str().unwrap().chars().count(), 5);
     let nav = ok(data, "agent-1", "browser_navigate", json!({"nodeId": browser, "url": format!("{page}second")}));
     assert_eq!((nav["title"].as_str(), nav["loaded"].as_bool()), (Some("second"), Some(true)), "{nav}");
-    assert!(err(data, "agent-1", "browser_navigate", json!({"nodeId": browser, "url": "javascript:alert(1)"})).to_lowercase().contains("javascript"));
+    assert!(err(data, "agent-1", "browser_navigate", json!({"nodeId": browser, "url": "javascript:alert(1)"}))
+        .to_lowercase()
+        .contains("javascript"));
     // Ownership: agent-2 may neither drive nor take agent-1's browser.
-    assert!(err(data, "agent-2", "browser_navigate", json!({"nodeId": browser, "url": page})).contains("owned by agent agent-1"));
+    assert!(err(data, "agent-2", "browser_navigate", json!({"nodeId": browser, "url": page}))
+        .contains("owned by agent agent-1"));
     assert!(err(data, "agent-2", "browser_claim", json!({"nodeId": browser})).contains("owned by agent agent-1"));
     assert!(err(data, "agent-2", "browser_inspect", json!({"nodeId": browser})).contains("owned by agent agent-1"));
-    assert!(err(data, "agent-1", "browser_transfer", json!({"nodeId": browser, "agentNodeId": sticky})).contains("not an agent node"));
-    assert_eq!(ok(data, "agent-1", "browser_transfer", json!({"nodeId": browser, "agentNodeId": "agent-2"}))["owner"], "agent-2");
-    assert!(err(data, "agent-1", "browser_type", json!({"nodeId": browser, "text": "x"})).contains("owned by agent agent-2"));
-    assert_eq!(ok(data, "agent-2", "browser_claim", json!({"nodeId": browser}))["owner"], "agent-2", "claiming one's own browser succeeds");
-    let owners: Value = serde_json::from_slice(&std::fs::read(data.join("agent-tools/browser-owners.json")).unwrap()).unwrap();
+    assert!(err(data, "agent-1", "browser_transfer", json!({"nodeId": browser, "agentNodeId": sticky}))
+        .contains("not an agent node"));
+    assert_eq!(
+        ok(data, "agent-1", "browser_transfer", json!({"nodeId": browser, "agentNodeId": "agent-2"}))["owner"],
+        "agent-2"
+    );
+    assert!(err(data, "agent-1", "browser_type", json!({"nodeId": browser, "text": "x"}))
+        .contains("owned by agent agent-2"));
+    assert_eq!(
+        ok(data, "agent-2", "browser_claim", json!({"nodeId": browser}))["owner"],
+        "agent-2",
+        "claiming one's own browser succeeds"
+    );
+    let owners: Value =
+        serde_json::from_slice(&std::fs::read(data.join("agent-tools/browser-owners.json")).unwrap()).unwrap();
     assert_eq!(owners[&browser], "agent-2");
     let back = ok(data, "agent-2", "browser_navigate", json!({"nodeId": browser, "url": page}));
     assert_eq!(back["title"], "tools page");
@@ -322,24 +391,49 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     eventually(15, "the shell after Ctrl+C", || read_terminal(data, &term).contains("after-2").then_some(()));
     ok(data, "agent-1", "terminal_input", json!({"nodeId": term, "text": "echo raw-$((2+3))\r"}));
     eventually(15, "raw input", || read_terminal(data, &term).contains("raw-5").then_some(()));
-    let tail = ok(data, "agent-1", "terminal_read", json!({"nodeId": term, "maxChars": 10}))["text"].as_str().unwrap().to_owned();
+    let tail = ok(data, "agent-1", "terminal_read", json!({"nodeId": term, "maxChars": 10}))["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert!(tail.chars().count() <= 10, "{tail:?}");
-    let cmd = ok(data, "agent-1", "terminal_open", json!({"command": "echo opened-$((8*8))", "title": "t2"}))["nodeId"].as_str().unwrap().to_owned();
+    let cmd = ok(data, "agent-1", "terminal_open", json!({"command": "echo opened-$((8*8))", "title": "t2"}))["nodeId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     eventually(15, "command of terminal_open", || read_terminal(data, &cmd).contains("opened-64").then_some(()));
     let ext = ok(data, "agent-1", "terminal_external", json!({"command": "echo ext-$((3+4)); sleep 60"}));
-    assert_eq!((ext["where"].as_str(), ext["reason"].as_str()), (Some("canvas"), Some("there is no display to open a desktop terminal on")), "{ext}");
+    assert_eq!(
+        (ext["where"].as_str(), ext["reason"].as_str()),
+        (Some("canvas"), Some("there is no display to open a desktop terminal on")),
+        "{ext}"
+    );
     let ext = ext["nodeId"].as_str().unwrap().to_owned();
     eventually(15, "terminal_external output", || read_terminal(data, &ext).contains("ext-7").then_some(()));
     // With a desktop terminal in preferences.json the command runs there, in the project folder.
     let fake_term = root.join("bin/fake-term");
-    std::fs::write(&fake_term, format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > {args}\nshift\necho | \"$@\" > {screen} 2>&1\n", args = root.join("term-args.txt").display(), screen = root.join("term-screen.txt").display())).unwrap();
+    std::fs::write(
+        &fake_term,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {args}\nshift\necho | \"$@\" > {screen} 2>&1\n",
+            args = root.join("term-args.txt").display(),
+            screen = root.join("term-screen.txt").display()
+        ),
+    )
+    .unwrap();
     std::fs::set_permissions(&fake_term, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let prefs = data.join("agent-tools/preferences.json");
     std::fs::write(&prefs, r#"{"externalTerminal": {"executable": "fake-term", "args": ["-e"]}}"#).unwrap();
-    let launched = ok(data, "agent-1", "terminal_external", json!({"command": "echo login-$((5*5)) in $PWD", "title": "gh auth login"}));
+    let launched = ok(
+        data,
+        "agent-1",
+        "terminal_external",
+        json!({"command": "echo login-$((5*5)) in $PWD", "title": "gh auth login"}),
+    );
     assert_eq!(launched["where"], "external", "{launched}");
     assert_eq!(launched["terminal"].as_str(), Some(fake_term.to_str().unwrap()));
-    let screen = eventually(15, "the external terminal's output", || std::fs::read_to_string(root.join("term-screen.txt")).ok().filter(|s| s.contains("press Enter")));
+    let screen = eventually(15, "the external terminal's output", || {
+        std::fs::read_to_string(root.join("term-screen.txt")).ok().filter(|s| s.contains("press Enter"))
+    });
     assert!(screen.contains(&format!("login-25 in {}", proj.display())), "{screen:?}");
     assert!(screen.contains("[gh auth login exited with status 0; press Enter to close]"), "{screen:?}");
     std::fs::write(&prefs, r#"{"externalTerminal": {"executable": "no-such-terminal"}}"#).unwrap();
@@ -355,7 +449,8 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     // Agents and context.
     let e = err(data, "agent-1", "agent_launch", json!({"agent": "gemini"}));
     assert!(e.contains("needs setup") && e.contains("gemini"), "{e}");
-    let launched = ok(data, "agent-1", "agent_launch", json!({"agent": "claude", "title": "helper", "text": "do the thing"}));
+    let launched =
+        ok(data, "agent-1", "agent_launch", json!({"agent": "claude", "title": "helper", "text": "do the thing"}));
     let claude = launched["nodeId"].as_str().unwrap().to_owned();
     eventually(20, "the launched agent's sticky", || {
         let list = ok(data, "agent-1", "canvas_list", json!({}));
@@ -369,13 +464,19 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     let env = std::fs::read_to_string(data.join("claude-env.txt")).unwrap();
     assert!(env.contains(&format!("TERMSPRAWL_NODE_ID={claude}")), "{env}");
     assert!(env.contains("TERMSPRAWL_PROJECT_ID=") && env.contains("TERMSPRAWL_CTL=/"), "{env}");
-    let session: Value = serde_json::from_slice(&std::fs::read(data.join(format!("agent-tools/sessions/{claude}.json"))).unwrap()).unwrap();
+    let session: Value =
+        serde_json::from_slice(&std::fs::read(data.join(format!("agent-tools/sessions/{claude}.json"))).unwrap())
+            .unwrap();
     let token = session["token"].as_str().unwrap();
-    assert!(!env.contains(token) && !args.iter().any(|a| a.contains(token)), "token leaked into the agent's env or argv");
+    assert!(
+        !env.contains(token) && !args.iter().any(|a| a.contains(token)),
+        "token leaked into the agent's env or argv"
+    );
     let status = ok(data, "agent-1", "agent_status", json!({"nodeId": claude}));
     assert_eq!(status["agents"][0]["status"]["state"], "ready");
     // context_read: the launched claude's transcript (Claude Code's layout under HOME).
-    let escaped: String = proj.display().to_string().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let escaped: String =
+        proj.display().to_string().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
     let tdir = root.join("home/.claude/projects").join(escaped);
     std::fs::create_dir_all(&tdir).unwrap();
     std::fs::write(tdir.join("s.jsonl"), format!("{}\n", json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "parser finished"}]}}))).unwrap();
@@ -383,7 +484,11 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     // transcript is not readable to it (linking is covered by the runtime's tests
     // and the window test).
     let ctx = ok(data, "agent-1", "context_read", json!({}));
-    assert_eq!((ctx["reader"].as_str(), &ctx["peers"], ctx["text"].as_str()), (Some("claude-jsonl"), &json!([]), Some("")), "{ctx}");
+    assert_eq!(
+        (ctx["reader"].as_str(), &ctx["peers"], ctx["text"].as_str()),
+        (Some("claude-jsonl"), &json!([]), Some("")),
+        "{ctx}"
+    );
     assert!(ctx["note"].as_str().unwrap().contains("only the user links nodes"), "{ctx}");
     eprintln!("agents done at {:?}", t0.elapsed());
 
@@ -424,7 +529,10 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     let app = App::start(root, data, &["--agent", "agent-1"]);
     let ctx = ok(data, "agent-1", "context_read", json!({}));
     assert_eq!(ctx["peers"], json!([claude]), "{ctx}");
-    assert!(ctx["text"].as_str().unwrap().contains("assistant: parser finished"), "the linked claude's transcript: {ctx}");
+    assert!(
+        ctx["text"].as_str().unwrap().contains("assistant: parser finished"),
+        "the linked claude's transcript: {ctx}"
+    );
     assert_eq!(node(&ok(data, "agent-1", "canvas_list", json!({})), "agent-1").unwrap()["links"], json!([claude]));
     let status = eventually(20, "the warm claude's status", || {
         // Until the node's terminal is back, the session does not exist yet.

@@ -50,10 +50,13 @@ impl Display {
         need("Xvfb");
         need("xdotool");
         need("import");
-        let seed = std::process::id() ^ std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let seed = std::process::id()
+            ^ std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         for attempt in 0..50 {
             let number = 97 + (seed.wrapping_add(attempt * 7919)) % 400;
-            if Path::new(&format!("/tmp/.X{number}-lock")).exists() || Path::new(&format!("/tmp/.X11-unix/X{number}")).exists() {
+            if Path::new(&format!("/tmp/.X{number}-lock")).exists()
+                || Path::new(&format!("/tmp/.X11-unix/X{number}")).exists()
+            {
                 continue;
             }
             let screen = format!("{}x{}x24", size.0, size.1);
@@ -86,7 +89,11 @@ impl Display {
 
     /// The root window as RGB rows.
     fn screenshot(&self) -> Option<Screenshot> {
-        let out = Command::new("import").args(["-window", "root", "-depth", "8", "png24:-"]).env("DISPLAY", self.name()).output().ok()?;
+        let out = Command::new("import")
+            .args(["-window", "root", "-depth", "8", "png24:-"])
+            .env("DISPLAY", self.name())
+            .output()
+            .ok()?;
         if !out.status.success() {
             eprintln!("import failed: {}", String::from_utf8_lossy(&out.stderr));
             return None;
@@ -174,11 +181,24 @@ impl App {
         Self::start_with_env(display, data, project, runtime_dir, &[])
     }
 
-    fn start_with_env(display: &Display, data: &Path, project: &Path, runtime_dir: &Path, env: &[(&str, &Path)]) -> App {
+    fn start_with_env(
+        display: &Display,
+        data: &Path,
+        project: &Path,
+        runtime_dir: &Path,
+        env: &[(&str, &Path)],
+    ) -> App {
         Self::start_with_args(display, data, project, runtime_dir, env, &[])
     }
 
-    fn start_with_args(display: &Display, data: &Path, project: &Path, runtime_dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> App {
+    fn start_with_args(
+        display: &Display,
+        data: &Path,
+        project: &Path,
+        runtime_dir: &Path,
+        env: &[(&str, &Path)],
+        args: &[&str],
+    ) -> App {
         let mut child = Command::new(env!("CARGO_BIN_EXE_termsprawl"))
             .envs(env.iter().map(|(k, v)| (*k, *v)))
             .args(args)
@@ -195,7 +215,13 @@ impl App {
             .spawn()
             .expect("start termsprawl");
         let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        for stream in [child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>), child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>)].into_iter().flatten() {
+        for stream in [
+            child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
             let log = log.clone();
             std::thread::spawn(move || {
                 for line in BufReader::new(stream).lines().map_while(Result::ok) {
@@ -245,7 +271,11 @@ fn fixture(url: &str, rect: Rect, camera: Camera) -> (tempfile::TempDir, PathBuf
 }
 
 /// A data dir and a project folder whose saved layout holds one node of the kind `kind(folder)` makes.
-fn fixture_with(kind: impl FnOnce(&Path) -> NodeKind, rect: Rect, camera: Camera) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+fn fixture_with(
+    kind: impl FnOnce(&Path) -> NodeKind,
+    rect: Rect,
+    camera: Camera,
+) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let data = dir.path().join("data");
     let folder = dir.path().join("project");
@@ -254,8 +284,17 @@ fn fixture_with(kind: impl FnOnce(&Path) -> NodeKind, rect: Rect, camera: Camera
         std::fs::create_dir_all(d).expect("create dir");
     }
     std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).expect("chmod runtime dir");
-    let node = Node { id: NodeId::new("page").unwrap(), kind: kind(&folder), title: "page".into(), rect, z: 1, colour: None, links: Default::default() };
-    let (project, _) = Project::from_nodes(ProjectId::new("proj").unwrap(), "project", &folder, camera, vec![node], 2).unwrap();
+    let node = Node {
+        id: NodeId::new("page").unwrap(),
+        kind: kind(&folder),
+        title: "page".into(),
+        rect,
+        z: 1,
+        colour: None,
+        links: Default::default(),
+    };
+    let (project, _) =
+        Project::from_nodes(ProjectId::new("proj").unwrap(), "project", &folder, camera, vec![node], 2).unwrap();
     save_layout(&project, None).expect("save layout");
     let ws = Workspace::from_projects(vec![project], Some(ProjectId::new("proj").unwrap())).unwrap();
     save_workspace(&data, &ws, None).expect("save workspace");
@@ -271,7 +310,12 @@ fn body_on_screen(rect: Rect, cam: Camera) -> (f64, f64, f64, f64) {
 }
 
 /// Screenshots until `ok` holds or `timeout` passes; returns the last screenshot.
-fn wait_for_screen(display: &Display, app: &mut App, timeout: Duration, ok: impl Fn(&Screenshot) -> bool) -> Screenshot {
+fn wait_for_screen(
+    display: &Display,
+    app: &mut App,
+    timeout: Duration,
+    ok: impl Fn(&Screenshot) -> bool,
+) -> Screenshot {
     let end = Instant::now() + timeout;
     loop {
         assert!(app.still_running(), "the app exited early:\n{}", app.log_tail());
@@ -317,7 +361,12 @@ fn window_shows_the_restored_browser_page_on_the_canvas() {
     let shot = wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| s.share(inner, PAGE_RGB, 6) > 0.98);
     let page_share = shot.share(inner, PAGE_RGB, 6);
     let saved = if page_share > 0.98 { None } else { Some(save_failure(&shot, "window-page")) };
-    assert!(page_share > 0.98, "the page's colour covers only {:.1} % of the node body (screenshot: {saved:?})\n{}", page_share * 100.0, app.log_tail());
+    assert!(
+        page_share > 0.98,
+        "the page's colour covers only {:.1} % of the node body (screenshot: {saved:?})\n{}",
+        page_share * 100.0,
+        app.log_tail()
+    );
     // Outside the node: the canvas, not the page (the view is composited where the node is, nowhere else).
     let right_of_node = ((x1 + 60.0) as u32, 100, SCREEN.0 - 20, SCREEN.1 - 100);
     assert!(shot.share(right_of_node, PAGE_RGB, 6) < 0.001, "page pixels outside the node");
@@ -363,14 +412,21 @@ fn a_click_on_the_panned_and_zoomed_canvas_reaches_the_page_button_under_it() {
     let (x0, y0, x1, y1) = body_on_screen(rect, camera);
     let inner = ((x0 + 12.0) as u32, (y0 + 12.0) as u32, (x1 - 12.0) as u32, (y1 - 12.0) as u32);
     let shot = wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| s.share(inner, PAGE_RGB, 6) > 0.5);
-    assert!(shot.share(inner, PAGE_RGB, 6) > 0.5, "the page never appeared (screenshot: {:?})\n{}", save_failure(&shot, "window-click"), app.log_tail());
+    assert!(
+        shot.share(inner, PAGE_RGB, 6) > 0.5,
+        "the page never appeared (screenshot: {:?})\n{}",
+        save_failure(&shot, "window-click"),
+        app.log_tail()
+    );
     // The page lays out in the body's world units (CSS px) at any zoom and is
     // painted at the zoom's scale: on screen, CSS px × zoom from the body's corner.
     let (cx, cy) = (400.0, 260.0); // the button's centre in CSS pixels
     let sx = x0 + cx * camera.zoom;
     let sy = y0 + cy * camera.zoom;
     // Sanity of the setup: the green button is drawn where the click goes.
-    let button_shot = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| s.share((sx as u32 - 4, sy as u32 - 4, sx as u32 + 4, sy as u32 + 4), [0x20, 0xe0, 0x40], 8) > 0.9);
+    let button_shot = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| {
+        s.share((sx as u32 - 4, sy as u32 - 4, sx as u32 + 4, sy as u32 + 4), [0x20, 0xe0, 0x40], 8) > 0.9
+    });
     assert!(
         button_shot.share((sx as u32 - 4, sy as u32 - 4, sx as u32 + 4, sy as u32 + 4), [0x20, 0xe0, 0x40], 8) > 0.9,
         "the button is not drawn at ({sx:.0}, {sy:.0}) (screenshot: {:?})",
@@ -389,7 +445,11 @@ fn a_click_on_the_panned_and_zoomed_canvas_reaches_the_page_button_under_it() {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    assert!(text.contains("button clicked"), "the click did not reach the button; layout:\n{text}\nlog:\n{}", app.log_tail());
+    assert!(
+        text.contains("button clicked"),
+        "the click did not reach the button; layout:\n{text}\nlog:\n{}",
+        app.log_tail()
+    );
     // The camera the test saved is the one the window used (nothing re-fitted it).
     let ws = std::fs::read_to_string(data.join("workspace.json")).unwrap_or_default();
     assert!(ws.contains("0.75"), "the saved camera changed: {ws}");
@@ -406,12 +466,20 @@ fn ctrl_click_on_a_terminal_hyperlink_opens_a_browser_node() {
     let script = format!("for i in 1 2 3; do printf '\\e]8;;{url}\\e\\\\%s\\e]8;;\\e\\\\\\n' \"$(printf 'L%.0s' $(seq 70))\"; done; exec sleep 600");
     let rect = Rect::new(100.0, 100.0, 800.0, 400.0);
     let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
-    let kind = |folder: &Path| NodeKind::Terminal { cwd: folder.to_path_buf(), command: Some(vec!["bash".into(), "-c".into(), script.clone()]), tmux_session: None };
+    let kind = |folder: &Path| NodeKind::Terminal {
+        cwd: folder.to_path_buf(),
+        command: Some(vec!["bash".into(), "-c".into(), script.clone()]),
+        tmux_session: None,
+    };
     let (dir, data, folder, runtime) = fixture_with(kind, rect, camera);
     let bin = dir.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     for tool in ["bash", "sleep", "seq"] {
-        let found = ["/usr/bin", "/bin"].iter().map(|d| Path::new(d).join(tool)).find(|p| p.is_file()).unwrap_or_else(|| panic!("{tool} not found"));
+        let found = ["/usr/bin", "/bin"]
+            .iter()
+            .map(|d| Path::new(d).join(tool))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| panic!("{tool} not found"));
         std::os::unix::fs::symlink(found, bin.join(tool)).unwrap();
     }
     let display = Display::start();
@@ -454,12 +522,22 @@ fn deleting_an_agent_node_revokes_its_session_and_releases_its_browsers() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let url = support::serve_page("<html><head><title>owned</title></head><body>owned</body></html>");
     let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
-    let (_dir, data, folder, runtime) = fixture_with(|_| NodeKind::Sticky { text: String::new() }, Rect::new(900.0, 600.0, 200.0, 120.0), camera);
+    let (_dir, data, folder, runtime) =
+        fixture_with(|_| NodeKind::Sticky { text: String::new() }, Rect::new(900.0, 600.0, 200.0, 120.0), camera);
     let display = Display::start();
-    let mut app = App::start_with_args(&display, &data, &folder, &runtime, &[], &["--agent", "agent-9", "--agent-browser-control"]);
+    let mut app = App::start_with_args(
+        &display,
+        &data,
+        &folder,
+        &runtime,
+        &[],
+        &["--agent", "agent-9", "--agent-browser-control"],
+    );
     let session = data.join("agent-tools/sessions/agent-9.json");
     support::eventually(90, "the agent's session", || session.exists().then_some(()));
-    let ok = |op: &str, args: serde_json::Value| support::ctl(&data, "agent-9", op, args).unwrap_or_else(|e| panic!("{op}: {e}\n{}", app.log_tail()));
+    let ok = |op: &str, args: serde_json::Value| {
+        support::ctl(&data, "agent-9", op, args).unwrap_or_else(|e| panic!("{op}: {e}\n{}", app.log_tail()))
+    };
     let browser = ok("browser_open", serde_json::json!({"url": url}))["nodeId"].as_str().unwrap().to_owned();
     let owners = data.join("agent-tools/browser-owners.json");
     assert!(std::fs::read_to_string(&owners).unwrap().contains(&browser), "the opener owns the browser");
@@ -481,8 +559,12 @@ fn deleting_an_agent_node_revokes_its_session_and_releases_its_browsers() {
     // The ctl finds no session file to read a token from any more.
     let e = support::ctl(&data, "agent-9", "session_info", serde_json::json!({})).unwrap_err();
     assert!(e.contains("no tool session for this node"), "{e}");
-    support::eventually(10, "the browser released", || (!std::fs::read_to_string(&owners).unwrap_or_default().contains(&browser)).then_some(()));
-    support::eventually(10, "the layout without the agent", || std::fs::read_to_string(&layout).ok().filter(|t| !t.contains("agent-9") && t.contains(&browser)));
+    support::eventually(10, "the browser released", || {
+        (!std::fs::read_to_string(&owners).unwrap_or_default().contains(&browser)).then_some(())
+    });
+    support::eventually(10, "the layout without the agent", || {
+        std::fs::read_to_string(&layout).ok().filter(|t| !t.contains("agent-9") && t.contains(&browser))
+    });
 }
 
 #[test]
@@ -501,7 +583,15 @@ fn project_tabs_switch_on_click_and_ctrl_tab_and_close_on_middle_click() {
         std::fs::create_dir_all(&folder).unwrap();
         let mut note = Node::new(NodeKind::Sticky { text: String::new() }, id, Rect::new(100.0, 100.0, 400.0, 300.0));
         note.colour = Some(termsprawl::model::Colour::new(colour).unwrap());
-        let (p, _) = Project::from_nodes(ProjectId::new(id).unwrap(), id, &folder, Camera { x: 0.0, y: 0.0, zoom: 1.0 }, vec![note], 1).unwrap();
+        let (p, _) = Project::from_nodes(
+            ProjectId::new(id).unwrap(),
+            id,
+            &folder,
+            Camera { x: 0.0, y: 0.0, zoom: 1.0 },
+            vec![note],
+            1,
+        )
+        .unwrap();
         save_layout(&p, None).unwrap();
         projects.push(p);
     }
@@ -516,7 +606,8 @@ fn project_tabs_switch_on_click_and_ctrl_tab_and_close_on_middle_click() {
         v["active"].as_str().map(str::to_owned)
     };
     let open = || -> usize {
-        let v: serde_json::Value = std::fs::read(&workspace).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+        let v: serde_json::Value =
+            std::fs::read(&workspace).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
         v["projects"].as_array().map_or(0, Vec::len)
     };
     support::eventually(90, "the window's first frame", || (app.frames() > 0).then_some(()));
@@ -547,13 +638,20 @@ fn a_hidpi_screen_draws_the_canvas_at_its_scale() {
     std::fs::write(&layout, serde_json::to_vec(&v).unwrap()).unwrap();
     // A 2x screen: the window's 1280×800 logical pixels are 2560×1600 on it.
     let display = Display::start_sized((2560, 1600));
-    let mut app = App::start_with_env(&display, &data, &folder, &runtime, &[("WINIT_X11_SCALE_FACTOR", Path::new("2"))]);
+    let mut app =
+        App::start_with_env(&display, &data, &folder, &runtime, &[("WINIT_X11_SCALE_FACTOR", Path::new("2"))]);
     // At 100 % a world unit is one logical pixel, two screen pixels: the body spans
     // x 2·(100+1)..2·(500−1), y 2·(100+30)..2·(400−1).
     let inside = (260, 320, 940, 740);
     let shot = wait_for_screen(&display, &mut app, Duration::from_secs(60), |s| s.share(inside, PAGE_RGB, 8) > 0.95);
     let share = shot.share(inside, PAGE_RGB, 8);
-    assert!(share > 0.95, "the node body is not drawn at twice its size ({:.1} % there; screenshot: {:?})\n{}", share * 100.0, save_failure(&shot, "window-hidpi"), app.log_tail());
+    assert!(
+        share > 0.95,
+        "the node body is not drawn at twice its size ({:.1} % there; screenshot: {:?})\n{}",
+        share * 100.0,
+        save_failure(&shot, "window-hidpi"),
+        app.log_tail()
+    );
     // Just outside where a 1x drawing would end, the 2x body goes on.
     assert!(shot.share((520, 320, 900, 700), PAGE_RGB, 8) > 0.95, "the body stops at its 1x size");
     assert!(shot.share((1010, 100, 2500, 1500), PAGE_RGB, 8) < 0.001, "body colour beyond the 2x node");

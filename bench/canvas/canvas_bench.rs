@@ -31,15 +31,31 @@ fn layout(base: &str) -> Vec<Node> {
         let (kind, title) = match i {
             0..=3 => (NodeKind::browser(&format!("{base}animated.html")).expect("valid url"), format!("animated {i}")),
             4..=9 => (NodeKind::browser(&format!("{base}static.html")).expect("valid url"), format!("static {i}")),
-            _ => (NodeKind::Sticky { text: format!("Note {i}\nA static sticky note with a few lines of text\nso the cached texture has glyphs.") }, format!("note {i}")),
+            _ => (
+                NodeKind::Sticky {
+                    text: format!(
+                        "Note {i}\nA static sticky note with a few lines of text\nso the cached texture has glyphs."
+                    ),
+                },
+                format!("note {i}"),
+            ),
         };
-        nodes.push(Node { id: NodeId::new(format!("n{i}")).expect("valid id"), kind, title, rect, z: i as i64, colour: None, links: Default::default() });
+        nodes.push(Node {
+            id: NodeId::new(format!("n{i}")).expect("valid id"),
+            kind,
+            title,
+            rect,
+            z: i as i64,
+            colour: None,
+            links: Default::default(),
+        });
     }
     nodes
 }
 
 fn fitted_camera(nodes: &[Node]) -> Camera {
-    let rects: Vec<canvas_render::Rect> = nodes.iter().map(|n| termsprawl::runtime::scene::render_rect(&n.rect)).collect();
+    let rects: Vec<canvas_render::Rect> =
+        nodes.iter().map(|n| termsprawl::runtime::scene::render_rect(&n.rect)).collect();
     let mut cam = Camera::default();
     cam.fit_all(&rects, Vec2::new(TARGET.0 as f32, TARGET.1 as f32), 24.0);
     cam
@@ -82,21 +98,43 @@ struct O { @builtin(position) pos: vec4<f32>, @location(0) uv: vec2<f32> };
 "#;
 
 impl Baseline {
-    fn new(device: &wgpu::Device, queue: &wgpu::Queue, format: wgpu::TextureFormat, quads: &[canvas_render::Rect], tex_sizes: &[(u32, u32)]) -> Baseline {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("baseline"), source: wgpu::ShaderSource::Wgsl(SHADER.into()) });
+    fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+        quads: &[canvas_render::Rect],
+        tex_sizes: &[(u32, u32)],
+    ) -> Baseline {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("baseline"),
+            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+        });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: None,
             entries: &[
                 wgpu::BindGroupLayoutEntry {
                     binding: 0,
                     visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture { sample_type: wgpu::TextureSampleType::Float { filterable: true }, view_dimension: wgpu::TextureViewDimension::D2, multisampled: false },
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
                     count: None,
                 },
-                wgpu::BindGroupLayoutEntry { binding: 1, visibility: wgpu::ShaderStages::FRAGMENT, ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering), count: None },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
             ],
         });
-        let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: None, bind_group_layouts: &[Some(&layout)], immediate_size: 0 });
+        let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("baseline"),
             layout: Some(&pl),
@@ -104,26 +142,60 @@ impl Baseline {
                 module: &module,
                 entry_point: Some("vs"),
                 compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout { array_stride: 16, step_mode: wgpu::VertexStepMode::Vertex, attributes: &wgpu::vertex_attr_array![0 => Float32x2, 1 => Float32x2] })],
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: 16,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &wgpu::vertex_attr_array![0 => Float32x2, 1 => Float32x2],
+                })],
             },
-            fragment: Some(wgpu::FragmentState { module: &module, entry_point: Some("fs"), compilation_options: Default::default(), targets: &[Some(wgpu::ColorTargetState { format, blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING), write_mask: wgpu::ColorWrites::ALL })] }),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format,
+                    blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
             primitive: Default::default(),
             depth_stencil: None,
             multisample: Default::default(),
             multiview_mask: None,
             cache: None,
         });
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor { mag_filter: wgpu::FilterMode::Linear, min_filter: wgpu::FilterMode::Linear, ..Default::default() });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
         let mut verts: Vec<f32> = vec![];
         let (tw, th) = (TARGET.0 as f32, TARGET.1 as f32);
         for q in quads {
-            let (x0, y0, x1, y1) = (q.x / tw * 2.0 - 1.0, 1.0 - q.y / th * 2.0, (q.x + q.w) / tw * 2.0 - 1.0, 1.0 - (q.y + q.h) / th * 2.0);
-            for (x, y, u, v) in [(x0, y0, 0.0, 0.0), (x1, y0, 1.0, 0.0), (x0, y1, 0.0, 1.0), (x0, y1, 0.0, 1.0), (x1, y0, 1.0, 0.0), (x1, y1, 1.0, 1.0)] {
+            let (x0, y0, x1, y1) = (
+                q.x / tw * 2.0 - 1.0,
+                1.0 - q.y / th * 2.0,
+                (q.x + q.w) / tw * 2.0 - 1.0,
+                1.0 - (q.y + q.h) / th * 2.0,
+            );
+            for (x, y, u, v) in [
+                (x0, y0, 0.0, 0.0),
+                (x1, y0, 1.0, 0.0),
+                (x0, y1, 0.0, 1.0),
+                (x0, y1, 0.0, 1.0),
+                (x1, y0, 1.0, 0.0),
+                (x1, y1, 1.0, 1.0),
+            ] {
                 verts.extend([x, y, u, v]);
             }
         }
         let bytes: Vec<u8> = verts.iter().flat_map(|f| f.to_le_bytes()).collect();
-        let vertices = device.create_buffer(&wgpu::BufferDescriptor { label: None, size: bytes.len() as u64, usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false });
+        let vertices = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: bytes.len() as u64,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
         queue.write_buffer(&vertices, 0, &bytes);
         let textures = tex_sizes
             .iter()
@@ -142,7 +214,10 @@ impl Baseline {
                 let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: None,
                     layout: &layout,
-                    entries: &[wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&view) }, wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(&sampler) }],
+                    entries: &[
+                        wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&view) },
+                        wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(&sampler) },
+                    ],
                 });
                 (tex, bg)
             })
@@ -150,12 +225,24 @@ impl Baseline {
         Baseline { pipeline, vertices, textures }
     }
 
-    fn frame(&self, device: &wgpu::Device, queue: &wgpu::Queue, target: &wgpu::TextureView, uploads: usize, pixels: &[u8]) {
+    fn frame(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        target: &wgpu::TextureView,
+        uploads: usize,
+        pixels: &[u8],
+    ) {
         for (tex, _) in self.textures.iter().take(uploads) {
             let (w, h) = (tex.width(), tex.height());
             let n = (w * h * 4) as usize;
             queue.write_texture(
-                wgpu::TexelCopyTextureInfo { texture: tex, mip_level: 0, origin: wgpu::Origin3d::ZERO, aspect: wgpu::TextureAspect::All },
+                wgpu::TexelCopyTextureInfo {
+                    texture: tex,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d::ZERO,
+                    aspect: wgpu::TextureAspect::All,
+                },
                 &pixels[..n],
                 wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(w * 4), rows_per_image: Some(h) },
                 wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
@@ -169,7 +256,10 @@ impl Baseline {
                     view: target,
                     depth_slice: None,
                     resolve_target: None,
-                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color { r: 0.08, g: 0.09, b: 0.1, a: 1.0 }), store: wgpu::StoreOp::Store },
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color { r: 0.08, g: 0.09, b: 0.1, a: 1.0 }),
+                        store: wgpu::StoreOp::Store,
+                    },
                 })],
                 depth_stencil_attachment: None,
                 timestamp_writes: None,
@@ -193,13 +283,20 @@ fn frames(base: &str, count: usize) -> Result<()> {
     let data = dir.path().join("data");
     let folder = dir.path().join("project");
     std::fs::create_dir_all(&folder)?;
-    let config = RuntimeConfig { data_dir: data, project: Some(folder), browser_control: false, views_follow_zoom: true };
+    let config =
+        RuntimeConfig { data_dir: data, project: Some(folder), browser_control: false, views_follow_zoom: true };
     let waker = Waker::new();
     let mut rt = headless::start_runtime(config, cef_bridge::DisplayMode::Headless, waker.clone())?;
     let nodes = layout(base);
     let camera = fitted_camera(&nodes);
     // Fit first, so browsers are created at their displayed size.
-    rt.apply(Command::SetCamera { camera: model::Camera { x: f64::from(camera.offset.x), y: f64::from(camera.offset.y), zoom: f64::from(camera.zoom()) } })?;
+    rt.apply(Command::SetCamera {
+        camera: model::Camera {
+            x: f64::from(camera.offset.x),
+            y: f64::from(camera.offset.y),
+            zoom: f64::from(camera.zoom()),
+        },
+    })?;
     for n in &nodes {
         rt.apply(Command::AddNode { node: n.clone() })?;
     }
@@ -223,7 +320,12 @@ fn frames(base: &str, count: usize) -> Result<()> {
         view_formats: &[],
     });
     let view = target.create_view(&Default::default());
-    let wait = |device: &wgpu::Device| device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None }).map(|_| ()).map_err(|e| anyhow::anyhow!("poll: {e}"));
+    let wait = |device: &wgpu::Device| {
+        device
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .map(|_| ())
+            .map_err(|e| anyhow::anyhow!("poll: {e}"))
+    };
 
     // The app's frames, as the window draws them: a frame is drawn only when a
     // browser painted (an idle canvas draws none), from the last frame where only
@@ -254,8 +356,13 @@ fn frames(base: &str, count: usize) -> Result<()> {
             let t_upload = t.elapsed();
             let scene = rt.scene();
             let t_scene = t.elapsed();
-            let reuse = if reuse_frames { canvas_render::Reuse::CopyInto(&target) } else { canvas_render::Reuse::Nothing };
-            let r = gfx.renderer.render(&scene, &camera, RenderTarget { view: &view, format, width: TARGET.0, height: TARGET.1, reuse });
+            let reuse =
+                if reuse_frames { canvas_render::Reuse::CopyInto(&target) } else { canvas_render::Reuse::Nothing };
+            let r = gfx.renderer.render(
+                &scene,
+                &camera,
+                RenderTarget { view: &view, format, width: TARGET.0, height: TARGET.1, reuse },
+            );
             let t_record = t.elapsed();
             wait(&device)?;
             let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -286,7 +393,17 @@ fn frames(base: &str, count: usize) -> Result<()> {
         rt.tick();
         let mut gfx = rt.gfx.take().context("GPU gone")?;
         let t = Instant::now();
-        let r = gfx.renderer.render(&canvas_render::Scene::default(), &camera, RenderTarget { view: &view, format, width: TARGET.0, height: TARGET.1, reuse: canvas_render::Reuse::Nothing });
+        let r = gfx.renderer.render(
+            &canvas_render::Scene::default(),
+            &camera,
+            RenderTarget {
+                view: &view,
+                format,
+                width: TARGET.0,
+                height: TARGET.1,
+                reuse: canvas_render::Reuse::Nothing,
+            },
+        );
         wait(&device)?;
         if i >= 10 {
             bg_ms.push(t.elapsed().as_secs_f64() * 1e3);
@@ -296,7 +413,8 @@ fn frames(base: &str, count: usize) -> Result<()> {
     }
 
     // Same on-screen sizes; the four animated views' texture sizes for the per-frame uploads.
-    let quads: Vec<canvas_render::Rect> = nodes.iter().map(|n| camera.world_rect_to_screen(termsprawl::runtime::scene::render_rect(&n.rect))).collect();
+    let quads: Vec<canvas_render::Rect> =
+        nodes.iter().map(|n| camera.world_rect_to_screen(termsprawl::runtime::scene::render_rect(&n.rect))).collect();
     let mut sizes: Vec<(u32, u32)> = quads.iter().map(|q| (q.w.round() as u32, q.h.round() as u32)).collect();
     for (i, n) in nodes.iter().enumerate().take(4) {
         if let Some((_, b)) = rt.browsers.for_node(&n.id) {
@@ -334,7 +452,10 @@ fn frames(base: &str, count: usize) -> Result<()> {
     println!("  the same frames drawn whole (no reuse): median {wm:.2} ms, p99 {wp:.2} ms (ratio {:.2}x)", wm / bm);
     println!("minimal wgpu (30 textured quads, 4 uploads/frame): median {bm:.2} ms, p99 {bp:.2} ms");
     let med: Vec<f64> = parts.into_iter().map(|p| stats(p).0).collect();
-    println!("  app medians by part: upload {:.2} ms, scene {:.2} ms, render {:.2} ms, GPU wait {:.2} ms", med[0], med[1], med[2], med[3]);
+    println!(
+        "  app medians by part: upload {:.2} ms, scene {:.2} ms, render {:.2} ms, GPU wait {:.2} ms",
+        med[0], med[1], med[2], med[3]
+    );
     println!("  app background alone (dot grid, no nodes): median {:.2} ms", stats(bg_ms).0);
     println!("ratio (median app / median baseline): {:.2}x; p99 ratio {:.2}x", am / bm, ap / bp);
     rt.shutdown();
@@ -345,12 +466,17 @@ fn main() -> std::process::ExitCode {
     if let Some(code) = cef_bridge::run_subprocess_if_child() {
         return std::process::ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
-    let _ = tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into())).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .with_writer(std::io::stderr)
+        .try_init();
     let args: Vec<String> = std::env::args().collect();
     let result = match args.get(1).map(String::as_str) {
         Some("frames") if args.len() >= 3 => frames(&args[2], args.get(3).and_then(|n| n.parse().ok()).unwrap_or(300)),
         Some("fixture") if args.len() == 5 => write_fixture(Path::new(&args[2]), Path::new(&args[3]), &args[4]),
-        _ => Err(anyhow::anyhow!("usage: canvas-bench frames BASE_URL [FRAMES] | canvas-bench fixture DATA_DIR PROJECT_DIR BASE_URL")),
+        _ => Err(anyhow::anyhow!(
+            "usage: canvas-bench frames BASE_URL [FRAMES] | canvas-bench fixture DATA_DIR PROJECT_DIR BASE_URL"
+        )),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

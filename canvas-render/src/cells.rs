@@ -47,7 +47,18 @@ pub struct CellView {
 impl CellView {
     /// A blank cell with the given colours.
     pub fn blank(fg: [u8; 3], bg: [u8; 3]) -> Self {
-        Self { ch: ' ', fg, bg, bold: false, italic: false, underline: false, strikethrough: false, dim: false, wide: false, wide_spacer: false }
+        Self {
+            ch: ' ',
+            fg,
+            bg,
+            bold: false,
+            italic: false,
+            underline: false,
+            strikethrough: false,
+            dim: false,
+            wide: false,
+            wide_spacer: false,
+        }
     }
 }
 
@@ -69,7 +80,13 @@ pub struct TerminalGridView {
 impl TerminalGridView {
     /// A grid of blank cells.
     pub fn blank(cols: u16, rows: u16, fg: [u8; 3], bg: [u8; 3]) -> Self {
-        Self { cols, rows, cells: vec![CellView::blank(fg, bg); cols as usize * rows as usize], cursor: None, selection: Vec::new() }
+        Self {
+            cols,
+            rows,
+            cells: vec![CellView::blank(fg, bg); cols as usize * rows as usize],
+            cursor: None,
+            selection: Vec::new(),
+        }
     }
 
     /// The cell at `(row, col)`, if present.
@@ -212,7 +229,8 @@ pub(crate) fn build_grid_instances(
     let cursor_span = |r: u32, c: u32| if cell(r, c).wide && c + 1 < cols { 2 } else { 1 };
     if let Some((r, c, CursorShape::Block)) = cursor {
         let (r, c) = (r as u32, c as u32);
-        let (x0, x1, y0, y1) = (layout.col_x(c), layout.col_x(c + cursor_span(r, c)), layout.row_y(r), layout.row_y(r + 1));
+        let (x0, x1, y0, y1) =
+            (layout.col_x(c), layout.col_x(c + cursor_span(r, c)), layout.row_y(r), layout.row_y(r + 1));
         out.push(CellInstance::solid(x0, y0, x1 - x0, y1 - y0, colors.cursor.to_f32()));
     }
     // Glyphs and text decorations.
@@ -228,7 +246,13 @@ pub(crate) fn build_grid_instances(
             let span = if cl.wide && c + 1 < cols { 2 } else { 1 };
             let (x0, x1) = (layout.col_x(c), layout.col_x(c + span));
             let under_block = matches!(cursor, Some((cr, cc, CursorShape::Block)) if cr as u32 == r && cc as u32 == c);
-            let fg = if under_block { cl.bg } else if cl.dim { dimmed(cl.fg, cl.bg) } else { cl.fg };
+            let fg = if under_block {
+                cl.bg
+            } else if cl.dim {
+                dimmed(cl.fg, cl.bg)
+            } else {
+                cl.fg
+            };
             if cl.ch != ' ' && !cl.ch.is_control() {
                 if let Some(g) = glyph(cl.ch, Variant { bold: cl.bold, italic: cl.italic })? {
                     let gx = if span == 2 { (x0 + ((x1 - x0) - g.w as f32) * 0.5).round() } else { x0 + g.left as f32 };
@@ -252,7 +276,8 @@ pub(crate) fn build_grid_instances(
     }
     if let Some((r, c, shape)) = cursor {
         let (r, c) = (r as u32, c as u32);
-        let (x0, x1, y0, y1) = (layout.col_x(c), layout.col_x(c + cursor_span(r, c)), layout.row_y(r), layout.row_y(r + 1));
+        let (x0, x1, y0, y1) =
+            (layout.col_x(c), layout.col_x(c + cursor_span(r, c)), layout.row_y(r), layout.row_y(r + 1));
         let col = colors.cursor.to_f32();
         let t = (2.0 * s).round().max(1.0);
         match shape {
@@ -331,11 +356,17 @@ impl CellPipeline {
             format,
         );
         let capacity = 4096;
-        let instances = instance_buffer(device, "cell instances", capacity * std::mem::size_of::<CellInstance>() as u64);
+        let instances =
+            instance_buffer(device, "cell instances", capacity * std::mem::size_of::<CellInstance>() as u64);
         Self { pipeline, globals, bind_group, instances, capacity }
     }
 
-    fn bind(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, globals: &wgpu::Buffer, atlas: &wgpu::TextureView) -> wgpu::BindGroup {
+    fn bind(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        globals: &wgpu::Buffer,
+        atlas: &wgpu::TextureView,
+    ) -> wgpu::BindGroup {
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("cells bind group"),
             layout,
@@ -347,11 +378,22 @@ impl CellPipeline {
     }
 
     /// Uploads one grid's instances for a target of `size` pixels (one grid per submission).
-    pub(crate) fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, size: (u32, u32), cells: &[CellInstance]) {
-        queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&Globals { target_size: [size.0 as f32, size.1 as f32], _pad: [0.0; 2] }));
+    pub(crate) fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        size: (u32, u32),
+        cells: &[CellInstance],
+    ) {
+        queue.write_buffer(
+            &self.globals,
+            0,
+            bytemuck::bytes_of(&Globals { target_size: [size.0 as f32, size.1 as f32], _pad: [0.0; 2] }),
+        );
         if cells.len() as u64 > self.capacity {
             self.capacity = (cells.len() as u64).next_power_of_two();
-            self.instances = instance_buffer(device, "cell instances", self.capacity * std::mem::size_of::<CellInstance>() as u64);
+            self.instances =
+                instance_buffer(device, "cell instances", self.capacity * std::mem::size_of::<CellInstance>() as u64);
         }
         if !cells.is_empty() {
             queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(cells));
@@ -374,7 +416,8 @@ impl CellPipeline {
 mod tests {
     use super::*;
 
-    const METRICS: CellMetrics = CellMetrics { width: 8.0, height: 16.0, ascent: 12.0, underline_offset: 2.0, strike_offset: 4.0, stroke: 1.0 };
+    const METRICS: CellMetrics =
+        CellMetrics { width: 8.0, height: 16.0, ascent: 12.0, underline_offset: 2.0, strike_offset: 4.0, stroke: 1.0 };
     const COLORS: GridColors = GridColors { cursor: Color::rgb(255, 255, 255), selection: Color::rgba(0, 0, 255, 128) };
 
     fn layout(scale: f32) -> GridLayout {
@@ -438,7 +481,8 @@ mod tests {
     #[test]
     fn decorations_and_other_cursor_shapes() {
         let mut g = TerminalGridView::blank(3, 1, [100; 3], [0; 3]);
-        g.cells[0] = CellView { ch: 'x', underline: true, strikethrough: true, dim: true, ..CellView::blank([100; 3], [0; 3]) };
+        g.cells[0] =
+            CellView { ch: 'x', underline: true, strikethrough: true, dim: true, ..CellView::blank([100; 3], [0; 3]) };
         g.cursor = Some((0, 2, CursorShape::HollowBlock));
         let inst = build_grid_instances(&g, &layout(1.0), COLORS, fake_glyph).unwrap();
         let dim = rgb(dimmed([100; 3], [0; 3]));

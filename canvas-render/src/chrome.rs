@@ -119,7 +119,12 @@ fn frame_style(node: &NodeView, theme: &Theme) -> FrameStyle {
 
 /// Lays out the chrome of `node` at raster `scale`. `measure(text, px, bold)` returns the
 /// width in pixels of one line of text.
-pub(crate) fn build_chrome(node: &NodeView, theme: &Theme, scale: f32, mut measure: impl FnMut(&str, f32, bool) -> f32) -> ChromeOutput {
+pub(crate) fn build_chrome(
+    node: &NodeView,
+    theme: &Theme,
+    scale: f32,
+    mut measure: impl FnMut(&str, f32, bool) -> f32,
+) -> ChromeOutput {
     let s = scale;
     let px = |v: f32| (v * s).round();
     let style = frame_style(node, theme);
@@ -131,7 +136,16 @@ pub(crate) fn build_chrome(node: &NodeView, theme: &Theme, scale: f32, mut measu
 
     if node.selected {
         let g = px(4.0);
-        q.push(QuadInstance::boxed(m - g, m - g, w + 2.0 * g, h + 2.0 * g, r + g, Color::default(), theme.selection, (2.0 * s).max(1.5)));
+        q.push(QuadInstance::boxed(
+            m - g,
+            m - g,
+            w + 2.0 * g,
+            h + 2.0 * g,
+            r + g,
+            Color::default(),
+            theme.selection,
+            (2.0 * s).max(1.5),
+        ));
     }
     if style.shadow {
         q.push(QuadInstance::shadow(m, m + px(4.0), w, h, r, 14.0 * s, theme.shadow));
@@ -166,11 +180,23 @@ pub(crate) fn build_chrome(node: &NodeView, theme: &Theme, scale: f32, mut measu
         let pill_x = (m + w - pad - pill_w).max(m + pad + icon);
         let pill_y = m + ((th - pill_h) * 0.5).round();
         q.push(QuadInstance::fill(pill_x, pill_y, pill_w, pill_h, pill_h * 0.5, badge.color.with_alpha(56)));
-        q.push(QuadInstance::fill(pill_x + px(7.0) - px(2.5), pill_y + pill_h * 0.5 - px(2.5), px(5.0), px(5.0), px(2.5), badge.color));
+        q.push(QuadInstance::fill(
+            pill_x + px(7.0) - px(2.5),
+            pill_y + pill_h * 0.5 - px(2.5),
+            px(5.0),
+            px(5.0),
+            px(2.5),
+            badge.color,
+        ));
         let text_color = badge.color.mix(Color::rgb(255, 255, 255), 0.45);
         labels.push(Label {
             text: badge.text.clone(),
-            bounds: [pill_x + px(14.0), pill_y + ((pill_h - size * 1.25) * 0.5).round(), (pill_w - px(20.0)).max(1.0), size * 1.25 + 1.0],
+            bounds: [
+                pill_x + px(14.0),
+                pill_y + ((pill_h - size * 1.25) * 0.5).round(),
+                (pill_w - px(20.0)).max(1.0),
+                size * 1.25 + 1.0,
+            ],
             size,
             line_height: 1.25,
             color: text_color,
@@ -183,7 +209,12 @@ pub(crate) fn build_chrome(node: &NodeView, theme: &Theme, scale: f32, mut measu
     let title_x = m + pad + icon + px(8.0);
     labels.push(Label {
         text: node.title.clone(),
-        bounds: [title_x, m + ((th - title_size * 1.3) * 0.5).round(), (title_right - title_x).max(1.0), title_size * 1.3 + 1.0],
+        bounds: [
+            title_x,
+            m + ((th - title_size * 1.3) * 0.5).round(),
+            (title_right - title_x).max(1.0),
+            title_size * 1.3 + 1.0,
+        ],
         size: title_size,
         line_height: 1.3,
         color: style.title_text,
@@ -192,10 +223,19 @@ pub(crate) fn build_chrome(node: &NodeView, theme: &Theme, scale: f32, mut measu
     });
 
     let p = theme.body_padding * s;
-    let content = [body[0] + p, body[1] + (p * 0.75).round(), (body[2] - 2.0 * p).max(0.0), (body[3] - 1.75 * p).max(0.0)];
+    let content =
+        [body[0] + p, body[1] + (p * 0.75).round(), (body[2] - 2.0 * p).max(0.0), (body[3] - 1.75 * p).max(0.0)];
     if let NodeContent::Text(text) = &node.content {
         let size = theme.body_font_size * s;
-        labels.push(Label { text: text.clone(), bounds: content, size, line_height: 1.45, color: style.body_text, wrap: true, bold: false });
+        labels.push(Label {
+            text: text.clone(),
+            bounds: content,
+            size,
+            line_height: 1.45,
+            color: style.body_text,
+            wrap: true,
+            bold: false,
+        });
     }
     ChromeOutput { quads: q, labels, body_px: body, content_px: content }
 }
@@ -204,7 +244,9 @@ pub(crate) fn build_chrome(node: &NodeView, theme: &Theme, scale: f32, mut measu
 fn push_icon(q: &mut Vec<QuadInstance>, kind: NodeKind, x: f32, y: f32, size: f32, color: Color, scale: f32) {
     let sw = (1.5 * scale).max(1.0);
     let p = |u: f32, v: f32| (x + u * size, y + v * size);
-    let seg = |q: &mut Vec<QuadInstance>, a: (f32, f32), b: (f32, f32)| q.push(QuadInstance::segment(a.0, a.1, b.0, b.1, sw, color));
+    let seg = |q: &mut Vec<QuadInstance>, a: (f32, f32), b: (f32, f32)| {
+        q.push(QuadInstance::segment(a.0, a.1, b.0, b.1, sw, color))
+    };
     let stroke_box = |q: &mut Vec<QuadInstance>, u0: f32, v0: f32, u1: f32, v1: f32, r: f32| {
         let (x0, y0) = p(u0, v0);
         let (x1, y1) = p(u1, v1);
@@ -241,7 +283,9 @@ fn push_icon(q: &mut Vec<QuadInstance>, kind: NodeKind, x: f32, y: f32, size: f3
             seg(q, p(0.28, 0.72), p(0.54, 0.72));
         }
         NodeKind::Group => {
-            for (cx, cy, dx, dy) in [(0.04, 0.04, 1.0, 1.0), (0.96, 0.04, -1.0, 1.0), (0.04, 0.96, 1.0, -1.0), (0.96, 0.96, -1.0, -1.0)] {
+            for (cx, cy, dx, dy) in
+                [(0.04, 0.04, 1.0, 1.0), (0.96, 0.04, -1.0, 1.0), (0.04, 0.96, 1.0, -1.0), (0.96, 0.96, -1.0, -1.0)]
+            {
                 seg(q, p(cx, cy), p(cx + dx * 0.3, cy));
                 seg(q, p(cx, cy), p(cx, cy + dy * 0.3));
             }

@@ -203,7 +203,9 @@ impl DotGrid {
             let cy = (row as f32 * self.step - bg.offset[1]) * bg.zoom;
             let (top, bottom) = (cy - half, cy + half);
             hidden.clear();
-            hidden.extend(occluders.iter().filter(|o| o.y <= top && o.bottom() >= bottom && o.w > 0.0).map(|o| (o.x, o.right())));
+            hidden.extend(
+                occluders.iter().filter(|o| o.y <= top && o.bottom() >= bottom && o.w > 0.0).map(|o| (o.x, o.right())),
+            );
             hidden.sort_by(|a, b| a.0.total_cmp(&b.0));
             let mut x = 0.0f32;
             for &(x0, x1) in &hidden {
@@ -325,14 +327,16 @@ impl Compositor {
                 wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(&sampler) },
             ],
         });
-        let background_uniform = uniform_buffer(device, "background uniform", std::mem::size_of::<GridUniform>() as u64);
+        let background_uniform =
+            uniform_buffer(device, "background uniform", std::mem::size_of::<GridUniform>() as u64);
         let background_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("background"),
             layout: &background_layout,
             entries: &[wgpu::BindGroupEntry { binding: 0, resource: background_uniform.as_entire_binding() }],
         });
         let capacity = 128;
-        let instances = instance_buffer(device, "layer instances", capacity * std::mem::size_of::<LayerInstance>() as u64);
+        let instances =
+            instance_buffer(device, "layer instances", capacity * std::mem::size_of::<LayerInstance>() as u64);
         Self {
             layer_shader,
             background_shader,
@@ -461,7 +465,11 @@ impl Compositor {
         layers: &[(LayerInstance, &wgpu::BindGroup)],
         regions: &[Rect],
     ) {
-        queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&Globals { target_size: [size.0 as f32, size.1 as f32], _pad: [0.0; 2] }));
+        queue.write_buffer(
+            &self.globals,
+            0,
+            bytemuck::bytes_of(&Globals { target_size: [size.0 as f32, size.1 as f32], _pad: [0.0; 2] }),
+        );
         let grid = DotGrid::plan(&background, size);
         let spans = grid.map(|g| g.spans(&background, size.0, occluders)).unwrap_or_default();
         if let Some(g) = grid.filter(|_| !spans.is_empty()) {
@@ -483,13 +491,15 @@ impl Compositor {
             );
             if spans.len() as u64 > self.span_capacity {
                 self.span_capacity = (spans.len() as u64).next_power_of_two();
-                self.spans = instance_buffer(device, "dot spans", self.span_capacity * std::mem::size_of::<DotSpan>() as u64);
+                self.spans =
+                    instance_buffer(device, "dot spans", self.span_capacity * std::mem::size_of::<DotSpan>() as u64);
             }
             queue.write_buffer(&self.spans, 0, bytemuck::cast_slice(&spans));
         }
         if layers.len() as u64 > self.capacity {
             self.capacity = (layers.len() as u64).next_power_of_two();
-            self.instances = instance_buffer(device, "layer instances", self.capacity * std::mem::size_of::<LayerInstance>() as u64);
+            self.instances =
+                instance_buffer(device, "layer instances", self.capacity * std::mem::size_of::<LayerInstance>() as u64);
         }
         let data: Vec<LayerInstance> = layers.iter().map(|(i, _)| *i).collect();
         if !data.is_empty() {
@@ -504,7 +514,11 @@ impl Compositor {
                 depth_slice: None,
                 resolve_target: None,
                 ops: wgpu::Operations {
-                    load: if regions.is_empty() { wgpu::LoadOp::Clear(clear_color(background.background, format.is_srgb())) } else { wgpu::LoadOp::Load },
+                    load: if regions.is_empty() {
+                        wgpu::LoadOp::Clear(clear_color(background.background, format.is_srgb()))
+                    } else {
+                        wgpu::LoadOp::Load
+                    },
                     store: wgpu::StoreOp::Store,
                 },
             })],
@@ -540,7 +554,13 @@ impl Compositor {
     }
 
     /// Draws `layers[range]` (instances already uploaded at their indices).
-    fn draw_layers(&self, pass: &mut wgpu::RenderPass<'_>, pipelines: &Pipelines, layers: &[(LayerInstance, &wgpu::BindGroup)], range: impl std::ops::RangeBounds<usize>) {
+    fn draw_layers(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        pipelines: &Pipelines,
+        layers: &[(LayerInstance, &wgpu::BindGroup)],
+        range: impl std::ops::RangeBounds<usize>,
+    ) {
         if layers.is_empty() {
             return;
         }
@@ -588,7 +608,9 @@ mod tests {
 
     #[test]
     fn rows_cover_every_dot_that_touches_the_target() {
-        for (zoom, offset) in [(1.0, [0.0, 0.0]), (0.586, [-37.5, 812.25]), (0.1, [-5000.0, -4000.0]), (4.0, [123.4, -56.7])] {
+        for (zoom, offset) in
+            [(1.0, [0.0, 0.0]), (0.586, [-37.5, 812.25]), (0.1, [-5000.0, -4000.0]), (4.0, [123.4, -56.7])]
+        {
             let p = params(zoom, offset);
             let g = DotGrid::plan(&p, (1920, 1080)).expect("visible grid");
             let reach = (g.radius + 0.5) / zoom;
@@ -644,7 +666,8 @@ mod tests {
 
     #[test]
     fn pieces_around_a_hole_tile_the_rest_of_the_quad_with_the_same_texels() {
-        let layer = LayerInstance { uv: [0.1, 0.2, 0.9, 0.8], ..LayerInstance::plain(Rect::new(10.5, 20.25, 100.0, 60.0)) };
+        let layer =
+            LayerInstance { uv: [0.1, 0.2, 0.9, 0.8], ..LayerInstance::plain(Rect::new(10.5, 20.25, 100.0, 60.0)) };
         let hole = Rect::new(30.0, 40.0, 50.0, 20.0);
         let pieces: Vec<LayerInstance> = layer.around(hole).collect();
         assert_eq!(pieces.len(), 4);

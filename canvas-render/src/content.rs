@@ -78,7 +78,10 @@ impl ContentStore {
         }
         let expected = width as usize * height as usize * 4;
         if bgra.len() != expected {
-            return Err(RenderError::InvalidArgument(format!("{width}x{height} BGRA needs {expected} bytes, got {}", bgra.len())));
+            return Err(RenderError::InvalidArgument(format!(
+                "{width}x{height} BGRA needs {expected} bytes, got {}",
+                bgra.len()
+            )));
         }
         let reuse = self.textures.get(&key).is_some_and(|t| t.texture.width() == width && t.texture.height() == height);
         if !reuse {
@@ -109,9 +112,18 @@ impl ContentStore {
             }
             self.damage.entry(key).or_default().push(DirtyRect { x: x0, y: y0, w: x1 - x0, h: y1 - y0 });
             queue.write_texture(
-                wgpu::TexelCopyTextureInfo { texture: &target.texture, mip_level: 0, origin: wgpu::Origin3d { x: x0, y: y0, z: 0 }, aspect: wgpu::TextureAspect::All },
+                wgpu::TexelCopyTextureInfo {
+                    texture: &target.texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d { x: x0, y: y0, z: 0 },
+                    aspect: wgpu::TextureAspect::All,
+                },
                 bgra,
-                wgpu::TexelCopyBufferLayout { offset: (y0 as u64 * width as u64 + x0 as u64) * 4, bytes_per_row: Some(width * 4), rows_per_image: None },
+                wgpu::TexelCopyBufferLayout {
+                    offset: (y0 as u64 * width as u64 + x0 as u64) * 4,
+                    bytes_per_row: Some(width * 4),
+                    rows_per_image: None,
+                },
                 wgpu::Extent3d { width: x1 - x0, height: y1 - y0, depth_or_array_layers: 1 },
             );
         }

@@ -57,10 +57,7 @@ impl Rect {
 
     /// Whether the two rectangles overlap with a non-empty area.
     pub fn intersects(&self, other: &Rect) -> bool {
-        self.x < other.right()
-            && other.x < self.right()
-            && self.y < other.bottom()
-            && other.y < self.bottom()
+        self.x < other.right() && other.x < self.right() && self.y < other.bottom() && other.y < self.bottom()
     }
 
     /// The smallest rectangle containing both.

@@ -113,7 +113,9 @@ impl TerminalFaces {
                 query(fs, &family, false, false).unwrap_or_else(|| first_face(fs))
             }
         };
-        let pick = |fs: &mut FontSystem, b: bool, i: bool| query(fs, &family, b, i).unwrap_or(Face { synth_bold: b, synth_italic: i, ..regular });
+        let pick = |fs: &mut FontSystem, b: bool, i: bool| {
+            query(fs, &family, b, i).unwrap_or(Face { synth_bold: b, synth_italic: i, ..regular })
+        };
         let faces = [regular, pick(fs, true, false), pick(fs, false, true), pick(fs, true, true)];
         let metrics = measure(fs, regular.id, size);
         Self { font, faces, resolved_family: family, lookup: HashMap::new(), fallback_ids: None, metrics }
@@ -140,7 +142,12 @@ impl TerminalFaces {
             return *found;
         }
         let face = self.faces[(v.bold as usize) | ((v.italic as usize) << 1)];
-        let mut found = glyph_in(fs, face.id, ch).map(|glyph| GlyphSource { font: face.id, glyph, embolden: face.synth_bold, skew: face.synth_italic });
+        let mut found = glyph_in(fs, face.id, ch).map(|glyph| GlyphSource {
+            font: face.id,
+            glyph,
+            embolden: face.synth_bold,
+            skew: face.synth_italic,
+        });
         if found.is_none() {
             let primary = self.faces[0].id;
             let candidates = self.fallback_ids.get_or_insert_with(|| fallback_order(fs)).clone();
@@ -197,7 +204,14 @@ fn glyph_in(fs: &mut FontSystem, id: fontdb::ID, ch: char) -> Option<u16> {
 fn measure(fs: &mut FontSystem, id: fontdb::ID, size: f32) -> CellMetrics {
     let Some(font) = fs.get_font(id, fontdb::Weight::NORMAL) else {
         tracing::warn!("terminal font could not be loaded; using nominal metrics");
-        return CellMetrics { width: (size * 0.6).round(), height: (size * 1.2).round(), ascent: size, underline_offset: 2.0, strike_offset: (size * 0.3).round(), stroke: 1.0 };
+        return CellMetrics {
+            width: (size * 0.6).round(),
+            height: (size * 1.2).round(),
+            ascent: size,
+            underline_offset: 2.0,
+            strike_offset: (size * 0.3).round(),
+            stroke: 1.0,
+        };
     };
     let swash_font = font.as_swash();
     let m = swash_font.metrics(&[]).scale(size);
@@ -291,7 +305,14 @@ impl GlyphAtlas {
             view_formats: &[],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        Self { texture, view, packer: ShelfPacker::new(size), entries: HashMap::new(), scaler: ScaleContext::new(), rasterized: 0 }
+        Self {
+            texture,
+            view,
+            packer: ShelfPacker::new(size),
+            entries: HashMap::new(),
+            scaler: ScaleContext::new(),
+            rasterized: 0,
+        }
     }
 
     /// The atlas texture view (bound by the cell pipeline).
@@ -332,11 +353,18 @@ impl GlyphAtlas {
                 let color = image.content == Content::Color;
                 let rgba: Vec<u8> = match image.content {
                     Content::Mask => image.data.iter().flat_map(|&a| [255, 255, 255, a]).collect(),
-                    Content::SubpixelMask => image.data.chunks_exact(4).flat_map(|p| [255, 255, 255, p[0].max(p[1]).max(p[2])]).collect(),
+                    Content::SubpixelMask => {
+                        image.data.chunks_exact(4).flat_map(|p| [255, 255, 255, p[0].max(p[1]).max(p[2])]).collect()
+                    }
                     Content::Color => image.data.clone(),
                 };
                 queue.write_texture(
-                    wgpu::TexelCopyTextureInfo { texture: &self.texture, mip_level: 0, origin: wgpu::Origin3d { x, y, z: 0 }, aspect: wgpu::TextureAspect::All },
+                    wgpu::TexelCopyTextureInfo {
+                        texture: &self.texture,
+                        mip_level: 0,
+                        origin: wgpu::Origin3d { x, y, z: 0 },
+                        aspect: wgpu::TextureAspect::All,
+                    },
                     &rgba,
                     wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(w * 4), rows_per_image: None },
                     wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
@@ -350,7 +378,12 @@ impl GlyphAtlas {
     }
 }
 
-fn rasterize(fs: &mut FontSystem, scaler: &mut ScaleContext, source: GlyphSource, px: f32) -> Option<swash::scale::image::Image> {
+fn rasterize(
+    fs: &mut FontSystem,
+    scaler: &mut ScaleContext,
+    source: GlyphSource,
+    px: f32,
+) -> Option<swash::scale::image::Image> {
     let font = fs.get_font(source.font, fontdb::Weight::NORMAL)?;
     let mut s = scaler.builder(font.as_swash()).size(px).hint(true).build();
     let mut render = Render::new(&[Source::ColorOutline(0), Source::ColorBitmap(StrikeWith::BestFit), Source::Outline]);

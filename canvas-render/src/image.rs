@@ -19,7 +19,13 @@ impl RgbaImage {
     /// Wraps pixel bytes, checking their length.
     pub fn new(width: u32, height: u32, pixels: Vec<u8>) -> Result<Self> {
         if pixels.len() != width as usize * height as usize * 4 {
-            return Err(RenderError::InvalidArgument(format!("{}x{} RGBA needs {} bytes, got {}", width, height, width as usize * height as usize * 4, pixels.len())));
+            return Err(RenderError::InvalidArgument(format!(
+                "{}x{} RGBA needs {} bytes, got {}",
+                width,
+                height,
+                width as usize * height as usize * 4,
+                pixels.len()
+            )));
         }
         Ok(Self { width, height, pixels })
     }
@@ -55,7 +61,9 @@ impl RgbaImage {
         buf.truncate(info.buffer_size());
         let pixels = match (info.color_type, info.bit_depth) {
             (png::ColorType::Rgba, png::BitDepth::Eight) => buf,
-            (png::ColorType::Rgb, png::BitDepth::Eight) => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
+            (png::ColorType::Rgb, png::BitDepth::Eight) => {
+                buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect()
+            }
             other => return Err(RenderError::Png(format!("unsupported PNG layout {other:?}"))),
         };
         Self::new(info.width, info.height, pixels)
@@ -86,7 +94,12 @@ pub(crate) fn read_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: 
     });
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("read-back") });
     encoder.copy_texture_to_buffer(
-        wgpu::TexelCopyTextureInfo { texture, mip_level: 0, origin: wgpu::Origin3d::ZERO, aspect: wgpu::TextureAspect::All },
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        },
         wgpu::TexelCopyBufferInfo {
             buffer: &buffer,
             layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded), rows_per_image: Some(h) },
@@ -102,7 +115,8 @@ pub(crate) fn read_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: 
     rx.recv().map_err(|_| RenderError::Gpu("read-back callback dropped".into()))??;
     let mut pixels = Vec::with_capacity((unpadded * h) as usize);
     {
-        let view = buffer.slice(..).get_mapped_range().map_err(|e| RenderError::Gpu(format!("map read-back buffer: {e}")))?;
+        let view =
+            buffer.slice(..).get_mapped_range().map_err(|e| RenderError::Gpu(format!("map read-back buffer: {e}")))?;
         for row in view.chunks(padded as usize).take(h as usize) {
             pixels.extend_from_slice(&row[..unpadded as usize]);
         }

@@ -102,7 +102,8 @@ impl QuadPipeline {
             layout: &layout,
             entries: &[wgpu::BindGroupEntry { binding: 0, resource: globals.as_entire_binding() }],
         });
-        let attributes = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4, 2 => Float32x4, 3 => Float32x4, 4 => Float32x4];
+        let attributes =
+            wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4, 2 => Float32x4, 3 => Float32x4, 4 => Float32x4];
         let pipeline = instanced_strip_pipeline(
             device,
             "quad",
@@ -116,13 +117,20 @@ impl QuadPipeline {
             format,
         );
         let capacity = 256;
-        let instances = instance_buffer(device, "quad instances", capacity * std::mem::size_of::<QuadInstance>() as u64);
+        let instances =
+            instance_buffer(device, "quad instances", capacity * std::mem::size_of::<QuadInstance>() as u64);
         Self { pipeline, globals, bind_group, instances, capacity }
     }
 
     /// Uploads `quads` for a target of `size` pixels. Call once per submission: the buffers
     /// are shared, so a second prepare before the first submit would overwrite the first.
-    pub(crate) fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, size: (u32, u32), quads: &[QuadInstance]) {
+    pub(crate) fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        size: (u32, u32),
+        quads: &[QuadInstance],
+    ) {
         queue.write_buffer(
             &self.globals,
             0,
@@ -155,7 +163,11 @@ pub(crate) fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
         count: None,
     }
 }

@@ -181,11 +181,8 @@ impl Renderer {
     /// Creates a renderer drawing with `gpu`'s device.
     pub fn new(gpu: &Gpu, config: RendererConfig) -> Result<Renderer> {
         let (device, queue) = (gpu.device.clone(), gpu.queue.clone());
-        let mut font_system = if config.load_system_fonts {
-            FontSystem::new()
-        } else {
-            FontSystem::new_with_fonts(std::iter::empty())
-        };
+        let mut font_system =
+            if config.load_system_fonts { FontSystem::new() } else { FontSystem::new_with_fonts(std::iter::empty()) };
         {
             let db = font_system.db_mut();
             db.load_font_data(epaint_default_fonts::HACK_REGULAR.to_vec());
@@ -262,7 +259,12 @@ impl Renderer {
             let a = u16::from(colour.a);
             let premultiplied = [colour.r, colour.g, colour.b].map(|c| (u16::from(c) * a / 255) as u8);
             queue.write_texture(
-                wgpu::TexelCopyTextureInfo { texture: &texture, mip_level: 0, origin: wgpu::Origin3d::ZERO, aspect: wgpu::TextureAspect::All },
+                wgpu::TexelCopyTextureInfo {
+                    texture: &texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d::ZERO,
+                    aspect: wgpu::TextureAspect::All,
+                },
                 &[premultiplied[0], premultiplied[1], premultiplied[2], colour.a],
                 wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(4), rows_per_image: Some(1) },
                 wgpu::Extent3d { width: 1, height: 1, depth_or_array_layers: 1 },
@@ -324,9 +326,25 @@ impl Renderer {
 
     /// Uploads BGRA pixels (`width * height * 4` bytes, tightly packed rows) for `key`.
     /// With an unchanged size and non-empty `dirty`, only those regions are copied.
-    pub fn upload_bgra(&mut self, key: ContentKey, width: u32, height: u32, bgra: &[u8], dirty: &[DirtyRect]) -> Result<()> {
+    pub fn upload_bgra(
+        &mut self,
+        key: ContentKey,
+        width: u32,
+        height: u32,
+        bgra: &[u8],
+        dirty: &[DirtyRect],
+    ) -> Result<()> {
         let Self { device, queue, compositor, content, .. } = self;
-        content.upload(device, queue, |view| compositor.bind_texture(device, view, "content texture"), key, width, height, bgra, dirty)?;
+        content.upload(
+            device,
+            queue,
+            |view| compositor.bind_texture(device, view, "content texture"),
+            key,
+            width,
+            height,
+            bgra,
+            dirty,
+        )?;
         self.content_changed = true;
         Ok(())
     }
@@ -389,7 +407,10 @@ impl Renderer {
         // format), then copy it into the target.
         match target.reuse {
             Reuse::CopyInto(_) => {
-                let fits = |k: &KeptFrame| (k.texture.width(), k.texture.height()) == (target.width, target.height) && k.texture.format() == target.format;
+                let fits = |k: &KeptFrame| {
+                    (k.texture.width(), k.texture.height()) == (target.width, target.height)
+                        && k.texture.format() == target.format
+                };
                 if !self.kept.as_ref().is_some_and(fits) {
                     self.kept = None;
                 }
@@ -466,11 +487,18 @@ impl Renderer {
             let texel_px = (camera.zoom() / cache.scale).max(1.0);
             if let Some(rects) = opaque_rects(node, &theme) {
                 let inset = 2.5 * texel_px;
-                occluders.extend(rects.iter().map(|r| camera.world_rect_to_screen(*r).inflate(-inset)).filter(|r| r.w > 0.0 && r.h > 0.0));
+                occluders.extend(
+                    rects
+                        .iter()
+                        .map(|r| camera.world_rect_to_screen(*r).inflate(-inset))
+                        .filter(|r| r.w > 0.0 && r.h > 0.0),
+                );
             }
             let node_layer = LayerInstance::plain(dst);
             let content = match &node.content {
-                NodeContent::Texture { key, .. } => self.content.get(*key).map(|tex| (tex, camera.world_rect_to_screen(body_rect(node.rect, &theme)))),
+                NodeContent::Texture { key, .. } => {
+                    self.content.get(*key).map(|tex| (tex, camera.world_rect_to_screen(body_rect(node.rect, &theme))))
+                }
                 _ => None,
             };
             if let (NodeContent::Texture { key, .. }, Some((_, body))) = (&node.content, &content) {
@@ -487,7 +515,12 @@ impl Renderer {
                 let y1 = (node_px.bottom() - inset).min(dst.bottom()).floor();
                 if opaque_rects(node, &theme).is_some() && x1 > x0 && y1 > y0 {
                     let hole = Rect::new(x0, y0, x1 - x0, y1 - y0);
-                    layers.extend(node_layer.around(hole).chain([node_layer.opaque_within(hole)]).map(|piece| (piece, &cache.bind_group)));
+                    layers.extend(
+                        node_layer
+                            .around(hole)
+                            .chain([node_layer.opaque_within(hole)])
+                            .map(|piece| (piece, &cache.bind_group)),
+                    );
                 } else {
                     layers.push((node_layer, &cache.bind_group));
                 }
@@ -546,7 +579,11 @@ impl Renderer {
             zoom: camera.zoom(),
             spacing: theme.grid_spacing,
             background: scene.background,
-            dot: if scene.background == theme.canvas { theme.grid_dot } else { scene.background.mix(crate::scene::Color::rgb(255, 255, 255), 0.12) },
+            dot: if scene.background == theme.canvas {
+                theme.grid_dot
+            } else {
+                scene.background.mix(crate::scene::Color::rgb(255, 255, 255), 0.12)
+            },
         };
         let kept_view = self.kept.as_ref().map(|k| &k.view);
         let regions: &[Rect] = match &draw {
@@ -555,7 +592,18 @@ impl Renderer {
         };
         if draw != Draw::Nothing {
             let view = kept_view.unwrap_or(target.view);
-            self.compositor.compose(&self.device, &self.queue, &mut encoder, view, target.format, (target.width, target.height), background, &occluders, &layers, regions);
+            self.compositor.compose(
+                &self.device,
+                &self.queue,
+                &mut encoder,
+                view,
+                target.format,
+                (target.width, target.height),
+                background,
+                &occluders,
+                &layers,
+                regions,
+            );
         }
         drop(layers);
         if let (Reuse::CopyInto(dst), Some(kept)) = (target.reuse, &mut self.kept) {
@@ -574,7 +622,8 @@ impl Renderer {
         let before = self.nodes.len();
         self.nodes.retain(|id, _| live.contains(id));
         if self.node_cache_bytes() > self.config.cache_budget_bytes {
-            let shown: std::collections::HashSet<NodeId> = visible.iter().map(|n| n.id).chain(overlay.iter().map(|n| n.id)).collect();
+            let shown: std::collections::HashSet<NodeId> =
+                visible.iter().map(|n| n.id).chain(overlay.iter().map(|n| n.id)).collect();
             self.nodes.retain(|id, _| shown.contains(id));
         }
         stats.nodes_evicted = before - self.nodes.len();
@@ -618,7 +667,11 @@ impl Renderer {
                 width: frame.texture.width(),
                 height: frame.texture.height(),
                 // Surfaces configured with COPY_DST get frames drawn from the last one.
-                reuse: if frame.texture.usage().contains(wgpu::TextureUsages::COPY_DST) { Reuse::CopyInto(&frame.texture) } else { Reuse::Nothing },
+                reuse: if frame.texture.usage().contains(wgpu::TextureUsages::COPY_DST) {
+                    Reuse::CopyInto(&frame.texture)
+                } else {
+                    Reuse::Nothing
+                },
             },
         )?;
         self.queue.present(frame);
@@ -670,10 +723,18 @@ impl Renderer {
         let chrome = build_chrome(node, theme, scale, |t, px, bold| text.measure(font_system, t, px, bold));
         let cells = match &node.content {
             NodeContent::Terminal(grid) => {
-                let layout = GridLayout { origin: (chrome.content_px[0].round(), chrome.content_px[1].round()), metrics: faces.metrics(), scale };
+                let layout = GridLayout {
+                    origin: (chrome.content_px[0].round(), chrome.content_px[1].round()),
+                    metrics: faces.metrics(),
+                    scale,
+                };
                 let colors = GridColors { cursor: theme.cursor, selection: theme.terminal_selection };
                 let px = (faces.font().size * scale * 4.0).round() / 4.0;
-                let mut build = |atlas: &mut GlyphAtlas| build_grid_instances(grid, &layout, colors, |ch, v| atlas.glyph(font_system, faces, queue, ch, v, px));
+                let mut build = |atlas: &mut GlyphAtlas| {
+                    build_grid_instances(grid, &layout, colors, |ch, v| {
+                        atlas.glyph(font_system, faces, queue, ch, v, px)
+                    })
+                };
                 match build(atlas) {
                     Ok(c) => c,
                     Err(AtlasFull) => {
@@ -682,9 +743,14 @@ impl Renderer {
                         match build(atlas) {
                             Ok(c) => c,
                             Err(AtlasFull) => {
-                                tracing::warn!(node = node.id, "terminal needs more glyphs than the atlas holds; some are not drawn");
-                                build_grid_instances(grid, &layout, colors, |ch, v| Ok(atlas.glyph(font_system, faces, queue, ch, v, px).unwrap_or(None)))
-                                    .unwrap_or_default()
+                                tracing::warn!(
+                                    node = node.id,
+                                    "terminal needs more glyphs than the atlas holds; some are not drawn"
+                                );
+                                build_grid_instances(grid, &layout, colors, |ch, v| {
+                                    Ok(atlas.glyph(font_system, faces, queue, ch, v, px).unwrap_or(None))
+                                })
+                                .unwrap_or_default()
                             }
                         }
                     }
@@ -726,7 +792,10 @@ impl Renderer {
                     view: &cache.view,
                     depth_slice: None,
                     resolve_target: None,
-                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT), store: wgpu::StoreOp::Store },
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                        store: wgpu::StoreOp::Store,
+                    },
                 })],
                 depth_stencil_attachment: None,
                 timestamp_writes: None,
@@ -900,7 +969,11 @@ mod tests {
         let s = raster_scale(1.1, r, 0.0, 4096);
         assert!((s - 2f32.powf(0.25)).abs() < 1e-6, "{s}");
         assert_eq!(raster_scale(1.05, r, 0.0, 4096), raster_scale(1.15, r, 0.0, 4096), "same step, no re-raster");
-        assert_eq!(raster_scale(4.0, Rect::new(0.0, 0.0, 2000.0, 100.0), 24.0, 4096), 4096.0 / 2048.0, "capped by texture size");
+        assert_eq!(
+            raster_scale(4.0, Rect::new(0.0, 0.0, 2000.0, 100.0), 24.0, 4096),
+            4096.0 / 2048.0,
+            "capped by texture size"
+        );
     }
 
     #[test]

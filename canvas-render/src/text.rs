@@ -1,7 +1,9 @@
 //! UI text (titles, badges, sticky-note bodies) laid out with cosmic-text and drawn with
 //! glyphon into node textures at their raster scale, so text stays crisp at every zoom.
 
-use cosmic_text::{Attrs, Buffer, Ellipsize, EllipsizeHeightLimit, Family, FontSystem, Hinting, Metrics, Shaping, Weight, Wrap};
+use cosmic_text::{
+    Attrs, Buffer, Ellipsize, EllipsizeHeightLimit, Family, FontSystem, Hinting, Metrics, Shaping, Weight, Wrap,
+};
 use glyphon::{Cache, ColorMode, Resolution, SwashCache, TextArea, TextAtlas, TextBounds, TextRenderer, Viewport};
 
 use crate::error::{RenderError, Result};
@@ -94,7 +96,12 @@ impl TextSystem {
                 left: x,
                 top: y,
                 scale: 1.0,
-                bounds: TextBounds { left: x.floor() as i32, top: y.floor() as i32, right: (x + w).ceil() as i32, bottom: (y + h).ceil() as i32 },
+                bounds: TextBounds {
+                    left: x.floor() as i32,
+                    top: y.floor() as i32,
+                    right: (x + w).ceil() as i32,
+                    bottom: (y + h).ceil() as i32,
+                },
                 default_color: glyphon::Color::rgba(l.color.r, l.color.g, l.color.b, l.color.a),
                 custom_glyphs: &[],
             }
@@ -106,7 +113,9 @@ impl TextSystem {
 
     /// Draws what was last prepared.
     pub(crate) fn render(&self, pass: &mut wgpu::RenderPass<'_>) -> Result<()> {
-        self.renderer.render(&self.atlas, &self.viewport, pass).map_err(|e| RenderError::Gpu(format!("text render: {e}")))
+        self.renderer
+            .render(&self.atlas, &self.viewport, pass)
+            .map_err(|e| RenderError::Gpu(format!("text render: {e}")))
     }
 
     /// Frees glyphs not used since the last trim (call once per frame).

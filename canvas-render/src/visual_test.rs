@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use crate::{Gpu, RenderError, Renderer, RendererConfig, Result, RgbaImage, TerminalFont, EMBEDDED_MONO_FAMILY};
 
 /// DejaVu Sans from fonts-dejavu-core: the only system fonts a golden may use.
-pub const DEJAVU: [&str; 2] = ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"];
+pub const DEJAVU: [&str; 2] =
+    ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"];
 
 /// Per-pixel tolerance: a channel may differ by this much before the pixel counts as changed.
 pub const MAX_CHANNEL_DIFF: u8 = 8;
@@ -64,12 +65,20 @@ pub fn assert_matches_golden(golden_dir: &Path, out_dir: &Path, name: &str, actu
         println!("updated golden {}", golden_path.display());
         return;
     }
-    let golden = RgbaImage::load_png(&golden_path).unwrap_or_else(|e| panic!("missing golden {} ({e}); run with UPDATE_GOLDEN=1", golden_path.display()));
+    let golden = RgbaImage::load_png(&golden_path)
+        .unwrap_or_else(|e| panic!("missing golden {} ({e}); run with UPDATE_GOLDEN=1", golden_path.display()));
     std::fs::create_dir_all(out_dir).expect("output dir");
     let actual_path = out_dir.join(format!("{name}.actual.png"));
     if (golden.width, golden.height) != (actual.width, actual.height) {
         actual.save_png(&actual_path).expect("write actual");
-        panic!("{name}: size {}x{} != golden {}x{}; actual at {}", actual.width, actual.height, golden.width, golden.height, actual_path.display());
+        panic!(
+            "{name}: size {}x{} != golden {}x{}; actual at {}",
+            actual.width,
+            actual.height,
+            golden.width,
+            golden.height,
+            actual_path.display()
+        );
     }
     let mut diff = vec![0u8; actual.pixels.len()];
     let (mut differing, mut changed, mut worst) = (0usize, 0usize, 0u8);
@@ -91,7 +100,10 @@ pub fn assert_matches_golden(golden_dir: &Path, out_dir: &Path, name: &str, actu
     if fraction > MAX_DIFF_FRACTION {
         let diff_path = out_dir.join(format!("{name}.diff.png"));
         actual.save_png(&actual_path).expect("write actual");
-        RgbaImage::new(actual.width, actual.height, diff).expect("diff image").save_png(&diff_path).expect("write diff");
+        RgbaImage::new(actual.width, actual.height, diff)
+            .expect("diff image")
+            .save_png(&diff_path)
+            .expect("write diff");
         panic!(
             "{name}: {differing} pixels ({:.3} %) differ by more than {MAX_CHANNEL_DIFF} (worst {worst}); allowed {:.1} %\n  actual: {}\n  diff:   {}",
             fraction * 100.0,

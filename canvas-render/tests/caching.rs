@@ -20,7 +20,12 @@ fn render(gpu: &Gpu, r: &mut Renderer, scene: &Scene, camera: &Camera) -> FrameS
         view_formats: &[],
     });
     let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-    r.render(scene, camera, RenderTarget { view: &view, format: texture.format(), width: SIZE.0, height: SIZE.1, reuse: Reuse::Nothing }).unwrap()
+    r.render(
+        scene,
+        camera,
+        RenderTarget { view: &view, format: texture.format(), width: SIZE.0, height: SIZE.1, reuse: Reuse::Nothing },
+    )
+    .unwrap()
 }
 
 #[test]

@@ -68,7 +68,9 @@ fn frames_reused_for_a_window_redraw_only_changed_content_and_match_full_frames(
     scene.nodes.extend([second, sticky]);
     let body = r.body_rect(scene.nodes[0].rect);
     let (w, h) = (body.w as u32, body.h as u32);
-    let page = |seed: u8| -> Vec<u8> { (0..w * h).flat_map(|i| [seed.wrapping_add((i % 251) as u8), (i / w) as u8, 90, 255]).collect() };
+    let page = |seed: u8| -> Vec<u8> {
+        (0..w * h).flat_map(|i| [seed.wrapping_add((i % 251) as u8), (i / w) as u8, 90, 255]).collect()
+    };
     r.upload_bgra(9, w, h, &page(0), &[]).unwrap();
     r.upload_bgra(10, w, h, &page(7), &[]).unwrap();
     let camera = Camera::new(Vec2::new(-20.0, -30.0), 1.25);
@@ -85,7 +87,19 @@ fn frames_reused_for_a_window_redraw_only_changed_content_and_match_full_frames(
     });
     let view = window.create_view(&wgpu::TextureViewDescriptor::default());
     let frame = |r: &mut Renderer, scene: &Scene, camera: &Camera| {
-        let stats = r.render(scene, camera, RenderTarget { view: &view, format: window.format(), width: tw, height: th, reuse: Reuse::CopyInto(&window) }).unwrap();
+        let stats = r
+            .render(
+                scene,
+                camera,
+                RenderTarget {
+                    view: &view,
+                    format: window.format(),
+                    width: tw,
+                    height: th,
+                    reuse: Reuse::CopyInto(&window),
+                },
+            )
+            .unwrap();
         (stats.reused, r.read_back(&window).unwrap())
     };
     let (reused, _) = frame(&mut r, &scene, &camera);
@@ -129,11 +143,21 @@ fn srgb_and_linear_targets_show_the_same_colours() {
         view_formats: &[],
     });
     let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-    r.render(&scene, &camera, RenderTarget { view: &view, format: texture.format(), width: 640, height: 400, reuse: Reuse::Nothing }).unwrap();
+    r.render(
+        &scene,
+        &camera,
+        RenderTarget { view: &view, format: texture.format(), width: 640, height: 400, reuse: Reuse::Nothing },
+    )
+    .unwrap();
     let srgb = r.read_back(&texture).unwrap();
     let worst = linear.pixels.iter().zip(&srgb.pixels).map(|(a, b)| a.abs_diff(*b)).max().unwrap();
     // Blending happens in a different space on the two targets; opaque areas match exactly.
-    let close = linear.pixels.chunks(4).zip(srgb.pixels.chunks(4)).filter(|(a, b)| a.iter().zip(*b).all(|(x, y)| x.abs_diff(*y) <= 2)).count();
+    let close = linear
+        .pixels
+        .chunks(4)
+        .zip(srgb.pixels.chunks(4))
+        .filter(|(a, b)| a.iter().zip(*b).all(|(x, y)| x.abs_diff(*y) <= 2))
+        .count();
     assert!(close as f64 / (640.0 * 400.0) > 0.97, "only {close} pixels match (worst channel diff {worst})");
 }
 
@@ -189,7 +213,8 @@ fn links_are_drawn_under_nodes_between_their_centres_and_damage_the_frame() {
         content: NodeContent::Empty,
     };
     // Centres (60, 60) and (310, 210): the link runs right along y = 60, then down x = 310.
-    let mut scene = Scene { background: theme.canvas, nodes: vec![sticky(1, 10.0, 20.0), sticky(2, 260.0, 170.0)], links: vec![] };
+    let mut scene =
+        Scene { background: theme.canvas, nodes: vec![sticky(1, 10.0, 20.0), sticky(2, 260.0, 170.0)], links: vec![] };
     let camera = Camera::default();
     let unlinked = r.render_to_rgba(&scene, &camera, 400, 300).unwrap();
     scene.links = vec![(1, 2)];
@@ -233,7 +258,14 @@ fn instanced_dot_grid_matches_the_per_pixel_formula_at_every_zoom() {
     let mut r = renderer(&gpu, &[]);
     let theme = Theme::default();
     let scene = Scene { background: theme.canvas, nodes: vec![], links: vec![] };
-    for (zoom, offset) in [(1.0, (0.0, 0.0)), (0.586, (-37.3, 811.9)), (0.42, (5.0, -3.0)), (0.1, (-5000.0, 2400.0)), (1.7, (13.1, 7.7)), (4.0, (-1.3, 2.2))] {
+    for (zoom, offset) in [
+        (1.0, (0.0, 0.0)),
+        (0.586, (-37.3, 811.9)),
+        (0.42, (5.0, -3.0)),
+        (0.1, (-5000.0, 2400.0)),
+        (1.7, (13.1, 7.7)),
+        (4.0, (-1.3, 2.2)),
+    ] {
         let camera = Camera::new(Vec2::new(offset.0, offset.1), zoom);
         let img = r.render_to_rgba(&scene, &camera, 320, 200).unwrap();
         let mut worst = 0;
@@ -268,7 +300,13 @@ fn translucent_content_shows_the_node_body_beneath_it_everywhere() {
     // The body's interior (content composited over the body colour in one layer) and its
     // edge band (content blended over the node texture) must agree.
     let (cx, cy) = ((body.x + body.w / 2.0) as u32 + 10, (body.y + body.h / 2.0) as u32 + 10);
-    for (x, y) in [(cx, cy), (body.x as u32 + 11, cy), (body.right() as u32 + 8, cy), (cx, body.y as u32 + 12), (cx, body.bottom() as u32 + 5)] {
+    for (x, y) in [
+        (cx, cy),
+        (body.x as u32 + 11, cy),
+        (body.right() as u32 + 8, cy),
+        (cx, body.y as u32 + 12),
+        (cx, body.bottom() as u32 + 5),
+    ] {
         let got = img.pixel(x, y).unwrap();
         for i in 0..3 {
             assert!(got[i].abs_diff(want[i]) <= 1, "pixel ({x}, {y}) is {got:?}, want {want:?}");

@@ -133,9 +133,10 @@ async fn route(state: Arc<State>, req: Request<Incoming>) -> Response<Body> {
         return http_access::json_error(StatusCode::UNAUTHORIZED, "unauthorized");
     }
     match (req.method(), req.uri().path()) {
-        (&Method::GET, "/info") => {
-            http_access::json(StatusCode::OK, &json!({"ok": true, "cdp": state.cdp_url, "open": state.open_descriptor()}))
-        }
+        (&Method::GET, "/info") => http_access::json(
+            StatusCode::OK,
+            &json!({"ok": true, "cdp": state.cdp_url, "open": state.open_descriptor()}),
+        ),
         (&Method::POST, "/open") => open(&state, req).await,
         _ => http_access::json_error(StatusCode::NOT_FOUND, "not found"),
     }

@@ -173,7 +173,9 @@ impl Router {
                 self.request_close(1000, "Browser.close");
             }
             "Browser.setDownloadBehavior" => return self.forward_profile_wide(rc, true),
-            "Storage.getCookies" | "Storage.setCookies" | "Storage.clearCookies" => return self.forward_profile_wide(rc, false),
+            "Storage.getCookies" | "Storage.setCookies" | "Storage.clearCookies" => {
+                return self.forward_profile_wide(rc, false)
+            }
             "Runtime.runIfWaitingForDebugger" => self.reply(id, session, json!({})),
             "Target.getBrowserContexts" => self.reply(
                 id,
@@ -376,7 +378,10 @@ impl Router {
         let Some(params) = self.params_or_fail::<Params>(rc) else { return };
         let target = params.session_id.or_else(|| {
             let t = params.target_id?;
-            self.live_known().into_iter().find(|(_, i)| i.target_id == t).and_then(|(g, _)| self.sessions.pages_of(&g).first().cloned())
+            self.live_known()
+                .into_iter()
+                .find(|(_, i)| i.target_id == t)
+                .and_then(|(g, _)| self.sessions.pages_of(&g).first().cloned())
         });
         let Some(target) = target else {
             return self.fail(id, session, INVALID_PARAMS, "No session with given id");
@@ -398,7 +403,8 @@ impl Router {
     /// Params for a guest: our synthetic `browserContextId` is removed (the guest has its own); any other is refused.
     fn guest_params(&self, cmd: &ClientCommand) -> Result<Option<Box<RawValue>>, String> {
         let Some(raw) = &cmd.params else { return Ok(None) };
-        let mut map: Map<String, Value> = serde_json::from_str(raw.get()).map_err(|e| format!("Invalid parameters: {e}"))?;
+        let mut map: Map<String, Value> =
+            serde_json::from_str(raw.get()).map_err(|e| format!("Invalid parameters: {e}"))?;
         match map.remove("browserContextId") {
             None => Ok(Some(raw.clone())),
             Some(Value::String(ctx)) if ctx == self.shared.browser_context_id => {
@@ -427,7 +433,12 @@ impl Router {
                 // Nothing to apply it to yet; Playwright's connect must not fail on it.
                 self.reply(id, session, json!({}));
             } else {
-                self.fail(id, session, SERVER_ERROR, "No browser node is open: cookies live in the browser profile, open a page first");
+                self.fail(
+                    id,
+                    session,
+                    SERVER_ERROR,
+                    "No browser node is open: cookies live in the browser profile, open a page first",
+                );
             }
             return Step::Done;
         };
@@ -565,7 +576,12 @@ impl Router {
                 self.announce_one(&guest, &info);
                 self.reply(id, session.as_deref(), json!({"targetId": info.target_id}));
             }
-            None => self.fail(id, session.as_deref(), SERVER_ERROR, "The new browser node did not answer on its DevTools channel"),
+            None => self.fail(
+                id,
+                session.as_deref(),
+                SERVER_ERROR,
+                "The new browser node did not answer on its DevTools channel",
+            ),
         }
         self.finish_wait();
     }
@@ -590,7 +606,9 @@ impl Router {
             }
         }
         match self.browser.wait.take() {
-            Some(RootWait::Created { id, session, guest: created }) if created == guest => self.finish_create(id, session, created),
+            Some(RootWait::Created { id, session, guest: created }) if created == guest => {
+                self.finish_create(id, session, created)
+            }
             Some(RootWait::Targets) if self.browser.probing.is_empty() => self.pump_root(),
             other => self.browser.wait = other,
         }

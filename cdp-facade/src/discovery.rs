@@ -21,7 +21,9 @@ pub(crate) async fn handle(shared: &Arc<Shared>, req: &Request<Incoming>) -> Res
     }
     match req.uri().path() {
         "/json/version" | "/json/version/" => http_access::json(StatusCode::OK, &version(shared)),
-        "/json/list" | "/json/list/" | "/json" | "/json/" => http_access::json(StatusCode::OK, &Value::Array(list(shared).await)),
+        "/json/list" | "/json/list/" | "/json" | "/json/" => {
+            http_access::json(StatusCode::OK, &Value::Array(list(shared).await))
+        }
         _ => http_access::json_error(StatusCode::NOT_FOUND, "not found"),
     }
 }

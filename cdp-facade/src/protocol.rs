@@ -53,7 +53,8 @@ pub(crate) struct BadCommand {
 impl ClientCommand {
     /// Parses a client text frame.
     pub(crate) fn parse(text: &str) -> Result<Self, BadCommand> {
-        let not_an_object = || BadCommand { reply: error_reply(None, None, PARSE_ERROR, "Message must be a valid JSON object") };
+        let not_an_object =
+            || BadCommand { reply: error_reply(None, None, PARSE_ERROR, "Message must be a valid JSON object") };
         // serde's derived struct also accepts a JSON array of the fields in order
         // (`[1,"Runtime.evaluate",null,null]`); CDP commands are objects only.
         if !text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
@@ -67,18 +68,33 @@ impl ClientCommand {
         };
         let Some(id) = raw.id.as_ref().and_then(Value::as_i64) else {
             return Err(BadCommand {
-                reply: error_reply(None, session_id.as_deref(), INVALID_REQUEST, "Message must have integer 'id' property"),
+                reply: error_reply(
+                    None,
+                    session_id.as_deref(),
+                    INVALID_REQUEST,
+                    "Message must have integer 'id' property",
+                ),
             });
         };
         let Some(Value::String(method)) = raw.method else {
             return Err(BadCommand {
-                reply: error_reply(Some(id), session_id.as_deref(), INVALID_REQUEST, "Message must have string 'method' property"),
+                reply: error_reply(
+                    Some(id),
+                    session_id.as_deref(),
+                    INVALID_REQUEST,
+                    "Message must have string 'method' property",
+                ),
             });
         };
         if let Some(p) = &raw.params {
             if !p.get().trim_start().starts_with('{') {
                 return Err(BadCommand {
-                    reply: error_reply(Some(id), session_id.as_deref(), INVALID_PARAMS, "Invalid parameters: params must be an object"),
+                    reply: error_reply(
+                        Some(id),
+                        session_id.as_deref(),
+                        INVALID_PARAMS,
+                        "Invalid parameters: params must be an object",
+                    ),
                 });
             }
         }
@@ -237,9 +253,14 @@ mod tests {
     #[test]
     fn parses_commands_with_and_without_params() {
         let c = ClientCommand::parse(r#"{"id":3,"method":"Target.getBrowserContexts"}"#).unwrap();
-        assert_eq!((c.id, c.method.as_str(), c.params.is_none(), c.session_id), (3, "Target.getBrowserContexts", true, None));
-        let c = ClientCommand::parse(r#"{"id":4,"method":"Runtime.evaluate","params":{"expression":"1+1"},"sessionId":"AB"}"#)
-            .unwrap();
+        assert_eq!(
+            (c.id, c.method.as_str(), c.params.is_none(), c.session_id),
+            (3, "Target.getBrowserContexts", true, None)
+        );
+        let c = ClientCommand::parse(
+            r#"{"id":4,"method":"Runtime.evaluate","params":{"expression":"1+1"},"sessionId":"AB"}"#,
+        )
+        .unwrap();
         assert_eq!(c.session_id.as_deref(), Some("AB"));
         assert_eq!(c.params.unwrap().get(), r#"{"expression":"1+1"}"#);
     }

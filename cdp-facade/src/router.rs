@@ -213,7 +213,9 @@ impl Router {
     fn page_command(&mut self, cmd: ClientCommand, session_id: String, guest: GuestId) {
         match cmd.method.as_str() {
             // A guest page is never paused waiting for a debugger; an error here leaves goto() hanging.
-            "Runtime.runIfWaitingForDebugger" => self.send(protocol::value_reply(cmd.id, Some(&session_id), &json!({}))),
+            "Runtime.runIfWaitingForDebugger" => {
+                self.send(protocol::value_reply(cmd.id, Some(&session_id), &json!({})))
+            }
             m if BROWSER_LEVEL_ON_PAGE.contains(&m) => self.enqueue_root(cmd, Some(session_id)),
             "Page.captureScreenshot" => {
                 let mut cmd = cmd;
@@ -239,19 +241,36 @@ impl Router {
     }
 
     /// Sends a client command to a guest under a fresh facade id; the reply goes back on `reply_session`.
-    pub(crate) fn forward(&mut self, cmd: ClientCommand, guest: &GuestId, guest_session: Option<String>, reply_session: Option<String>) {
+    pub(crate) fn forward(
+        &mut self,
+        cmd: ClientCommand,
+        guest: &GuestId,
+        guest_session: Option<String>,
+        reply_session: Option<String>,
+    ) {
         let Some(channel) = self.links.get(guest).map(|l| l.channel.clone()) else {
-            self.send(protocol::error_reply(Some(cmd.id), reply_session.as_deref(), SESSION_NOT_FOUND, "Session with given id not found."));
+            self.send(protocol::error_reply(
+                Some(cmd.id),
+                reply_session.as_deref(),
+                SESSION_NOT_FOUND,
+                "Session with given id not found.",
+            ));
             return;
         };
         let id = self.shared.message_ids.next();
         let message = protocol::command(id, &cmd.method, cmd.params.as_deref(), guest_session.as_deref());
         // Recorded before sending: CEF may answer re-entrantly inside send().
-        self.pending.insert(id, Pending::Client { client_id: cmd.id, session: reply_session.clone(), guest: guest.clone() });
+        self.pending
+            .insert(id, Pending::Client { client_id: cmd.id, session: reply_session.clone(), guest: guest.clone() });
         if let Err(e) = channel.send(&message) {
             self.pending.remove(&id);
             tracing::debug!(guest = %guest, error = %e, "guest refused a message");
-            self.send(protocol::error_reply(Some(cmd.id), reply_session.as_deref(), SERVER_ERROR, "The browser could not take the message"));
+            self.send(protocol::error_reply(
+                Some(cmd.id),
+                reply_session.as_deref(),
+                SERVER_ERROR,
+                "The browser could not take the message",
+            ));
         }
     }
 

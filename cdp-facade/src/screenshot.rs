@@ -45,10 +45,13 @@ mod tests {
     fn png_requests_get_the_fast_encoder() {
         assert_eq!(rewrite(None), Some(serde_json::json!({"optimizeForSpeed": true})));
         assert_eq!(rewrite(Some("{}")), Some(serde_json::json!({"optimizeForSpeed": true})));
-        let clip = r#"{"format":"png","clip":{"x":0,"y":8,"width":800,"height":600,"scale":1},"captureBeyondViewport":false}"#;
+        let clip =
+            r#"{"format":"png","clip":{"x":0,"y":8,"width":800,"height":600,"scale":1},"captureBeyondViewport":false}"#;
         assert_eq!(
             rewrite(Some(clip)),
-            Some(serde_json::json!({"format": "png", "clip": {"x": 0, "y": 8, "width": 800, "height": 600, "scale": 1}, "captureBeyondViewport": false, "optimizeForSpeed": true}))
+            Some(
+                serde_json::json!({"format": "png", "clip": {"x": 0, "y": 8, "width": 800, "height": 600, "scale": 1}, "captureBeyondViewport": false, "optimizeForSpeed": true})
+            )
         );
     }
 
@@ -57,7 +60,9 @@ mod tests {
         let puppeteer = r#"{"format":"png","optimizeForSpeed":false,"fromSurface":true,"captureBeyondViewport":false}"#;
         assert_eq!(
             rewrite(Some(puppeteer)),
-            Some(serde_json::json!({"format": "png", "optimizeForSpeed": true, "fromSurface": true, "captureBeyondViewport": false}))
+            Some(
+                serde_json::json!({"format": "png", "optimizeForSpeed": true, "fromSurface": true, "captureBeyondViewport": false})
+            )
         );
     }
 

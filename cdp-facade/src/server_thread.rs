@@ -44,13 +44,19 @@ pub(crate) struct ServerThread {
 
 impl ServerThread {
     /// Serves `handler` on `listener` from a new thread named `name`; `on_stop` runs before the thread ends.
-    pub(crate) fn spawn<H, F>(name: &str, listener: StdListener, handler: H, on_stop: ShutdownHook) -> Result<Self, FacadeError>
+    pub(crate) fn spawn<H, F>(
+        name: &str,
+        listener: StdListener,
+        handler: H,
+        on_stop: ShutdownHook,
+    ) -> Result<Self, FacadeError>
     where
         H: Fn(Request<Incoming>) -> F + Clone + Send + Sync + 'static,
         F: Future<Output = Response<Body>> + Send + 'static,
     {
         let addr = listener.local_addr().map_err(FacadeError::Bind)?;
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(FacadeError::Runtime)?;
+        let runtime =
+            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(FacadeError::Runtime)?;
         let (stop_tx, stop_rx) = oneshot::channel();
         let thread_name = name.to_string();
         let join = std::thread::Builder::new()
@@ -88,8 +94,13 @@ impl Drop for ServerThread {
     }
 }
 
-async fn serve<H, F>(name: String, listener: StdListener, handler: H, mut stop: oneshot::Receiver<()>, on_stop: ShutdownHook)
-where
+async fn serve<H, F>(
+    name: String,
+    listener: StdListener,
+    handler: H,
+    mut stop: oneshot::Receiver<()>,
+    on_stop: ShutdownHook,
+) where
     H: Fn(Request<Incoming>) -> F + Clone + Send + Sync + 'static,
     F: Future<Output = Response<Body>> + Send + 'static,
 {

@@ -10,7 +10,9 @@ use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, CONNECTION, ORIGIN, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_VERSION, UPGRADE};
+use hyper::header::{
+    HeaderValue, CONNECTION, ORIGIN, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_VERSION, UPGRADE,
+};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use parking_lot::Mutex;
@@ -234,7 +236,10 @@ async fn run_client(shared: Arc<Shared>, ws: Socket) {
     tracing::info!("CDP client disconnected");
 }
 
-async fn write_loop(mut sink: futures_util::stream::SplitSink<Socket, Message>, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
+async fn write_loop(
+    mut sink: futures_util::stream::SplitSink<Socket, Message>,
+    mut rx: mpsc::UnboundedReceiver<Outgoing>,
+) {
     'outer: while let Some(first) = rx.recv().await {
         let mut next = Some(first);
         // Batch whatever is queued into one flush.

@@ -79,11 +79,16 @@ fn info_needs_bearer_and_loopback_host() {
     let (status, body) = get(port, "/info", &bearer);
     assert_eq!(status, 200);
     let v: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(v, json!({"ok": true, "cdp": null, "open": {"method": "POST", "path": "/open", "url": format!("http://127.0.0.1:{port}/open")}}));
-    let (status, _) = http(port, &format!("GET /info HTTP/1.1\r\nHost: evil.test\r\n{bearer}Connection: close\r\n\r\n"));
+    assert_eq!(
+        v,
+        json!({"ok": true, "cdp": null, "open": {"method": "POST", "path": "/open", "url": format!("http://127.0.0.1:{port}/open")}})
+    );
+    let (status, _) =
+        http(port, &format!("GET /info HTTP/1.1\r\nHost: evil.test\r\n{bearer}Connection: close\r\n\r\n"));
     assert_eq!(status, 403);
     for host in [format!("localhost:{port}"), format!("[::1]:{port}")] {
-        let (status, _) = http(port, &format!("GET /info HTTP/1.1\r\nHost: {host}\r\n{bearer}Connection: close\r\n\r\n"));
+        let (status, _) =
+            http(port, &format!("GET /info HTTP/1.1\r\nHost: {host}\r\n{bearer}Connection: close\r\n\r\n"));
         assert_eq!(status, 200, "{host}");
     }
     assert_eq!(get(port, "/nope", &bearer).0, 404);
@@ -108,7 +113,10 @@ fn open_validates_urls_and_defaults_to_blank() {
     assert_eq!(s.guests.list().len(), 4, "each accepted open made a visible node");
 
     let port = s.server.port();
-    let unauth = http(port, &format!("POST /open HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"));
+    let unauth = http(
+        port,
+        &format!("POST /open HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"),
+    );
     assert_eq!(unauth.0, 401);
     assert_eq!(s.guests.opened.lock().unwrap().len(), 4);
 }

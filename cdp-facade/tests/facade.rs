@@ -27,14 +27,22 @@ fn token_of(facade: &Facade) -> String {
 
 /// Turns on root auto-attach and returns the page sessions announced before the reply, by target id.
 async fn auto_attach(cdp: &mut Cdp) -> Vec<(String, String)> {
-    let (reply, before) =
-        cdp.call("Target.setAutoAttach", Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})), None).await;
+    let (reply, before) = cdp
+        .call(
+            "Target.setAutoAttach",
+            Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})),
+            None,
+        )
+        .await;
     assert_eq!(reply["result"], json!({}));
     before
         .iter()
         .filter(|m| m["method"] == "Target.attachedToTarget")
         .map(|m| {
-            (m["params"]["targetInfo"]["targetId"].as_str().unwrap().to_string(), m["params"]["sessionId"].as_str().unwrap().to_string())
+            (
+                m["params"]["targetInfo"]["targetId"].as_str().unwrap().to_string(),
+                m["params"]["sessionId"].as_str().unwrap().to_string(),
+            )
         })
         .collect()
 }
@@ -76,9 +84,15 @@ async fn discovery_needs_token_and_loopback_host() {
         assert_eq!(list[0]["url"], "https://one.test/");
     }
 
-    let bad_host = http(port, &format!("GET /json/version?token={token} HTTP/1.1\r\nHost: evil.test:{port}\r\nConnection: close\r\n\r\n"));
+    let bad_host = http(
+        port,
+        &format!("GET /json/version?token={token} HTTP/1.1\r\nHost: evil.test:{port}\r\nConnection: close\r\n\r\n"),
+    );
     assert_eq!(bad_host.0, 403);
-    let other_port = http(port, &format!("GET /json/version?token={token} HTTP/1.1\r\nHost: localhost:1\r\nConnection: close\r\n\r\n"));
+    let other_port = http(
+        port,
+        &format!("GET /json/version?token={token} HTTP/1.1\r\nHost: localhost:1\r\nConnection: close\r\n\r\n"),
+    );
     assert_eq!(other_port.0, 403);
     assert_eq!(get(port, &format!("/json/protocol?token={token}"), "").0, 404);
     assert_eq!(get(port, "/other", "").0, 404);
@@ -139,7 +153,8 @@ async fn puppeteer_connect_and_page_lifecycle() {
     let (reply, _) = cdp.call("Target.getBrowserContexts", None, None).await;
     assert_eq!(reply["result"], json!({"browserContextIds": [], "defaultBrowserContextId": ctx}));
 
-    let (reply, before) = cdp.call("Target.setDiscoverTargets", Some(json!({"discover": true, "filter": [{}]})), None).await;
+    let (reply, before) =
+        cdp.call("Target.setDiscoverTargets", Some(json!({"discover": true, "filter": [{}]})), None).await;
     assert_eq!(reply["result"], json!({}));
     let created: Vec<&Value> = before.iter().filter(|m| m["method"] == "Target.targetCreated").collect();
     assert_eq!(created.len(), 2, "{before:?}");
@@ -171,16 +186,30 @@ async fn puppeteer_connect_and_page_lifecycle() {
     let session = p["sessionId"].as_str().unwrap().to_string();
 
     // Page-session bootstrap, every reply carrying the session id.
-    for method in ["Network.enable", "Page.enable", "Page.setLifecycleEventsEnabled", "Runtime.enable", "Audits.enable",
-        "Performance.enable", "Log.enable", "Page.addScriptToEvaluateOnNewDocument", "Page.createIsolatedWorld",
-        "Emulation.setDeviceMetricsOverride", "Emulation.setTouchEmulationEnabled", "Runtime.runIfWaitingForDebugger"]
-    {
+    for method in [
+        "Network.enable",
+        "Page.enable",
+        "Page.setLifecycleEventsEnabled",
+        "Runtime.enable",
+        "Audits.enable",
+        "Performance.enable",
+        "Log.enable",
+        "Page.addScriptToEvaluateOnNewDocument",
+        "Page.createIsolatedWorld",
+        "Emulation.setDeviceMetricsOverride",
+        "Emulation.setTouchEmulationEnabled",
+        "Runtime.runIfWaitingForDebugger",
+    ] {
         let (reply, _) = cdp.call(method, Some(json!({})), Some(&session)).await;
         assert_eq!(reply["sessionId"], session.as_str(), "{method}");
         assert!(reply.get("error").is_none(), "{method}: {reply}");
     }
     let (tree, _) = cdp.call("Page.getFrameTree", None, Some(&session)).await;
-    assert_eq!(tree["result"]["frameTree"]["frame"]["id"], existing.target_id.as_str(), "targetId is the main frame id");
+    assert_eq!(
+        tree["result"]["frameTree"]["frame"]["id"],
+        existing.target_id.as_str(),
+        "targetId is the main frame id"
+    );
     assert!(existing.received("Runtime.runIfWaitingForDebugger").is_empty(), "answered locally");
     let (eval, _) = cdp.call("Runtime.evaluate", Some(json!({"expression": "1+1"})), Some(&session)).await;
     assert_eq!(eval["result"]["result"]["value"], 2);
@@ -204,7 +233,8 @@ async fn puppeteer_connect_and_page_lifecycle() {
     let new_session = before[1]["params"]["sessionId"].as_str().unwrap().to_string();
 
     // createCDPSession: attachedToTarget before the reply, then a second session on the same page.
-    let (reply, before) = cdp.call("Target.attachToTarget", Some(json!({"targetId": target_id, "flatten": true})), None).await;
+    let (reply, before) =
+        cdp.call("Target.attachToTarget", Some(json!({"targetId": target_id, "flatten": true})), None).await;
     let cdp_session = reply["result"]["sessionId"].as_str().unwrap().to_string();
     assert_ne!(cdp_session, new_session);
     let attach_events: Vec<&Value> = before.iter().filter(|m| m["method"] == "Target.attachedToTarget").collect();
@@ -214,13 +244,16 @@ async fn puppeteer_connect_and_page_lifecycle() {
     assert_eq!(eval["sessionId"], cdp_session.as_str());
     let (reply, before) = cdp.call("Target.detachFromTarget", Some(json!({"sessionId": cdp_session})), None).await;
     assert_eq!(reply["result"], json!({}));
-    assert!(before.iter().any(|m| m["method"] == "Target.detachedFromTarget" && m["params"]["sessionId"] == cdp_session.as_str()));
+    assert!(before
+        .iter()
+        .any(|m| m["method"] == "Target.detachedFromTarget" && m["params"]["sessionId"] == cdp_session.as_str()));
     let (gone, _) = cdp.call("Runtime.evaluate", Some(json!({})), Some(&cdp_session)).await;
     assert_eq!(gone["error"]["code"], -32001);
 
     // Storage through a guest, with our context id hidden from it.
     let cookie = json!({"name": "bcookie", "value": "v2", "domain": "127.0.0.1", "path": "/"});
-    let (reply, _) = cdp.call("Storage.setCookies", Some(json!({"cookies": [cookie], "browserContextId": ctx})), None).await;
+    let (reply, _) =
+        cdp.call("Storage.setCookies", Some(json!({"cookies": [cookie], "browserContextId": ctx})), None).await;
     assert_eq!(reply["result"], json!({}));
     let (reply, _) = cdp.call("Storage.getCookies", Some(json!({})), None).await;
     assert_eq!(reply["result"]["cookies"][0]["name"], "bcookie");
@@ -235,7 +268,9 @@ async fn puppeteer_connect_and_page_lifecycle() {
     let detached: Vec<&Value> = before.iter().filter(|m| m["method"] == "Target.detachedFromTarget").collect();
     assert_eq!(detached.len(), 1);
     assert_eq!(detached[0]["params"], json!({"sessionId": new_session, "targetId": target_id}));
-    assert!(before.iter().any(|m| m["method"] == "Target.targetDestroyed" && m["params"]["targetId"] == target_id.as_str()));
+    assert!(before
+        .iter()
+        .any(|m| m["method"] == "Target.targetDestroyed" && m["params"]["targetId"] == target_id.as_str()));
     assert_eq!(new_guest.live_sinks(), 0, "subscription dropped");
 
     let (reply, _) = cdp.call("Target.closeTarget", Some(json!({"targetId": "NOPE"})), None).await;
@@ -257,7 +292,11 @@ async fn playwright_connect_sequence() {
     // No browser node at all: connect must still succeed.
     assert!(auto_attach(&mut cdp).await.is_empty());
     let (reply, _) = cdp
-        .call("Browser.setDownloadBehavior", Some(json!({"behavior": "allowAndName", "downloadPath": "/tmp/x", "eventsEnabled": true})), None)
+        .call(
+            "Browser.setDownloadBehavior",
+            Some(json!({"behavior": "allowAndName", "downloadPath": "/tmp/x", "eventsEnabled": true})),
+            None,
+        )
         .await;
     assert_eq!(reply["result"], json!({}));
     let (reply, _) = cdp.call("Target.getTargetInfo", Some(json!({})), None).await;
@@ -271,22 +310,37 @@ async fn playwright_connect_sequence() {
     // newPage.
     let (reply, before) = cdp.call("Target.createTarget", Some(json!({"url": "about:blank"})), None).await;
     let target_id = reply["result"]["targetId"].as_str().unwrap().to_string();
-    let attached = before.iter().find(|m| m["method"] == "Target.attachedToTarget").expect("attach before createTarget reply");
+    let attached =
+        before.iter().find(|m| m["method"] == "Target.attachedToTarget").expect("attach before createTarget reply");
     assert_eq!(attached["params"]["targetInfo"]["targetId"], target_id.as_str());
     assert_eq!(attached["params"]["targetInfo"]["browserContextId"], ctx.as_str());
     let page_session = attached["params"]["sessionId"].as_str().unwrap().to_string();
     let (reply, _) = cdp
-        .call("Browser.setDownloadBehavior", Some(json!({"behavior": "allowAndName", "downloadPath": "/tmp/x", "eventsEnabled": true})), None)
+        .call(
+            "Browser.setDownloadBehavior",
+            Some(json!({"behavior": "allowAndName", "downloadPath": "/tmp/x", "eventsEnabled": true})),
+            None,
+        )
         .await;
     assert_eq!(reply["result"], json!({}));
     let (reply, _) = cdp.call("Target.getTargetInfo", Some(json!({"targetId": target_id})), None).await;
     assert_eq!(reply["result"]["targetInfo"]["type"], "page");
 
     // Page bootstrap (Playwright's order) all succeeds with the session id on every reply.
-    for method in ["Page.enable", "Page.getFrameTree", "Log.enable", "Page.setLifecycleEventsEnabled", "Runtime.enable",
-        "Page.addScriptToEvaluateOnNewDocument", "Network.enable", "Target.setAutoAttach", "Emulation.setFocusEmulationEnabled",
-        "Page.setFontFamilies", "Emulation.setEmulatedMedia", "Runtime.runIfWaitingForDebugger"]
-    {
+    for method in [
+        "Page.enable",
+        "Page.getFrameTree",
+        "Log.enable",
+        "Page.setLifecycleEventsEnabled",
+        "Runtime.enable",
+        "Page.addScriptToEvaluateOnNewDocument",
+        "Network.enable",
+        "Target.setAutoAttach",
+        "Emulation.setFocusEmulationEnabled",
+        "Page.setFontFamilies",
+        "Emulation.setEmulatedMedia",
+        "Runtime.runIfWaitingForDebugger",
+    ] {
         let params = if method == "Target.setAutoAttach" {
             json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
         } else {
@@ -303,22 +357,31 @@ async fn playwright_connect_sequence() {
     let ev = before.iter().find(|m| m["method"] == "Target.attachedToTarget").expect("browser session announced first");
     assert_eq!(ev["params"]["targetInfo"]["type"], "browser");
     assert_eq!(ev["params"]["sessionId"], browser_session.as_str());
-    let (reply, before) =
-        cdp.call("Target.attachToTarget", Some(json!({"targetId": target_id, "flatten": true})), Some(&browser_session)).await;
+    let (reply, before) = cdp
+        .call("Target.attachToTarget", Some(json!({"targetId": target_id, "flatten": true})), Some(&browser_session))
+        .await;
     assert_eq!(reply["sessionId"], browser_session.as_str());
     let child = reply["result"]["sessionId"].as_str().unwrap().to_string();
     let ev = before.iter().find(|m| m["method"] == "Target.attachedToTarget").unwrap();
     assert_eq!(ev["sessionId"], browser_session.as_str(), "announced on the browser session");
     let (eval, _) = cdp.call("Runtime.evaluate", Some(json!({"expression": "1+1"})), Some(&child)).await;
-    assert_eq!((eval["sessionId"].as_str(), eval["result"]["result"]["value"].as_i64()), (Some(child.as_str()), Some(2)));
-    let (reply, before) = cdp.call("Target.detachFromTarget", Some(json!({"sessionId": child})), Some(&browser_session)).await;
+    assert_eq!(
+        (eval["sessionId"].as_str(), eval["result"]["result"]["value"].as_i64()),
+        (Some(child.as_str()), Some(2))
+    );
+    let (reply, before) =
+        cdp.call("Target.detachFromTarget", Some(json!({"sessionId": child})), Some(&browser_session)).await;
     assert_eq!(reply["sessionId"], browser_session.as_str());
     let ev = before.iter().find(|m| m["method"] == "Target.detachedFromTarget").unwrap();
     assert_eq!(ev["sessionId"], browser_session.as_str());
 
     // Cookies with a page open.
     let (reply, _) = cdp
-        .call("Storage.setCookies", Some(json!({"cookies": [{"name": "pwcookie", "value": "v3", "url": "http://127.0.0.1:8765/"}]})), None)
+        .call(
+            "Storage.setCookies",
+            Some(json!({"cookies": [{"name": "pwcookie", "value": "v3", "url": "http://127.0.0.1:8765/"}]})),
+            None,
+        )
         .await;
     assert_eq!(reply["result"], json!({}));
     let (reply, _) = cdp.call("Storage.getCookies", Some(json!({})), None).await;
@@ -332,7 +395,9 @@ async fn playwright_connect_sequence() {
     // page.close(): reply and detach.
     let (reply, before) = cdp.call("Target.closeTarget", Some(json!({"targetId": target_id})), None).await;
     assert_eq!(reply["result"]["success"], true);
-    assert!(before.iter().any(|m| m["method"] == "Target.detachedFromTarget" && m["params"]["sessionId"] == page_session.as_str()));
+    assert!(before
+        .iter()
+        .any(|m| m["method"] == "Target.detachedFromTarget" && m["params"]["sessionId"] == page_session.as_str()));
 
     // browser.close(): ends the connection, never the app.
     let (reply, _) = cdp.call("Browser.close", None, None).await;
@@ -349,7 +414,8 @@ async fn ids_are_remapped_around_the_apps_own_traffic() {
     let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
     let sessions = auto_attach(&mut cdp).await;
     let session = sessions[0].1.clone();
-    let (reply, _) = cdp.call("Target.attachToTarget", Some(json!({"targetId": guest.target_id, "flatten": true})), None).await;
+    let (reply, _) =
+        cdp.call("Target.attachToTarget", Some(json!({"targetId": guest.target_id, "flatten": true})), None).await;
     let second = reply["result"]["sessionId"].as_str().unwrap().to_string();
 
     // The app uses the same small ids as the client on the same channel.
@@ -371,7 +437,12 @@ async fn ids_are_remapped_around_the_apps_own_traffic() {
         assert_eq!(msg["sessionId"], sid.as_str());
         assert_eq!(msg["result"]["result"]["value"], 2, "never the app's reply: {msg}");
     }
-    let facade_ids: Vec<i64> = guest.log().iter().filter(|m| m["id"].as_i64().unwrap() > next + 3).map(|m| m["id"].as_i64().unwrap()).collect();
+    let facade_ids: Vec<i64> = guest
+        .log()
+        .iter()
+        .filter(|m| m["id"].as_i64().unwrap() > next + 3)
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect();
     assert!(!facade_ids.is_empty());
     assert!(facade_ids.iter().all(|id| FACADE_ID_RANGE.contains(id)));
     let unique: std::collections::HashSet<_> = facade_ids.iter().collect();
@@ -391,8 +462,13 @@ async fn child_sessions_pass_through_and_duplicates_are_hidden() {
     let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
     let session = auto_attach(&mut cdp).await[0].1.clone();
 
-    let (reply, before) =
-        cdp.call("Target.setAutoAttach", Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})), Some(&session)).await;
+    let (reply, before) = cdp
+        .call(
+            "Target.setAutoAttach",
+            Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})),
+            Some(&session),
+        )
+        .await;
     assert_eq!(reply["sessionId"], session.as_str());
     let ev = before.iter().find(|m| m["method"] == "Target.attachedToTarget").expect("iframe announced");
     assert_eq!(ev["sessionId"], session.as_str(), "announced on the page session");
@@ -405,19 +481,30 @@ async fn child_sessions_pass_through_and_duplicates_are_hidden() {
     assert_eq!(forwarded.len(), 1, "a child may really be waiting: forwarded");
     assert_eq!(forwarded[0]["sessionId"], child.as_str());
     let (eval, _) = cdp.call("Runtime.evaluate", Some(json!({"expression": "location.href"})), Some(&child)).await;
-    assert_eq!((eval["sessionId"].as_str(), eval["result"]["result"]["value"].as_str()), (Some(child.as_str()), Some("in-iframe")));
+    assert_eq!(
+        (eval["sessionId"].as_str(), eval["result"]["result"]["value"].as_str()),
+        (Some(child.as_str()), Some("in-iframe"))
+    );
 
     guest.emit("Runtime.consoleAPICalled", json!({"type": "log"}), Some(&child));
     let (ev, _) = cdp.event("Runtime.consoleAPICalled").await;
     assert_eq!(ev["sessionId"], child.as_str());
 
     // Re-sent auto-attach makes the guest re-announce the iframe: hidden and released.
-    let (_, before) =
-        cdp.call("Target.setAutoAttach", Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})), Some(&session)).await;
+    let (_, before) = cdp
+        .call(
+            "Target.setAutoAttach",
+            Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})),
+            Some(&session),
+        )
+        .await;
     assert!(!before.iter().any(|m| m["method"] == "Target.attachedToTarget"), "{before:?}");
     let (barrier, before) = cdp.call("Runtime.evaluate", Some(json!({})), Some(&session)).await;
     assert_eq!(barrier["sessionId"], session.as_str());
-    assert!(!before.iter().any(|m| m["method"] == "Target.detachedFromTarget"), "the duplicate's detach stays hidden: {before:?}");
+    assert!(
+        !before.iter().any(|m| m["method"] == "Target.detachedFromTarget"),
+        "the duplicate's detach stays hidden: {before:?}"
+    );
     let detaches = guest.received("Target.detachFromTarget");
     assert_eq!(detaches.len(), 1);
     assert_ne!(detaches[0]["params"]["sessionId"], child.as_str());
@@ -441,9 +528,17 @@ async fn a_new_client_evicts_the_old_and_starts_clean() {
 
     let mut first = Cdp::connect(&facade.browser_ws_url()).await;
     let session = auto_attach(&mut first).await[0].1.clone();
-    let (_, before) =
-        first.call("Target.setAutoAttach", Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})), Some(&session)).await;
-    let child = before.iter().find(|m| m["method"] == "Target.attachedToTarget").unwrap()["params"]["sessionId"].as_str().unwrap().to_string();
+    let (_, before) = first
+        .call(
+            "Target.setAutoAttach",
+            Some(json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})),
+            Some(&session),
+        )
+        .await;
+    let child = before.iter().find(|m| m["method"] == "Target.attachedToTarget").unwrap()["params"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let pending = first.send("Test.hang", None, Some(&session)).await;
 
     let mut second = Cdp::connect(&facade.browser_ws_url()).await;
@@ -567,7 +662,10 @@ async fn bad_frames_close_with_the_right_codes() {
     assert_eq!(cdp.close_code().await, Some(1007));
 
     let mut cdp = Cdp::connect(&url).await;
-    let big = format!("{{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":{{\"expression\":\"{}\"}}}}", "x".repeat(100 * 1024));
+    let big = format!(
+        "{{\"id\":1,\"method\":\"Runtime.evaluate\",\"params\":{{\"expression\":\"{}\"}}}}",
+        "x".repeat(100 * 1024)
+    );
     cdp.ws.send(Message::Text(big.into())).await.unwrap();
     assert_eq!(cdp.close_code().await, Some(1009));
 

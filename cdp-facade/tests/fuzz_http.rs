@@ -9,9 +9,9 @@
 //! framing is never acted on, and a normal authenticated request on a new
 //! connection still succeeds. `PROPTEST_CASES` scales it (see `fuzz/run`).
 
-mod support;
 #[path = "../../fuzz/http_wire.rs"]
 mod http_wire;
+mod support;
 
 use std::sync::Arc;
 
@@ -32,7 +32,12 @@ fn no_body(_: &str) -> String {
 }
 
 fn runner(bounded: u32) -> TestRunner {
-    TestRunner::new(Config { cases: cases(bounded), max_shrink_iters: 256, failure_persistence: None, ..Config::default() })
+    TestRunner::new(Config {
+        cases: cases(bounded),
+        max_shrink_iters: 256,
+        failure_persistence: None,
+        ..Config::default()
+    })
 }
 
 #[test]
@@ -41,7 +46,9 @@ fn agent_server_answers_hostile_requests_and_never_opens_a_smuggled_url() {
     let guests = FakeGuests::new();
     let token = Token::generate().unwrap();
     let text = token.as_str().to_string();
-    let server = AgentServer::start(AgentServerConfig::default(), token, guests.clone() as Arc<dyn Guests>, dir.path(), None).unwrap();
+    let server =
+        AgentServer::start(AgentServerConfig::default(), token, guests.clone() as Arc<dyn Guests>, dir.path(), None)
+            .unwrap();
     let port = server.port();
     let template = Template {
         method: "POST".into(),
@@ -78,17 +85,28 @@ fn agent_server_answers_hostile_requests_and_never_opens_a_smuggled_url() {
     if let Err(e) = result {
         panic!("{e}");
     }
-    assert!(counter.load(std::sync::atomic::Ordering::Relaxed) >= u64::from(cases(1_000)), "fewer cases ran than asked for");
+    assert!(
+        counter.load(std::sync::atomic::Ordering::Relaxed) >= u64::from(cases(1_000)),
+        "fewer cases ran than asked for"
+    );
 }
 
 #[test]
 fn facade_discovery_answers_hostile_requests() {
     let guests = FakeGuests::new();
     guests.add("https://one.test/", false);
-    let facade = Facade::start(FacadeConfig::default(), Token::generate().unwrap(), guests.clone() as Arc<dyn Guests>).unwrap();
+    let facade =
+        Facade::start(FacadeConfig::default(), Token::generate().unwrap(), guests.clone() as Arc<dyn Guests>).unwrap();
     let port = facade.port();
     let token = facade.browser_ws_url().split("token=").nth(1).unwrap().to_string();
-    let path = prop::sample::select(vec!["/json/version", "/json/list", "/json", "/json/new?about:blank", "/json/protocol", "/other"]);
+    let path = prop::sample::select(vec![
+        "/json/version",
+        "/json/list",
+        "/json",
+        "/json/new?about:blank",
+        "/json/protocol",
+        "/other",
+    ]);
     let method = prop::sample::select(vec!["GET", "PUT", "POST", "OPTIONS", "DELETE"]);
     let input = (path, method, hostile());
     let result = runner(1_000).run(&input, |(path, method, input)| {

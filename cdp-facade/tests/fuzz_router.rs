@@ -149,7 +149,16 @@ fn json_value() -> impl Strategy<Value = Value> {
     ];
     leaf.prop_recursive(3, 24, 6, |inner| {
         let keys = prop::sample::select(vec![
-            "targetId", "sessionId", "url", "flatten", "autoAttach", "discover", "expression", "cookies", "behavior", "x",
+            "targetId",
+            "sessionId",
+            "url",
+            "flatten",
+            "autoAttach",
+            "discover",
+            "expression",
+            "cookies",
+            "behavior",
+            "x",
         ]);
         prop_oneof![
             vec(inner.clone(), 0..5).prop_map(Value::Array),
@@ -212,9 +221,14 @@ fn message() -> impl Strategy<Value = Msg> {
 fn case() -> impl Strategy<Value = Case> {
     let fatal = prop_oneof![
         vec(any::<u8>(), 0..64).prop_map(Fatal::Binary),
-        prop_oneof![Just(vec![0xff]), Just(vec![b'{', 0xc0, 0xaf, b'}']), Just(vec![0xed, 0xa0, 0x80]), vec(128u8.., 1..16)]
-            .prop_filter("invalid UTF-8", |b| std::str::from_utf8(b).is_err())
-            .prop_map(Fatal::InvalidUtf8),
+        prop_oneof![
+            Just(vec![0xff]),
+            Just(vec![b'{', 0xc0, 0xaf, b'}']),
+            Just(vec![0xed, 0xa0, 0x80]),
+            vec(128u8.., 1..16)
+        ]
+        .prop_filter("invalid UTF-8", |b| std::str::from_utf8(b).is_err())
+        .prop_map(Fatal::InvalidUtf8),
         (MAX_MESSAGE + 1..MAX_MESSAGE + 4096).prop_map(Fatal::TooBig),
     ];
     (vec(message(), 1..16), prop::option::weighted(0.1, fatal)).prop_map(|(messages, fatal)| Case { messages, fatal })
@@ -295,9 +309,16 @@ fn classify(msg: &Value) -> Option<Expect> {
     (msg.get("error").is_some() && msg.get("method").is_none()).then_some(Expect::IdLess)
 }
 
-async fn run_case(facade: &Facade, guests: &Arc<FakeGuests>, page_target: &str, case: &Case, n: u64) -> Result<(), TestCaseError> {
+async fn run_case(
+    facade: &Facade,
+    guests: &Arc<FakeGuests>,
+    page_target: &str,
+    case: &Case,
+    n: u64,
+) -> Result<(), TestCaseError> {
     let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
-    let (attached, _) = cdp.call("Target.attachToTarget", Some(json!({"targetId": page_target, "flatten": true})), None).await;
+    let (attached, _) =
+        cdp.call("Target.attachToTarget", Some(json!({"targetId": page_target, "flatten": true})), None).await;
     let page = attached["result"]["sessionId"].as_str().expect("attach to the page").to_string();
     let (attached, _) = cdp.call("Target.attachToBrowserTarget", None, None).await;
     let browser = attached["result"]["sessionId"].as_str().expect("attach to the browser").to_string();
@@ -314,7 +335,10 @@ async fn run_case(facade: &Facade, guests: &Arc<FakeGuests>, page_target: &str, 
     // The sentinel is a root command: the root queue is FIFO and guest replies are routed before
     // the next client frame, so its reply comes after the reply to everything sent before it.
     let sentinel = 7_000_000_000_000 + n as i64;
-    cdp.ws.send(Message::Text(json!({"id": sentinel, "method": "Browser.getVersion"}).to_string().into())).await.unwrap();
+    cdp.ws
+        .send(Message::Text(json!({"id": sentinel, "method": "Browser.getVersion"}).to_string().into()))
+        .await
+        .unwrap();
     let mut got: HashMap<Expect, usize> = HashMap::new();
     loop {
         let msg = cdp.next().await;
@@ -336,7 +360,10 @@ async fn run_case(facade: &Facade, guests: &Arc<FakeGuests>, page_target: &str, 
                 1003
             }
             Fatal::InvalidUtf8(bytes) => {
-                cdp.ws.send(Message::Frame(Frame::message(bytes.clone(), OpCode::Data(Data::Text), true))).await.unwrap();
+                cdp.ws
+                    .send(Message::Frame(Frame::message(bytes.clone(), OpCode::Data(Data::Text), true)))
+                    .await
+                    .unwrap();
                 1007
             }
             Fatal::TooBig(len) => {
@@ -395,12 +422,17 @@ fn every_message_gets_exactly_one_reply_and_the_socket_survives() {
 #[tokio::test]
 async fn a_command_shaped_array_is_a_parse_error() {
     let guests = FakeGuests::new();
-    let facade = Facade::start(FacadeConfig::default(), Token::generate().unwrap(), guests.clone() as Arc<dyn Guests>).unwrap();
+    let facade =
+        Facade::start(FacadeConfig::default(), Token::generate().unwrap(), guests.clone() as Arc<dyn Guests>).unwrap();
     let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
     for text in [r#"[1,"Browser.getVersion",null,null]"#, r#" [2,"Browser.getVersion"]"#] {
         cdp.ws.send(Message::Text(text.into())).await.unwrap();
         let reply = cdp.next().await;
-        assert_eq!(reply, json!({"error": {"code": -32700, "message": "Message must be a valid JSON object"}}), "{text}");
+        assert_eq!(
+            reply,
+            json!({"error": {"code": -32700, "message": "Message must be a valid JSON object"}}),
+            "{text}"
+        );
     }
     let (reply, _) = cdp.call("Browser.getVersion", None, None).await;
     assert!(reply["result"]["product"].is_string());

@@ -3,7 +3,7 @@
 
 use crate::devtools::{DevToolsChannel, RawSender};
 use crate::events::{BrowserId, Frame, PixelRect};
-use crate::input::{self, ButtonsHeld, KeyInput, KeyEventKind, Modifiers, MouseButton};
+use crate::input::{self, ButtonsHeld, KeyEventKind, KeyInput, Modifiers, MouseButton};
 use crate::ui_thread::run_on_ui;
 use crate::url_policy;
 use cef::{sys, ImplBrowser, ImplBrowserHost, ImplFrame};
@@ -216,7 +216,12 @@ impl BrowserShared {
         slot.popup.height = height;
         slot.blit_popup();
         let r = slot.popup.rect;
-        slot.add_dirty(PixelRect { x: r.0.max(0) as u32, y: r.1.max(0) as u32, width: width.max(0) as u32, height: height.max(0) as u32 });
+        slot.add_dirty(PixelRect {
+            x: r.0.max(0) as u32,
+            y: r.1.max(0) as u32,
+            width: width.max(0) as u32,
+            height: height.max(0) as u32,
+        });
         drop(slot);
         !self.frame_pending.swap(true, Ordering::AcqRel)
     }
@@ -476,14 +481,33 @@ impl BrowserHandle {
     }
 
     /// Mouse moved to view coordinates (or left the view).
-    pub fn send_mouse_move(&self, x: i32, y: i32, modifiers: Modifiers, buttons: ButtonsHeld, leave: bool) -> Result<(), BrowserError> {
+    pub fn send_mouse_move(
+        &self,
+        x: i32,
+        y: i32,
+        modifiers: Modifiers,
+        buttons: ButtonsHeld,
+        leave: bool,
+    ) -> Result<(), BrowserError> {
         let ev = mouse_event(x, y, modifiers, buttons);
         self.shared.with_host(move |h| h.send_mouse_move_event(Some(&ev), i32::from(leave)))
     }
 
     /// A mouse button went down or up at view coordinates.
-    pub fn send_mouse_click(&self, x: i32, y: i32, button: MouseButton, up: bool, click_count: u32, modifiers: Modifiers) -> Result<(), BrowserError> {
-        let held = ButtonsHeld { left: button == MouseButton::Left && !up, middle: button == MouseButton::Middle && !up, right: button == MouseButton::Right && !up };
+    pub fn send_mouse_click(
+        &self,
+        x: i32,
+        y: i32,
+        button: MouseButton,
+        up: bool,
+        click_count: u32,
+        modifiers: Modifiers,
+    ) -> Result<(), BrowserError> {
+        let held = ButtonsHeld {
+            left: button == MouseButton::Left && !up,
+            middle: button == MouseButton::Middle && !up,
+            right: button == MouseButton::Right && !up,
+        };
         let ev = mouse_event(x, y, modifiers, held);
         let b = match button {
             MouseButton::Left => sys::cef_mouse_button_type_t::MBT_LEFT,
@@ -491,7 +515,9 @@ impl BrowserHandle {
             MouseButton::Right => sys::cef_mouse_button_type_t::MBT_RIGHT,
         };
         let count = click_count.clamp(1, 3) as i32;
-        self.shared.with_host(move |h| h.send_mouse_click_event(Some(&ev), cef::MouseButtonType::from(b), i32::from(up), count))
+        self.shared.with_host(move |h| {
+            h.send_mouse_click_event(Some(&ev), cef::MouseButtonType::from(b), i32::from(up), count)
+        })
     }
 
     /// Wheel scrolled by (dx, dy) pixels at view coordinates (positive dy scrolls up, as in CEF).

@@ -40,7 +40,9 @@ pub fn string_from_cef(s: &CefStringUtf16) -> String {
 /// holds `length` UTF-16 units.
 pub unsafe fn string_from_raw(raw: *const sys::_cef_string_utf16_t) -> String {
     match raw.as_ref() {
-        Some(r) if !r.str_.is_null() && r.length > 0 => String::from_utf16_lossy(std::slice::from_raw_parts(r.str_, r.length)),
+        Some(r) if !r.str_.is_null() && r.length > 0 => {
+            String::from_utf16_lossy(std::slice::from_raw_parts(r.str_, r.length))
+        }
         _ => String::new(),
     }
 }
@@ -109,7 +111,11 @@ pub(crate) unsafe fn patch_request_handler(object: *mut sys::_cef_request_handle
     (*object).on_certificate_error = None;
 }
 
-extern "C" fn raw_get_view_rect(_self: *mut sys::_cef_render_handler_t, browser: *mut sys::_cef_browser_t, rect: *mut sys::_cef_rect_t) {
+extern "C" fn raw_get_view_rect(
+    _self: *mut sys::_cef_render_handler_t,
+    browser: *mut sys::_cef_browser_t,
+    rect: *mut sys::_cef_rect_t,
+) {
     // SAFETY: CEF passes a valid browser (one reference owned by us) and a valid rect.
     unsafe {
         let id = browser_identifier(browser);

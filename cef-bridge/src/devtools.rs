@@ -206,7 +206,7 @@ impl DevToolsChannel {
                 None => {
                     queued.push(bytes);
                     return;
-                },
+                }
             }
         };
         sender.send_raw(&bytes);
@@ -275,7 +275,12 @@ impl DevToolsChannel {
     }
 
     /// Sends `method` (optionally on a child session) and returns its pending reply.
-    pub fn request(&self, method: &str, params: Value, session_id: Option<&str>) -> Result<PendingReply, DevToolsError> {
+    pub fn request(
+        &self,
+        method: &str,
+        params: Value,
+        session_id: Option<&str>,
+    ) -> Result<PendingReply, DevToolsError> {
         if let Some(reason) = self.closed.lock().clone() {
             return Err(DevToolsError::Closed(reason));
         }
@@ -302,7 +307,12 @@ impl DevToolsChannel {
     pub fn call(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, DevToolsError> {
         match self.request(method, params, None)?.wait(timeout)? {
             Ok(v) => Ok(v),
-            Err(e) => Err(DevToolsError::Protocol { method: method.to_string(), code: e.code, message: e.message, data: e.data }),
+            Err(e) => Err(DevToolsError::Protocol {
+                method: method.to_string(),
+                code: e.code,
+                message: e.message,
+                data: e.data,
+            }),
         }
     }
 
@@ -489,7 +499,10 @@ mod tests {
         let sent = fake.sent.lock().last().cloned().unwrap();
         assert_eq!(sent["sessionId"], "S1");
         // Chromium puts sessionId after the error: order must not matter.
-        let raw = format!(r#"{{"id":{},"error":{{"code":-32001,"message":"Session with given id not found."}},"sessionId":"S1"}}"#, sent["id"]);
+        let raw = format!(
+            r#"{{"id":{},"error":{{"code":-32001,"message":"Session with given id not found."}},"sessionId":"S1"}}"#,
+            sent["id"]
+        );
         ch.deliver(raw.as_bytes());
         let reply = pending.wait(Duration::from_secs(1)).unwrap();
         assert_eq!(reply.unwrap_err().code, -32001);
@@ -572,7 +585,8 @@ mod tests {
             let sent = fake.sent.lock();
             assert_eq!(sent.len(), 150, "round {round}: a message sent while attaching was lost or doubled");
             for t in 0..3 {
-                let order: Vec<i64> = sent.iter().filter(|v| v["params"]["t"] == t).map(|v| v["params"]["i"].as_i64().unwrap()).collect();
+                let order: Vec<i64> =
+                    sent.iter().filter(|v| v["params"]["t"] == t).map(|v| v["params"]["i"].as_i64().unwrap()).collect();
                 assert_eq!(order, (0..50).collect::<Vec<_>>(), "round {round}: thread {t}'s messages out of order");
             }
         }

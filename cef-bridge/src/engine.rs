@@ -86,7 +86,9 @@ pub enum EngineError {
         source: std::io::Error,
     },
     /// `cef_initialize` failed.
-    #[error("CEF failed to initialise (exit code {0}); is third_party/cef complete and are its apt libraries installed?")]
+    #[error(
+        "CEF failed to initialise (exit code {0}); is third_party/cef complete and are its apt libraries installed?"
+    )]
     InitializeFailed(i32),
     /// `on_context_initialized` never came.
     #[error("CEF did not finish initialising within {0:?}")]
@@ -282,9 +284,18 @@ fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error)
 
 fn lock_profile(dir: &Path) -> Result<File, EngineError> {
     use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io_err("cannot create profile dir", dir))?;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(io_err("cannot create profile dir", dir))?;
     let path = dir.join("termsprawl-profile.lock");
-    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io_err("cannot open", &path))?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io_err("cannot open", &path))?;
     // SAFETY: flock on a file descriptor we own.
     let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
     if rc != 0 {
@@ -329,7 +340,11 @@ impl Engine {
         let (profile_lock, temp_profile, root) = match &config.profile {
             Profile::Persistent(dir) => (Some(lock_profile(dir)?), None, dir.clone()),
             Profile::Ephemeral => {
-                let dir = std::env::temp_dir().join(format!("termsprawl-cef-{}-{}", std::process::id(), Instant::now().elapsed().as_nanos()));
+                let dir = std::env::temp_dir().join(format!(
+                    "termsprawl-cef-{}-{}",
+                    std::process::id(),
+                    Instant::now().elapsed().as_nanos()
+                ));
                 let lock = lock_profile(&dir)?;
                 (Some(lock), Some(dir.clone()), dir)
             }
@@ -431,7 +446,10 @@ impl Engine {
     pub fn create_browser(&self, options: &BrowserOptions) -> Result<BrowserHandle, EngineError> {
         let size = check_size(options.width, options.height)?;
         if !url_policy::is_allowed_nav_url(&options.url) {
-            return Err(BrowserError::Refused(url_policy::UrlPolicyError::RefusedScheme(options.url.split(':').next().unwrap_or("").to_string())).into());
+            return Err(BrowserError::Refused(url_policy::UrlPolicyError::RefusedScheme(
+                options.url.split(':').next().unwrap_or("").to_string(),
+            ))
+            .into());
         }
         let fps = options.frame_rate.clamp(1, 60);
         let shared = Arc::new(BrowserShared::new(registry::next_id(), size, &options.url, None, fps));
@@ -442,7 +460,11 @@ impl Engine {
             bounds: cef::Rect { x: 0, y: 0, width: size.0, height: size.1 },
             ..Default::default()
         };
-        let settings = cef::BrowserSettings { windowless_frame_rate: fps as i32, background_color: 0xFFFF_FFFF, ..Default::default() };
+        let settings = cef::BrowserSettings {
+            windowless_frame_rate: fps as i32,
+            background_color: 0xFFFF_FFFF,
+            ..Default::default()
+        };
         let mut client = cef::Client::new(BridgeClient::for_browser(shared.id));
         let ok = cef::browser_host_create_browser(
             Some(&window),
@@ -524,7 +546,8 @@ pub fn helper_processes(deep: bool) -> Vec<i32> {
         .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == exe))
         .filter_map(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let ppid = stat.rfind(')').and_then(|i| stat[i + 2..].split(' ').nth(1)).and_then(|p| p.parse::<i32>().ok())?;
+            let ppid =
+                stat.rfind(')').and_then(|i| stat[i + 2..].split(' ').nth(1)).and_then(|p| p.parse::<i32>().ok())?;
             Some((pid, ppid))
         })
         .collect();
@@ -594,7 +617,8 @@ fn reap_children(grace: Duration, kill_after: Duration) {
 }
 
 fn is_zombie(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.rfind(')').is_some_and(|i| s[i + 2..].starts_with('Z')))
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rfind(')').is_some_and(|i| s[i + 2..].starts_with('Z')))
 }
 
 #[cfg(test)]

@@ -10,11 +10,12 @@ use crate::defects::{self, string_from_cef};
 use crate::events::{BrowserEvent, BrowserId, PixelRect, Termination};
 use crate::{engine, popups, registry, url_policy};
 use cef::{
-    sys, CefStringUtf16, DevToolsMessageObserver, DisplayHandler, DownloadHandler, ImplApp, ImplBeforeDownloadCallback, ImplBrowser,
-    ImplBrowserHost, ImplBrowserProcessHandler, ImplClient, ImplCommandLine, ImplDevToolsMessageObserver, ImplDisplayHandler,
-    ImplDownloadHandler, ImplDownloadItem, ImplDownloadItemCallback, ImplFrame, ImplLifeSpanHandler, ImplLoadHandler,
-    ImplMediaAccessCallback, ImplPermissionHandler, ImplPermissionPromptCallback, ImplRenderHandler, ImplRequest, ImplRequestHandler,
-    LifeSpanHandler, LoadHandler, PermissionHandler, RenderHandler, RequestHandler,
+    sys, CefStringUtf16, DevToolsMessageObserver, DisplayHandler, DownloadHandler, ImplApp, ImplBeforeDownloadCallback,
+    ImplBrowser, ImplBrowserHost, ImplBrowserProcessHandler, ImplClient, ImplCommandLine, ImplDevToolsMessageObserver,
+    ImplDisplayHandler, ImplDownloadHandler, ImplDownloadItem, ImplDownloadItemCallback, ImplFrame,
+    ImplLifeSpanHandler, ImplLoadHandler, ImplMediaAccessCallback, ImplPermissionHandler, ImplPermissionPromptCallback,
+    ImplRenderHandler, ImplRequest, ImplRequestHandler, LifeSpanHandler, LoadHandler, PermissionHandler, RenderHandler,
+    RequestHandler,
 };
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -31,7 +32,11 @@ impl ImplApp for BridgeApp {
     fn get_raw(&self) -> *mut sys::_cef_app_t {
         self.object.cast()
     }
-    fn on_before_command_line_processing(&self, process_type: Option<&CefStringUtf16>, command_line: Option<&mut impl ImplCommandLine>) {
+    fn on_before_command_line_processing(
+        &self,
+        process_type: Option<&CefStringUtf16>,
+        command_line: Option<&mut impl ImplCommandLine>,
+    ) {
         // Only the browser process decides flags; children inherit them.
         if process_type.map(string_from_cef).is_some_and(|t| !t.is_empty()) {
             return;
@@ -59,7 +64,11 @@ impl ImplBrowserProcessHandler for BridgeProcessHandler {
     fn on_context_initialized(&self) {
         engine::mark_context_initialized();
     }
-    fn on_already_running_app_relaunch(&self, _command_line: Option<&mut impl ImplCommandLine>, _dir: Option<&CefStringUtf16>) -> i32 {
+    fn on_already_running_app_relaunch(
+        &self,
+        _command_line: Option<&mut impl ImplCommandLine>,
+        _dir: Option<&CefStringUtf16>,
+    ) -> i32 {
         // Handled: without this a second start on the same profile opens a Chrome "New Tab" window.
         1
     }
@@ -70,16 +79,20 @@ impl ImplBrowserProcessHandler for BridgeProcessHandler {
 
 // ------------------------------------------------------------------ client
 
-cef_object!(BridgeClient, _cef_client_t, WrapClient {
-    id: BrowserId,
-    render: RenderHandler,
-    life: LifeSpanHandler,
-    load: LoadHandler,
-    display: DisplayHandler,
-    request: RequestHandler,
-    permission: PermissionHandler,
-    download: DownloadHandler,
-});
+cef_object!(
+    BridgeClient,
+    _cef_client_t,
+    WrapClient {
+        id: BrowserId,
+        render: RenderHandler,
+        life: LifeSpanHandler,
+        load: LoadHandler,
+        display: DisplayHandler,
+        request: RequestHandler,
+        permission: PermissionHandler,
+        download: DownloadHandler,
+    }
+);
 
 impl BridgeClient {
     /// A client (with its handlers) for the browser registered as `id`.
@@ -155,7 +168,12 @@ impl ImplRenderHandler for BridgeRender {
         } else {
             // The wrapper hands over only the first dirty rect: with several, repaint all.
             let dirty: Vec<PixelRect> = match (dirty_rects_count, dirty_rects) {
-                (1, Some(r)) => vec![PixelRect { x: r.x.max(0) as u32, y: r.y.max(0) as u32, width: r.width.max(0) as u32, height: r.height.max(0) as u32 }],
+                (1, Some(r)) => vec![PixelRect {
+                    x: r.x.max(0) as u32,
+                    y: r.y.max(0) as u32,
+                    width: r.width.max(0) as u32,
+                    height: r.height.max(0) as u32,
+                }],
                 _ => vec![PixelRect { x: 0, y: 0, width: width as u32, height: height as u32 }],
             };
             shared.store_view(pixels, width as u32, height as u32, &dirty)
@@ -182,7 +200,12 @@ impl ImplRenderHandler for BridgeRender {
 
 // ------------------------------------------------------------------ life span
 
-cef_object!(BridgeLifeSpan, _cef_life_span_handler_t, WrapLifeSpanHandler { client: BrowserId }, patch = defects::patch_life_span_handler);
+cef_object!(
+    BridgeLifeSpan,
+    _cef_life_span_handler_t,
+    WrapLifeSpanHandler { client: BrowserId },
+    patch = defects::patch_life_span_handler
+);
 
 impl ImplLifeSpanHandler for BridgeLifeSpan {
     fn get_raw(&self) -> *mut sys::_cef_life_span_handler_t {
@@ -201,7 +224,13 @@ impl ImplLifeSpanHandler for BridgeLifeSpan {
             Some(s) if s.cef_id.lock().is_none() && b.is_popup() == 0 => (s, false),
             _ => {
                 let opener = popups::take_pending_opener().and_then(registry::by_cef).map(|s| s.id);
-                let s = Arc::new(BrowserShared::new(registry::next_id(), DEFAULT_POPUP_SIZE, &url, opener, DEFAULT_FRAME_RATE));
+                let s = Arc::new(BrowserShared::new(
+                    registry::next_id(),
+                    DEFAULT_POPUP_SIZE,
+                    &url,
+                    opener,
+                    DEFAULT_FRAME_RATE,
+                ));
                 registry::insert(s.clone());
                 (s, true)
             }
@@ -245,12 +274,28 @@ impl ImplLoadHandler for BridgeLoad {
     fn get_raw(&self) -> *mut sys::_cef_load_handler_t {
         self.object.cast()
     }
-    fn on_loading_state_change(&self, browser: Option<&mut impl ImplBrowser>, is_loading: i32, can_go_back: i32, can_go_forward: i32) {
+    fn on_loading_state_change(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        is_loading: i32,
+        can_go_back: i32,
+        can_go_forward: i32,
+    ) {
         let Some(shared) = shared_of(browser) else { return };
         shared.page.lock().loading = is_loading != 0;
-        registry::emit(BrowserEvent::LoadingStateChanged { id: shared.id, loading: is_loading != 0, can_go_back: can_go_back != 0, can_go_forward: can_go_forward != 0 });
+        registry::emit(BrowserEvent::LoadingStateChanged {
+            id: shared.id,
+            loading: is_loading != 0,
+            can_go_back: can_go_back != 0,
+            can_go_forward: can_go_forward != 0,
+        });
     }
-    fn on_load_end(&self, browser: Option<&mut impl ImplBrowser>, frame: Option<&mut impl ImplFrame>, http_status_code: i32) {
+    fn on_load_end(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        frame: Option<&mut impl ImplFrame>,
+        http_status_code: i32,
+    ) {
         if !frame.is_some_and(|f| f.is_main() == 1) {
             return;
         }
@@ -291,7 +336,12 @@ impl ImplDisplayHandler for BridgeDisplay {
     fn get_raw(&self) -> *mut sys::_cef_display_handler_t {
         self.object.cast()
     }
-    fn on_address_change(&self, browser: Option<&mut impl ImplBrowser>, frame: Option<&mut impl ImplFrame>, url: Option<&CefStringUtf16>) {
+    fn on_address_change(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        frame: Option<&mut impl ImplFrame>,
+        url: Option<&CefStringUtf16>,
+    ) {
         if !frame.is_some_and(|f| f.is_main() == 1) {
             return;
         }
@@ -355,7 +405,13 @@ impl ImplRequestHandler for BridgeRequest {
         }
         1
     }
-    fn on_render_process_terminated(&self, browser: Option<&mut impl ImplBrowser>, status: cef::TerminationStatus, error_code: i32, _error_string: Option<&CefStringUtf16>) {
+    fn on_render_process_terminated(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        status: cef::TerminationStatus,
+        error_code: i32,
+        _error_string: Option<&CefStringUtf16>,
+    ) {
         let Some(shared) = shared_of(browser) else { return };
         shared.devtools.fail_pending("render process terminated");
         let status: sys::cef_termination_status_t = status.into();
@@ -404,7 +460,9 @@ impl ImplPermissionHandler for BridgePermission {
     ) -> i32 {
         // Geolocation, notifications and every other prompt: denied.
         if let Some(cb) = callback {
-            cb.cont(cef::PermissionRequestResult::from(sys::cef_permission_request_result_t::CEF_PERMISSION_RESULT_DENY));
+            cb.cont(cef::PermissionRequestResult::from(
+                sys::cef_permission_request_result_t::CEF_PERMISSION_RESULT_DENY,
+            ));
         }
         1
     }
@@ -416,7 +474,12 @@ impl ImplDownloadHandler for BridgeDownload {
     fn get_raw(&self) -> *mut sys::_cef_download_handler_t {
         self.object.cast()
     }
-    fn can_download(&self, _browser: Option<&mut impl ImplBrowser>, _url: Option<&CefStringUtf16>, _method: Option<&CefStringUtf16>) -> i32 {
+    fn can_download(
+        &self,
+        _browser: Option<&mut impl ImplBrowser>,
+        _url: Option<&CefStringUtf16>,
+        _method: Option<&CefStringUtf16>,
+    ) -> i32 {
         1
     }
     fn on_before_download(
@@ -436,7 +499,12 @@ impl ImplDownloadHandler for BridgeDownload {
         registry::emit(BrowserEvent::DownloadStarted { id: shared.id, path });
         1
     }
-    fn on_download_updated(&self, browser: Option<&mut impl ImplBrowser>, item: Option<&mut impl ImplDownloadItem>, _cb: Option<&mut impl ImplDownloadItemCallback>) {
+    fn on_download_updated(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        item: Option<&mut impl ImplDownloadItem>,
+        _cb: Option<&mut impl ImplDownloadItemCallback>,
+    ) {
         let (Some(shared), Some(item)) = (shared_of(browser), item) else { return };
         let complete = item.is_complete() == 1;
         let ended = complete || item.is_canceled() == 1 || item.is_interrupted() == 1;

@@ -198,11 +198,23 @@ pub fn key_events(input: &KeyInput) -> Vec<CefKey> {
     };
     if let Some(text) = text {
         for unit in text.encode_utf16() {
-            out.push(CefKey { kind: KeyEventKind::Char, windows_key_code: unit as i32, character: unit, unmodified_character: unit, ..base });
+            out.push(CefKey {
+                kind: KeyEventKind::Char,
+                windows_key_code: unit as i32,
+                character: unit,
+                unmodified_character: unit,
+                ..base
+            });
         }
     } else if let Some(c) = control_char.filter(|_| !chord) {
         // Enter, Tab and Backspace also produce a char event in Chromium (keypress).
-        out.push(CefKey { kind: KeyEventKind::Char, windows_key_code: c as i32, character: c, unmodified_character: c, ..base });
+        out.push(CefKey {
+            kind: KeyEventKind::Char,
+            windows_key_code: c as i32,
+            character: c,
+            unmodified_character: c,
+            ..base
+        });
     }
     out
 }
@@ -258,10 +270,11 @@ fn named_vk(n: NamedKey) -> i32 {
 /// not; `None` for characters that layout has no key for.
 pub fn us_dom_code(c: char) -> Option<&'static str> {
     const LETTERS: [&str; 26] = [
-        "KeyA", "KeyB", "KeyC", "KeyD", "KeyE", "KeyF", "KeyG", "KeyH", "KeyI", "KeyJ", "KeyK", "KeyL", "KeyM",
-        "KeyN", "KeyO", "KeyP", "KeyQ", "KeyR", "KeyS", "KeyT", "KeyU", "KeyV", "KeyW", "KeyX", "KeyY", "KeyZ",
+        "KeyA", "KeyB", "KeyC", "KeyD", "KeyE", "KeyF", "KeyG", "KeyH", "KeyI", "KeyJ", "KeyK", "KeyL", "KeyM", "KeyN",
+        "KeyO", "KeyP", "KeyQ", "KeyR", "KeyS", "KeyT", "KeyU", "KeyV", "KeyW", "KeyX", "KeyY", "KeyZ",
     ];
-    const DIGITS: [&str; 10] = ["Digit0", "Digit1", "Digit2", "Digit3", "Digit4", "Digit5", "Digit6", "Digit7", "Digit8", "Digit9"];
+    const DIGITS: [&str; 10] =
+        ["Digit0", "Digit1", "Digit2", "Digit3", "Digit4", "Digit5", "Digit6", "Digit7", "Digit8", "Digit9"];
     Some(match c {
         'a'..='z' => LETTERS[(c as u8 - b'a') as usize],
         'A'..='Z' => LETTERS[(c as u8 - b'A') as usize],
@@ -349,7 +362,10 @@ mod tests {
             let code = us_dom_code(c).unwrap_or_else(|| panic!("{c:?} has no DOM code"));
             assert_ne!(char_key_code(c), 0xE5, "{c:?} ({code}) has no VK");
         }
-        assert_eq!((us_dom_code('q'), us_dom_code('Q'), us_dom_code('{')), (Some("KeyQ"), Some("KeyQ"), Some("BracketLeft")));
+        assert_eq!(
+            (us_dom_code('q'), us_dom_code('Q'), us_dom_code('{')),
+            (Some("KeyQ"), Some("KeyQ"), Some("BracketLeft"))
+        );
         assert_eq!((us_dom_code('é'), us_dom_code('日'), us_dom_code('\n')), (None, None, None));
     }
 

@@ -25,10 +25,14 @@ mod ui_thread;
 pub mod url_policy;
 
 pub use browser::{BrowserError, BrowserHandle, BrowserOptions, DEFAULT_FRAME_RATE, MAX_VIEW_EDGE, SCALE_RANGE};
-pub use devtools::{DevToolsChannel, DevToolsError, DevToolsEvent, PendingReply, ProtocolError, RawSender, RawSink, Reply, DEFAULT_CALL_TIMEOUT};
+pub use devtools::{
+    DevToolsChannel, DevToolsError, DevToolsEvent, PendingReply, ProtocolError, RawSender, RawSink, Reply,
+    DEFAULT_CALL_TIMEOUT,
+};
 pub use engine::{
-    helper_children, helper_processes, run_subprocess_if_child, ChromiumLog, switches_for, unique_download_path, DisplayMode, Engine, EngineConfig, EngineError, EngineHost, Profile,
-    pump_interval, EAGER_PUMP_INTERVAL, MAX_PUMP_INTERVAL,
+    helper_children, helper_processes, pump_interval, run_subprocess_if_child, switches_for, unique_download_path,
+    ChromiumLog, DisplayMode, Engine, EngineConfig, EngineError, EngineHost, Profile, EAGER_PUMP_INTERVAL,
+    MAX_PUMP_INTERVAL,
 };
 pub use events::{BrowserEvent, BrowserId, Frame, PixelRect, Termination};
 pub use popups::PopupDecision;

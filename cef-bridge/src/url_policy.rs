@@ -95,7 +95,8 @@ fn explicit_scheme(text: &str) -> Option<String> {
         return None;
     }
     // `host:8080` or `host:8080/path` is a bare host with a port, not a scheme.
-    let port_like = rest.split(['/', '?', '#']).next().is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+    let port_like =
+        rest.split(['/', '?', '#']).next().is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
     if port_like && !rest.starts_with("//") {
         return None;
     }
@@ -104,7 +105,8 @@ fn explicit_scheme(text: &str) -> Option<String> {
 
 fn is_loopback_host(text: &str) -> bool {
     let host = text.split(['/', '?', '#']).next().unwrap_or("");
-    let host = host.rsplit_once(':').map_or(host, |(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { host });
+    let host =
+        host.rsplit_once(':').map_or(host, |(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { host });
     host.eq_ignore_ascii_case("localhost") || host.starts_with("127.") || host == "[::1]"
 }
 

@@ -5,7 +5,9 @@
 mod support;
 
 use cef_bridge::input::{ButtonsHeld, Key, KeyInput, Modifiers, MouseButton};
-use cef_bridge::{BrowserEvent, BrowserHandle, BrowserOptions, DevToolsChannel, DisplayMode, Engine, EngineConfig, Profile};
+use cef_bridge::{
+    BrowserEvent, BrowserHandle, BrowserOptions, DevToolsChannel, DisplayMode, Engine, EngineConfig, Profile,
+};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -33,7 +35,12 @@ fn call(ctx: &Ctx, ch: &DevToolsChannel, method: &str, params: Value) -> Result<
 }
 
 fn eval(ctx: &Ctx, b: &BrowserHandle, expr: &str) -> Result<Value, String> {
-    let r = call(ctx, &b.devtools(), "Runtime.evaluate", json!({"expression": expr, "returnByValue": true, "awaitPromise": true}))?;
+    let r = call(
+        ctx,
+        &b.devtools(),
+        "Runtime.evaluate",
+        json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
+    )?;
     if let Some(ex) = r.get("exceptionDetails") {
         return Err(format!("exception evaluating {expr}: {ex}"));
     }
@@ -44,7 +51,9 @@ fn open(ctx: &Ctx, url: &str, w: u32, h: u32) -> Result<BrowserHandle, String> {
     let from = ctx.log.mark();
     let b = ctx.engine.create_browser(&BrowserOptions::new(url, w, h)).map_err(|e| e.to_string())?;
     let id = b.id();
-    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFinished { id: i, .. } if *i == id)).ok_or("page never finished loading")?;
+    ctx.log
+        .wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFinished { id: i, .. } if *i == id))
+        .ok_or("page never finished loading")?;
     Ok(b)
 }
 
@@ -52,11 +61,17 @@ fn close(ctx: &Ctx, b: &BrowserHandle) -> Outcome {
     let from = ctx.log.mark();
     let id = b.id();
     b.close().map_err(|e| e.to_string())?;
-    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::Closed { id: i } if *i == id)).ok_or("no Closed event")?;
+    ctx.log
+        .wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::Closed { id: i } if *i == id))
+        .ok_or("no Closed event")?;
     Ok(())
 }
 
-fn wait_frame(ctx: &Ctx, b: &BrowserHandle, pred: impl Fn(&cef_bridge::Frame) -> bool) -> Result<cef_bridge::Frame, String> {
+fn wait_frame(
+    ctx: &Ctx,
+    b: &BrowserHandle,
+    pred: impl Fn(&cef_bridge::Frame) -> bool,
+) -> Result<cef_bridge::Frame, String> {
     let mut last = None;
     ctx.engine.pump_until(T, || {
         if let Some(f) = b.last_frame() {
@@ -101,7 +116,8 @@ fn scenario_renders_pixels_and_view_rect(ctx: &Ctx) -> Outcome {
     // browser process dies right after creation; here it must paint 400×300.
     let b = open(ctx, &ctx.server.url("/colours"), 400, 300)?;
     let f = wait_frame(ctx, &b, |f| f.width == 400 && f.height == 300 && f.rgba_at(100, 75) == Some([255, 0, 0, 255]))?;
-    let expect = [((100, 75), [255, 0, 0]), ((300, 75), [0, 255, 0]), ((100, 225), [0, 0, 255]), ((300, 225), [255, 255, 0])];
+    let expect =
+        [((100, 75), [255, 0, 0]), ((300, 75), [0, 255, 0]), ((100, 225), [0, 0, 255]), ((300, 225), [255, 255, 0])];
     for ((x, y), rgb) in expect {
         let px = f.rgba_at(x, y).ok_or("pixel outside frame")?;
         if px[..3] != rgb {
@@ -124,17 +140,27 @@ fn scenario_devtools_round_trip_and_events(ctx: &Ctx) -> Outcome {
     // Defect 1: the title travels through a CEF string; decoding it the cef-rs
     // way (CefStringUtf8::from) would have segfaulted.
     let id = b.id();
-    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::TitleChanged { id: i, title } if *i == id && title == "Colour Test — ✓")).ok_or("no TitleChanged event with the decoded title")?;
+    ctx.log
+        .wait(
+            &ctx.engine,
+            from,
+            T,
+            |e| matches!(e, BrowserEvent::TitleChanged { id: i, title } if *i == id && title == "Colour Test — ✓"),
+        )
+        .ok_or("no TitleChanged event with the decoded title")?;
     // The page's address and loading state were reported while it opened.
     let url = ctx.server.url("/colours");
     let seen: Vec<BrowserEvent> = ctx.log.events.lock()[from..].to_vec();
     if !seen.iter().any(|e| matches!(e, BrowserEvent::AddressChanged { id: i, url: u } if *i == id && *u == url)) {
         return Err(format!("no AddressChanged to {url}"));
     }
-    let loading: Vec<bool> = seen.iter().filter_map(|e| match e {
-        BrowserEvent::LoadingStateChanged { id: i, loading, .. } if *i == id => Some(*loading),
-        _ => None,
-    }).collect();
+    let loading: Vec<bool> = seen
+        .iter()
+        .filter_map(|e| match e {
+            BrowserEvent::LoadingStateChanged { id: i, loading, .. } if *i == id => Some(*loading),
+            _ => None,
+        })
+        .collect();
     if loading.first() != Some(&true) || loading.last() != Some(&false) {
         return Err(format!("LoadingStateChanged sequence {loading:?}, want loading then done"));
     }
@@ -154,7 +180,9 @@ fn scenario_devtools_round_trip_and_events(ctx: &Ctx) -> Outcome {
         return Err("Page.loadEventFired never arrived".into());
     }
     let target = call(ctx, &b.devtools(), "Target.getTargetInfo", json!({}))?;
-    if target["targetInfo"]["type"] != "page" || target["targetInfo"]["browserContextId"].as_str().is_none_or(str::is_empty) {
+    if target["targetInfo"]["type"] != "page"
+        || target["targetInfo"]["browserContextId"].as_str().is_none_or(str::is_empty)
+    {
         return Err(format!("unexpected target info {target}"));
     }
     match call(ctx, &b.devtools(), "No.suchMethod", json!({})) {
@@ -186,7 +214,14 @@ fn scenario_native_input(ctx: &Ctx) -> Outcome {
     let shift = Modifiers { shift: true, ..Default::default() };
     for (text, mods) in [("h", Modifiers::default()), ("I", shift), ("!", shift)] {
         for pressed in [true, false] {
-            let k = KeyInput { key: Key::Character(text.into()), text: Some(text.into()), pressed, modifiers: mods, keypad: false, native_code: 0 };
+            let k = KeyInput {
+                key: Key::Character(text.into()),
+                text: Some(text.into()),
+                pressed,
+                modifiers: mods,
+                keypad: false,
+                native_code: 0,
+            };
             b.send_key(&k).map_err(|e| e.to_string())?;
         }
     }
@@ -232,7 +267,10 @@ fn scenario_wheel_move_and_load_failure(ctx: &Ctx) -> Outcome {
     let id = b.id();
     let from = ctx.log.mark();
     b.navigate(&dead).map_err(|e| e.to_string())?;
-    let ev = ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFailed { id: i, .. } if *i == id)).ok_or("no LoadFailed for a refused connection")?;
+    let ev = ctx
+        .log
+        .wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFailed { id: i, .. } if *i == id))
+        .ok_or("no LoadFailed for a refused connection")?;
     let BrowserEvent::LoadFailed { url, error_code, error_text, .. } = ev else { unreachable!() };
     if url != dead || error_code != -102 || !error_text.contains("ERR_CONNECTION_REFUSED") {
         return Err(format!("LoadFailed {{ url: {url}, code: {error_code}, text: {error_text} }}"));
@@ -297,7 +335,10 @@ fn scenario_renderer_kill_and_reload(ctx: &Ctx) -> Outcome {
         return Err("no renderer process found".into());
     }
     // A command left pending must fail as soon as the renderer dies.
-    let pending = b.devtools().request("Runtime.evaluate", json!({"expression": "new Promise(() => {})", "awaitPromise": true}), None).map_err(|e| e.to_string())?;
+    let pending = b
+        .devtools()
+        .request("Runtime.evaluate", json!({"expression": "new Promise(() => {})", "awaitPromise": true}), None)
+        .map_err(|e| e.to_string())?;
     ctx.engine.pump_for(Duration::from_millis(100));
     let from = ctx.log.mark();
     for pid in &pids {
@@ -305,14 +346,18 @@ fn scenario_renderer_kill_and_reload(ctx: &Ctx) -> Outcome {
         unsafe { libc::kill(*pid, libc::SIGKILL) };
     }
     let id = b.id();
-    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::RenderProcessTerminated { id: i, .. } if *i == id)).ok_or("no RenderProcessTerminated event")?;
+    ctx.log
+        .wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::RenderProcessTerminated { id: i, .. } if *i == id))
+        .ok_or("no RenderProcessTerminated event")?;
     match pending.wait(Duration::from_secs(1)) {
         Err(cef_bridge::DevToolsError::Closed(_)) => {}
         other => return Err(format!("pending command after crash: {other:?}")),
     }
     let from = ctx.log.mark();
     b.reload().map_err(|e| e.to_string())?;
-    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFinished { id: i, .. } if *i == id)).ok_or("no reload after crash")?;
+    ctx.log
+        .wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFinished { id: i, .. } if *i == id))
+        .ok_or("no reload after crash")?;
     let title = eval(ctx, &b, "document.title")?;
     if title != json!("Colour Test — ✓") {
         return Err(format!("title after reload: {title}"));
@@ -330,7 +375,14 @@ fn scenario_policy_permissions_downloads(ctx: &Ctx) -> Outcome {
     // A browser-initiated navigation (what a CDP client's Page.navigate is)
     // is not stopped by Chromium itself: the policy must refuse it.
     let _ = call(ctx, &b.devtools(), "Page.navigate", json!({"url": "file:///etc/passwd"}));
-    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::NavigationBlocked { id: i, url } if *i == id && url.starts_with("file:"))).ok_or("Page.navigate to file: not blocked")?;
+    ctx.log
+        .wait(
+            &ctx.engine,
+            from,
+            T,
+            |e| matches!(e, BrowserEvent::NavigationBlocked { id: i, url } if *i == id && url.starts_with("file:")),
+        )
+        .ok_or("Page.navigate to file: not blocked")?;
     ctx.engine.pump_for(Duration::from_millis(300));
     let href = eval(ctx, &b, "location.href")?;
     if !href.as_str().is_some_and(|h| h.ends_with("/form")) {
@@ -340,13 +392,20 @@ fn scenario_policy_permissions_downloads(ctx: &Ctx) -> Outcome {
     if perm != json!("denied") {
         return Err(format!("notification permission: {perm}"));
     }
-    let geo = eval(ctx, &b, "new Promise(r => navigator.geolocation.getCurrentPosition(() => r('granted'), e => r('denied:' + e.code)))")?;
+    let geo = eval(
+        ctx,
+        &b,
+        "new Promise(r => navigator.geolocation.getCurrentPosition(() => r('granted'), e => r('denied:' + e.code)))",
+    )?;
     if !geo.as_str().is_some_and(|s| s.starts_with("denied")) {
         return Err(format!("geolocation: {geo}"));
     }
     let from = ctx.log.mark();
     eval(ctx, &b, &format!("location.href = '{}'; 1", ctx.server.url("/file.bin")))?;
-    let done = ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::DownloadFinished { .. })).ok_or("download never finished")?;
+    let done = ctx
+        .log
+        .wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::DownloadFinished { .. }))
+        .ok_or("download never finished")?;
     let BrowserEvent::DownloadFinished { path, complete, .. } = done else { unreachable!() };
     if !complete || !path.starts_with(ctx.downloads.path()) {
         return Err(format!("download {path:?} complete={complete}"));
@@ -366,10 +425,15 @@ fn scenario_popups(ctx: &Ctx) -> Outcome {
         b.send_mouse_click(50, 50, MouseButton::Left, up, 1, Modifiers::default()).map_err(|e| e.to_string())?;
     }
     let opener = b.id();
-    let ev = ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::PopupOpened { opener: o, .. } if *o == opener)).ok_or("sign-in popup did not open")?;
+    let ev = ctx
+        .log
+        .wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::PopupOpened { opener: o, .. } if *o == opener))
+        .ok_or("sign-in popup did not open")?;
     let BrowserEvent::PopupOpened { id: popup_id, .. } = ev else { unreachable!() };
     let popup = ctx.engine.browser(popup_id).ok_or("popup handle missing")?;
-    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFinished { id, .. } if *id == popup_id)).ok_or("popup never loaded")?;
+    ctx.log
+        .wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::LoadFinished { id, .. } if *id == popup_id))
+        .ok_or("popup never loaded")?;
     if eval(ctx, &popup, "window.hadOpener === true")? != json!(true) {
         return Err("popup has no opener: sign-in postMessage would break".into());
     }
@@ -381,7 +445,10 @@ fn scenario_popups(ctx: &Ctx) -> Outcome {
     let from = ctx.log.mark();
     eval(ctx, &b, "window.open('/signin', 'unasked', 'width=300,height=200'); 1")?;
     ctx.engine.pump_for(Duration::from_secs(1));
-    if ctx.log.events.lock()[from..].iter().any(|e| matches!(e, BrowserEvent::PopupOpened { .. } | BrowserEvent::Created { .. })) {
+    if ctx.log.events.lock()[from..]
+        .iter()
+        .any(|e| matches!(e, BrowserEvent::PopupOpened { .. } | BrowserEvent::Created { .. }))
+    {
         return Err("a popup without a user gesture was allowed".into());
     }
     // A popup opening a popup is denied.
@@ -390,7 +457,10 @@ fn scenario_popups(ctx: &Ctx) -> Outcome {
         popup.send_mouse_click(50, 50, MouseButton::Left, up, 1, Modifiers::default()).map_err(|e| e.to_string())?;
     }
     ctx.engine.pump_for(Duration::from_secs(2));
-    if ctx.log.events.lock()[from..].iter().any(|e| matches!(e, BrowserEvent::PopupOpened { .. } | BrowserEvent::Created { .. })) {
+    if ctx.log.events.lock()[from..]
+        .iter()
+        .any(|e| matches!(e, BrowserEvent::PopupOpened { .. } | BrowserEvent::Created { .. }))
+    {
         return Err("nested popup was allowed".into());
     }
     // target=_blank asks for a new node instead of a popup browser.
@@ -398,7 +468,14 @@ fn scenario_popups(ctx: &Ctx) -> Outcome {
     for up in [false, true] {
         b.send_mouse_click(50, 170, MouseButton::Left, up, 1, Modifiers::default()).map_err(|e| e.to_string())?;
     }
-    ctx.log.wait(&ctx.engine, from, T, |e| matches!(e, BrowserEvent::NewTabRequested { opener: o, url } if *o == opener && url.ends_with("/form"))).ok_or("target=_blank not reported")?;
+    ctx.log
+        .wait(
+            &ctx.engine,
+            from,
+            T,
+            |e| matches!(e, BrowserEvent::NewTabRequested { opener: o, url } if *o == opener && url.ends_with("/form")),
+        )
+        .ok_or("target=_blank not reported")?;
     close(ctx, &popup)?;
     close(ctx, &b)
 }
@@ -427,7 +504,13 @@ fn scenario_shutdown_signals_left_to_the_app(_: &Ctx) -> Outcome {
 fn profile_child(role: &str, profile: &str) -> i32 {
     let log = Arc::new(EventLog::default());
     let dl = std::env::temp_dir();
-    let config = EngineConfig { profile: Profile::Persistent(profile.into()), display: DisplayMode::Headless, downloads_dir: dl, log_file: None, log_level: cef_bridge::ChromiumLog::Fatal };
+    let config = EngineConfig {
+        profile: Profile::Persistent(profile.into()),
+        display: DisplayMode::Headless,
+        downloads_dir: dl,
+        log_file: None,
+        log_level: cef_bridge::ChromiumLog::Fatal,
+    };
     let engine = match Engine::start(config, log.clone()) {
         Ok(e) => e,
         Err(cef_bridge::EngineError::ProfileInUse(_)) => {
@@ -454,13 +537,18 @@ fn profile_child(role: &str, profile: &str) -> i32 {
     };
     let code = match role {
         "write" => {
-            let expires = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() + 86400).unwrap_or(0);
-            let cookie = json!({"name": "login", "value": "kept", "domain": "persist.test", "path": "/", "expires": expires});
+            let expires = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() + 86400)
+                .unwrap_or(0);
+            let cookie =
+                json!({"name": "login", "value": "kept", "domain": "persist.test", "path": "/", "expires": expires});
             run("Storage.setCookies", json!({"cookies": [cookie]})).map_or(1, |_| 0)
         }
         "read" => match run("Storage.getCookies", json!({})) {
             Some(v) => {
-                let found = v["cookies"].as_array().into_iter().flatten().any(|c| c["name"] == "login" && c["value"] == "kept");
+                let found =
+                    v["cookies"].as_array().into_iter().flatten().any(|c| c["name"] == "login" && c["value"] == "kept");
                 println!("cookie-found={found}");
                 0
             }
@@ -482,7 +570,12 @@ fn profile_child(role: &str, profile: &str) -> i32 {
 fn persistence_checks() -> Vec<(&'static str, Outcome)> {
     let profile = tempfile::tempdir().expect("tempdir");
     let exe = std::env::current_exe().expect("current exe");
-    let run = |role: &str| std::process::Command::new(&exe).env("ENGINE_TEST_ROLE", role).env("ENGINE_TEST_PROFILE", profile.path()).output();
+    let run = |role: &str| {
+        std::process::Command::new(&exe)
+            .env("ENGINE_TEST_ROLE", role)
+            .env("ENGINE_TEST_PROFILE", profile.path())
+            .output()
+    };
     let mut out = vec![];
     let cookies = (|| -> Outcome {
         let w = run("write").map_err(|e| e.to_string())?;
@@ -511,7 +604,10 @@ fn persistence_checks() -> Vec<(&'static str, Outcome)> {
         let second = run("read").map_err(|e| e.to_string())?;
         let _ = holder.wait();
         if second.status.code() != Some(3) {
-            return Err(format!("second instance on a live profile was not refused: {}", String::from_utf8_lossy(&second.stdout)));
+            return Err(format!(
+                "second instance on a live profile was not refused: {}",
+                String::from_utf8_lossy(&second.stdout)
+            ));
         }
         Ok(())
     })();
@@ -535,12 +631,22 @@ fn main() {
     pages.insert("/signin", Page::html(SIGNIN));
     pages.insert(
         "/file.bin",
-        Page { content_type: "application/octet-stream", headers: vec![("Content-Disposition", "attachment; filename=\"data.bin\"".into())], body: b"0123456789".to_vec() },
+        Page {
+            content_type: "application/octet-stream",
+            headers: vec![("Content-Disposition", "attachment; filename=\"data.bin\"".into())],
+            body: b"0123456789".to_vec(),
+        },
     );
     let server = PageServer::start(pages);
     let downloads = tempfile::tempdir().expect("tempdir");
     let log = Arc::new(EventLog::default());
-    let config = EngineConfig { profile: Profile::Ephemeral, display: DisplayMode::Headless, downloads_dir: downloads.path().to_path_buf(), log_file: std::env::var_os("TERMSPRAWL_CEF_LOG").map(Into::into), log_level: Default::default() };
+    let config = EngineConfig {
+        profile: Profile::Ephemeral,
+        display: DisplayMode::Headless,
+        downloads_dir: downloads.path().to_path_buf(),
+        log_file: std::env::var_os("TERMSPRAWL_CEF_LOG").map(Into::into),
+        log_level: Default::default(),
+    };
     let engine = match Engine::start(config, log.clone()) {
         Ok(e) => e,
         Err(e) => {
@@ -598,7 +704,10 @@ fn main() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|pid| pid.chars().all(|c| c.is_ascii_digit()) && *pid != me)
         .filter(|pid| exe.is_some() && std::fs::read_link(format!("/proc/{pid}/exe")).ok() == exe)
-        .filter(|pid| !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.rfind(')').is_some_and(|i| s[i + 2..].starts_with('Z'))))
+        .filter(|pid| {
+            !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.rfind(')').is_some_and(|i| s[i + 2..].starts_with('Z')))
+        })
         .collect();
     if left.is_empty() {
         passed += 1;

@@ -38,22 +38,79 @@ fn run<S: Strategy>(bounded: u32, strategy: S, test: impl Fn(S::Value) -> Result
 /// whitespace, controls, percent escapes, IDNA and IPv6 pieces mixed in.
 fn address() -> impl Strategy<Value = String> {
     let prefix = prop::sample::select(vec![
-        "", "http://", "https://", "HTTP://", "hTtPs://", "http:", "https:", "http:/", "http:///", "javascript:", "JavaScript:",
-        "file://", "data:text/html,", "about:", "about:blank", "ABOUT:BLANK", "chrome://", "view-source:", "blob:", "ws://", "ftp://",
-        "//", "\\\\", " ", "\t", "localhost:", "127.0.0.1:", "[::1]:", "a+b.c-d:",
+        "",
+        "http://",
+        "https://",
+        "HTTP://",
+        "hTtPs://",
+        "http:",
+        "https:",
+        "http:/",
+        "http:///",
+        "javascript:",
+        "JavaScript:",
+        "file://",
+        "data:text/html,",
+        "about:",
+        "about:blank",
+        "ABOUT:BLANK",
+        "chrome://",
+        "view-source:",
+        "blob:",
+        "ws://",
+        "ftp://",
+        "//",
+        "\\\\",
+        " ",
+        "\t",
+        "localhost:",
+        "127.0.0.1:",
+        "[::1]:",
+        "a+b.c-d:",
     ]);
     let host = prop_oneof![
         prop::sample::select(vec![
-            "example.com", "localhost", "LOCALHOST", "127.0.0.1", "127.1", "0x7f.1", "[::1]", "[::ffff:127.0.0.1]", "[", "]", "münchen.de",
-            "xn--mnchen-3ya.de", "ex%41mple.com", "a..b", ".", "", "@", "user:pass@host", "host:99999", "host:0", "host:65535", "1.2.3.4.5",
-            "256.0.0.1", "exa mple.com", "%00", "\u{0}", "\u{85}", "\u{3000}", "\u{200b}", "\u{feff}", "ＥＸＡＭＰＬＥ.com",
+            "example.com",
+            "localhost",
+            "LOCALHOST",
+            "127.0.0.1",
+            "127.1",
+            "0x7f.1",
+            "[::1]",
+            "[::ffff:127.0.0.1]",
+            "[",
+            "]",
+            "münchen.de",
+            "xn--mnchen-3ya.de",
+            "ex%41mple.com",
+            "a..b",
+            ".",
+            "",
+            "@",
+            "user:pass@host",
+            "host:99999",
+            "host:0",
+            "host:65535",
+            "1.2.3.4.5",
+            "256.0.0.1",
+            "exa mple.com",
+            "%00",
+            "\u{0}",
+            "\u{85}",
+            "\u{3000}",
+            "\u{200b}",
+            "\u{feff}",
+            "ＥＸＡＭＰＬＥ.com",
         ])
         .prop_map(String::from),
         "[a-z0-9.-]{0,20}",
         ".{0,12}",
     ];
     let tail = prop_oneof![
-        prop::sample::select(vec!["", "/", "/path", ":8080", ":8080/x", "?q=1", "#frag", "/../..", "/%2e%2e/", "\\x", " x", "\r\n"]).prop_map(String::from),
+        prop::sample::select(vec![
+            "", "/", "/path", ":8080", ":8080/x", "?q=1", "#frag", "/../..", "/%2e%2e/", "\\x", " x", "\r\n"
+        ])
+        .prop_map(String::from),
         "[ -~]{0,16}",
     ];
     prop_oneof![
@@ -204,7 +261,8 @@ fn deliver_resolves_pending_commands_only_by_their_id() {
         let sink = Arc::new(Sink::default());
         channel.subscribe_raw(sink.clone());
         let events = channel.subscribe();
-        let replies: Vec<_> = (0..pending).map(|i| channel.request(&format!("Test.m{i}"), json!({}), None).unwrap()).collect();
+        let replies: Vec<_> =
+            (0..pending).map(|i| channel.request(&format!("Test.m{i}"), json!({}), None).unwrap()).collect();
         let ids: Vec<i64> = browser.sent.lock().iter().map(|m| m["id"].as_i64().expect("integer ids")).collect();
         prop_assert_eq!(ids.len(), pending);
 

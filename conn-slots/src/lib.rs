@@ -228,6 +228,7 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(10)).await;
             slots.admit().unwrap()
         };
-        let ((), _b) = tokio::time::timeout(Duration::from_secs(5), async { tokio::join!(waiter, evict) }).await.unwrap();
+        let ((), _b) =
+            tokio::time::timeout(Duration::from_secs(5), async { tokio::join!(waiter, evict) }).await.unwrap();
     }
 }

@@ -36,7 +36,7 @@ fn unescape(s: &str) -> Vec<u8> {
             Some(other) => {
                 let mut buf = [0; 4];
                 out.extend_from_slice(other.encode_utf8(&mut buf).as_bytes());
-            },
+            }
             None => out.push(b'\\'),
         }
     }
@@ -55,12 +55,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let step = args.next().ok_or("--step needs a value")?;
                 let (delay, keys) = step.split_once(':').ok_or("--step is <delay_ms>:<keys>")?;
                 steps.push((delay.parse()?, unescape(keys)));
-            },
+            }
             "--stop-ms" => stop_ms = args.next().ok_or("--stop-ms needs a value")?.parse()?,
             "--" => {
                 command = args.by_ref().collect();
                 break;
-            },
+            }
             other => return Err(format!("unknown argument {other}").into()),
         }
     }

@@ -193,7 +193,9 @@ impl ExternalTerminalPreference {
     /// read, so a broken custom agent does not stop this, nor the reverse).
     pub fn load(path: &Path) -> Result<Option<Self>, AgentError> {
         match read_preferences(path)? {
-            Some(text) => Self::parse(&text).map_err(|reason| AgentError::MalformedPreferences { path: path.to_owned(), reason }),
+            Some(text) => {
+                Self::parse(&text).map_err(|reason| AgentError::MalformedPreferences { path: path.to_owned(), reason })
+            }
             None => Ok(None),
         }
     }
@@ -217,7 +219,7 @@ impl ExternalTerminalPreference {
                     Some(_) => return Err("externalTerminal.args must be an array of strings".into()),
                 };
                 Ok(Some(Self { executable, args }))
-            },
+            }
             Some(_) => Err("externalTerminal must be an object".into()),
         }
     }
@@ -234,7 +236,9 @@ impl Preferences {
     /// Loads preferences; a missing file means defaults, a malformed one is an error.
     pub fn load(path: &Path) -> Result<Self, AgentError> {
         match read_preferences(path)? {
-            Some(text) => Self::parse(&text).map_err(|reason| AgentError::MalformedPreferences { path: path.to_owned(), reason }),
+            Some(text) => {
+                Self::parse(&text).map_err(|reason| AgentError::MalformedPreferences { path: path.to_owned(), reason })
+            }
             None => Ok(Self::default()),
         }
     }
@@ -252,11 +256,11 @@ impl Preferences {
                     Some(serde_json::Value::String(s)) if s.trim().starts_with('-') => Some(s.trim().to_owned()),
                     Some(serde_json::Value::String(_)) => {
                         return Err("custom.instructionFlag must start with '-'".into())
-                    },
+                    }
                     Some(_) => return Err("custom.instructionFlag must be a string".into()),
                 };
                 Some(CustomAgent { executable, instruction_flag })
-            },
+            }
             Some(_) => return Err("custom must be an object".into()),
         };
         Ok(Self { custom })
@@ -337,7 +341,10 @@ mod tests {
 
     #[test]
     fn custom_agent_from_preferences() {
-        let prefs = Preferences::parse(r#"{"custom":{"executable":"my-agent","instructionFlag":"--task"},"externalTerminal":"x"}"#).unwrap();
+        let prefs = Preferences::parse(
+            r#"{"custom":{"executable":"my-agent","instructionFlag":"--task"},"externalTerminal":"x"}"#,
+        )
+        .unwrap();
         let spec = AgentSpec::resolve(AgentKind::Custom, &prefs).unwrap();
         assert_eq!(spec.executable, "my-agent");
         assert_eq!(spec.launch_args(Some("go")), vec!["--task", "go"]);
@@ -352,7 +359,10 @@ mod tests {
         let t = ExternalTerminalPreference::parse(text).unwrap().unwrap();
         assert_eq!(t, ExternalTerminalPreference { executable: "kitty".into(), args: vec!["--hold".into()] });
         assert!(Preferences::parse(text).is_err(), "the broken custom agent is still reported to its own reader");
-        assert_eq!(ExternalTerminalPreference::parse(r#"{"externalTerminal":{"executable":"xterm"}}"#).unwrap().unwrap().args, Vec::<String>::new());
+        assert_eq!(
+            ExternalTerminalPreference::parse(r#"{"externalTerminal":{"executable":"xterm"}}"#).unwrap().unwrap().args,
+            Vec::<String>::new()
+        );
         assert_eq!(ExternalTerminalPreference::parse("{}").unwrap(), None);
         for (text, needle) in [
             (r#"{"externalTerminal":"xterm"}"#, "must be an object"),

@@ -68,8 +68,8 @@ impl Default for Theme {
     /// xterm's default palette on a black background.
     fn default() -> Self {
         let hex = [
-            0x000000, 0xcd0000, 0x00cd00, 0xcdcd00, 0x0000ee, 0xcd00cd, 0x00cdcd, 0xe5e5e5,
-            0x7f7f7f, 0xff0000, 0x00ff00, 0xffff00, 0x5c5cff, 0xff00ff, 0x00ffff, 0xffffff,
+            0x000000, 0xcd0000, 0x00cd00, 0xcdcd00, 0x0000ee, 0xcd00cd, 0x00cdcd, 0xe5e5e5, 0x7f7f7f, 0xff0000,
+            0x00ff00, 0xffff00, 0x5c5cff, 0xff00ff, 0x00ffff, 0xffffff,
         ];
         Self {
             ansi: hex.map(Rgb::from_hex),
@@ -150,21 +150,19 @@ impl Palette {
                 } else {
                     rgb.into()
                 }
-            },
+            }
             Color::Named(named) => {
                 let index = if dim_bold == Flags::DIM_BOLD && named == NamedColor::Foreground {
                     NamedColor::DimForeground
                 } else if dim_bold == Flags::BOLD && self.bold_is_bright {
                     named.to_bright()
-                } else if dim_bold == Flags::DIM
-                    || (dim_bold == Flags::DIM_BOLD && !self.bold_is_bright)
-                {
+                } else if dim_bold == Flags::DIM || (dim_bold == Flags::DIM_BOLD && !self.bold_is_bright) {
                     named.to_dim()
                 } else {
                     named
                 };
                 self.at(index as usize)
-            },
+            }
             Color::Indexed(idx) => {
                 let index = match (self.bold_is_bright, dim_bold, idx) {
                     (true, Flags::BOLD, 0..=7) => idx as usize + 8,
@@ -174,7 +172,7 @@ impl Palette {
                     _ => idx as usize,
                 };
                 self.at(index)
-            },
+            }
         }
     }
 
@@ -195,11 +193,11 @@ pub fn xterm_256(index: u8) -> Rgb {
             let i = index - 16;
             let level = |v: u8| if v == 0 { 0 } else { 55 + v * 40 };
             Rgb::new(level(i / 36), level((i / 6) % 6), level(i % 6))
-        },
+        }
         232..=255 => {
             let g = 8 + (index - 232) * 10;
             Rgb::new(g, g, g)
-        },
+        }
         _ => Theme::default().ansi[index as usize],
     }
 }

@@ -66,9 +66,14 @@ pub struct ExternalTerminal {
 impl ExternalTerminal {
     /// The configured terminal (which must exist), else with a display the first
     /// known terminal on `path_var`.
-    pub fn find(preferred: Option<&ExternalTerminalPreference>, path_var: Option<&OsStr>, display: bool) -> Result<Self, ExternalTerminalError> {
+    pub fn find(
+        preferred: Option<&ExternalTerminalPreference>,
+        path_var: Option<&OsStr>,
+        display: bool,
+    ) -> Result<Self, ExternalTerminalError> {
         if let Some(p) = preferred {
-            let program = probe(&p.executable, path_var).map_err(|_| ExternalTerminalError::ConfiguredMissing(p.executable.clone()))?;
+            let program = probe(&p.executable, path_var)
+                .map_err(|_| ExternalTerminalError::ConfiguredMissing(p.executable.clone()))?;
             return Ok(Self { program, args: p.args.clone() });
         }
         if !display {
@@ -77,9 +82,13 @@ impl ExternalTerminal {
         KNOWN_TERMINALS
             .iter()
             .find_map(|(name, args)| {
-                probe(name, path_var).ok().map(|program| Self { program, args: args.iter().map(|a| (*a).to_owned()).collect() })
+                probe(name, path_var)
+                    .ok()
+                    .map(|program| Self { program, args: args.iter().map(|a| (*a).to_owned()).collect() })
             })
-            .ok_or_else(|| ExternalTerminalError::NoneFound(KNOWN_TERMINALS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")))
+            .ok_or_else(|| {
+                ExternalTerminalError::NoneFound(KNOWN_TERMINALS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "))
+            })
     }
 
     /// The full argument list that runs `command` titled `title` in this terminal.
@@ -92,7 +101,13 @@ impl ExternalTerminal {
     /// Starts `command` in a new window of this terminal, in `cwd`, detached
     /// from the app (own process group, no stdio); returns its pid once
     /// started. A thread reaps it when it ends, so it never lingers as a zombie.
-    pub fn launch(&self, title: &str, command: &str, cwd: &Path, env: &[(String, String)]) -> Result<u32, ExternalTerminalError> {
+    pub fn launch(
+        &self,
+        title: &str,
+        command: &str,
+        cwd: &Path,
+        env: &[(String, String)],
+    ) -> Result<u32, ExternalTerminalError> {
         use std::os::unix::process::CommandExt;
         let mut child = Command::new(&self.program)
             .args(self.arguments(title, command))
@@ -132,19 +147,29 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().as_os_str();
         assert!(matches!(ExternalTerminal::find(None, Some(path), false), Err(ExternalTerminalError::NoDisplay)));
-        assert!(matches!(ExternalTerminal::find(None, Some(path), true), Err(ExternalTerminalError::NoneFound(list)) if list.starts_with("x-terminal-emulator, gnome-terminal")));
+        assert!(
+            matches!(ExternalTerminal::find(None, Some(path), true), Err(ExternalTerminalError::NoneFound(list)) if list.starts_with("x-terminal-emulator, gnome-terminal"))
+        );
         let xterm = executable(dir.path(), "xterm", "exit 0");
         let kitty = executable(dir.path(), "kitty", "exit 0");
         let found = ExternalTerminal::find(None, Some(path), true).unwrap();
         assert_eq!(found, ExternalTerminal { program: kitty, args: vec![] }, "kitty comes before xterm");
         std::fs::remove_file(dir.path().join("kitty")).unwrap();
-        assert_eq!(ExternalTerminal::find(None, Some(path), true).unwrap(), ExternalTerminal { program: xterm.clone(), args: vec!["-e".into()] });
+        assert_eq!(
+            ExternalTerminal::find(None, Some(path), true).unwrap(),
+            ExternalTerminal { program: xterm.clone(), args: vec!["-e".into()] }
+        );
 
         // A configured terminal is used even without a display, and never silently replaced.
         let pref = ExternalTerminalPreference { executable: "xterm".into(), args: vec!["-hold".into(), "-e".into()] };
-        assert_eq!(ExternalTerminal::find(Some(&pref), Some(path), false).unwrap(), ExternalTerminal { program: xterm, args: vec!["-hold".into(), "-e".into()] });
+        assert_eq!(
+            ExternalTerminal::find(Some(&pref), Some(path), false).unwrap(),
+            ExternalTerminal { program: xterm, args: vec!["-hold".into(), "-e".into()] }
+        );
         let missing = ExternalTerminalPreference { executable: "no-such-term".into(), args: vec![] };
-        assert!(matches!(ExternalTerminal::find(Some(&missing), Some(path), true), Err(ExternalTerminalError::ConfiguredMissing(n)) if n == "no-such-term"));
+        assert!(
+            matches!(ExternalTerminal::find(Some(&missing), Some(path), true), Err(ExternalTerminalError::ConfiguredMissing(n)) if n == "no-such-term")
+        );
     }
 
     #[test]
@@ -152,7 +177,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // A stand-in terminal: records its arguments, then runs what follows `-e`
         // with Enter already pressed.
-        let term = executable(dir.path(), "fake-term", r#"printf '%s\n' "$@" > args.txt; shift; echo | "$@" > screen.txt 2>&1; touch done"#);
+        let term = executable(
+            dir.path(),
+            "fake-term",
+            r#"printf '%s\n' "$@" > args.txt; shift; echo | "$@" > screen.txt 2>&1; touch done"#,
+        );
         let t = ExternalTerminal { program: term, args: vec!["-e".into()] };
         let env = [("EXTRA".to_owned(), "from-env".to_owned())];
         t.launch("login", "echo hello-$((6*7)) $EXTRA $PWD; exit 3", dir.path(), &env).unwrap();

@@ -101,12 +101,11 @@ pub fn encode_key(key: Key, mods: Modifiers, modes: &InputModes) -> Vec<u8> {
             } else {
                 format!("\x1b[1;{param}{}", letter as char).into_bytes()
             }
-        },
+        }
         Key::F(n @ 5..=24) => {
-            const CODES: [u8; 20] =
-                [15, 17, 18, 19, 20, 21, 23, 24, 25, 26, 28, 29, 31, 32, 33, 34, 42, 43, 44, 45];
+            const CODES: [u8; 20] = [15, 17, 18, 19, 20, 21, 23, 24, 25, 26, 28, 29, 31, 32, 33, 34, 42, 43, 44, 45];
             tilde_key(CODES[usize::from(n - 5)], param)
-        },
+        }
         Key::F(_) => Vec::new(),
         Key::KeypadEnter if modes.app_keypad => b"\x1bOM".to_vec(),
         Key::KeypadEnter => alt_prefixed(mods.alt, b"\r"),
@@ -126,7 +125,7 @@ pub fn encode_key(key: Key, mods: Modifiers, modes: &InputModes) -> Vec<u8> {
                 Some(_) => encode_char(c, mods),
                 None => Vec::new(),
             }
-        },
+        }
     }
 }
 
@@ -174,7 +173,7 @@ fn encode_char(c: char, mods: Modifiers) -> Vec<u8> {
         _ => {
             let mut buf = [0u8; 4];
             out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-        },
+        }
     }
     out
 }
@@ -298,8 +297,18 @@ mod tests {
     #[test]
     fn control_and_alt_characters() {
         let table: &[(char, u8)] = &[
-            ('a', 0x01), ('c', 0x03), ('z', 0x1a), ('C', 0x03), (' ', 0x00), ('@', 0x00),
-            ('[', 0x1b), ('\\', 0x1c), (']', 0x1d), ('^', 0x1e), ('_', 0x1f), ('/', 0x1f),
+            ('a', 0x01),
+            ('c', 0x03),
+            ('z', 0x1a),
+            ('C', 0x03),
+            (' ', 0x00),
+            ('@', 0x00),
+            ('[', 0x1b),
+            ('\\', 0x1c),
+            (']', 0x1d),
+            ('^', 0x1e),
+            ('_', 0x1f),
+            ('/', 0x1f),
             ('?', 0x7f),
         ];
         for &(c, code) in table {

@@ -87,14 +87,14 @@ pub fn encode_mouse(event: &MouseEvent, modes: &InputModes) -> Option<Vec<u8>> {
                 return None;
             }
             (Some(b), true, false)
-        },
+        }
         MouseAction::Motion(b) => (b, false, true),
     };
     match modes.mouse {
         MouseMode::Off => return None,
         MouseMode::Normal if motion => return None,
         MouseMode::ButtonEvent if motion && button.is_none() => return None,
-        _ => {},
+        _ => {}
     }
     let mut code: u32 = match button {
         None => 3,
@@ -125,7 +125,7 @@ pub fn encode_mouse(event: &MouseEvent, modes: &InputModes) -> Option<Vec<u8>> {
         MouseEncoding::Sgr => {
             let end = if released { 'm' } else { 'M' };
             Some(format!("\x1b[<{code};{x};{y}{end}").into_bytes())
-        },
+        }
         MouseEncoding::Legacy | MouseEncoding::Utf8 => {
             if released {
                 // Legacy releases do not say which button.
@@ -144,15 +144,12 @@ pub fn encode_mouse(event: &MouseEvent, modes: &InputModes) -> Option<Vec<u8>> {
                 }
             }
             Some(out)
-        },
+        }
     }
 }
 
 fn is_wheel(button: MouseButton) -> bool {
-    matches!(
-        button,
-        MouseButton::WheelUp | MouseButton::WheelDown | MouseButton::WheelLeft | MouseButton::WheelRight
-    )
+    matches!(button, MouseButton::WheelUp | MouseButton::WheelDown | MouseButton::WheelLeft | MouseButton::WheelRight)
 }
 
 /// What the app should do with a wheel movement.

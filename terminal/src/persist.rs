@@ -186,13 +186,8 @@ pub fn save_snapshot(path: &Path, snapshot: &[u8]) -> Result<(), PersistError> {
     let io = |source| PersistError::Io { path: path.to_owned(), source };
     let data = tail_at_line_start(snapshot, MAX_SNAPSHOT_BYTES);
     let tmp = path.with_extension("tmp");
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)
-        .map_err(io)?;
+    let mut file =
+        std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp).map_err(io)?;
     file.write_all(data).map_err(io)?;
     file.sync_all().map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
@@ -229,7 +224,8 @@ mod tests {
 
     #[test]
     fn snapshot_round_trips_text_and_attributes() {
-        let original = screen(10, 4, "plain\r\n\x1b[1;31mred\x1b[0m x\r\nabcdefghijklm\r\n中文\x1b[38;2;1;2;3mrgb".as_bytes());
+        let original =
+            screen(10, 4, "plain\r\n\x1b[1;31mred\x1b[0m x\r\nabcdefghijklm\r\n中文\x1b[38;2;1;2;3mrgb".as_bytes());
         let snap = original.ansi_snapshot(MAX_SNAPSHOT_BYTES);
         let mut restored = screen(30, 8, &restore_stream(&snap));
         let text = restored.read_text(1000);

@@ -237,18 +237,18 @@ impl Screen {
                 Event::ColorRequest(index, format) => {
                     let reply = format(palette.at(index).into());
                     out.push(ScreenEvent::PtyWrite(reply.into_bytes()));
-                },
+                }
                 Event::TextAreaSizeRequest(format) => {
                     let reply = format(self.window_size());
                     out.push(ScreenEvent::PtyWrite(reply.into_bytes()));
-                },
+                }
                 // Clipboard reads are disabled (OSC 52 copy only); the rest need no action.
                 Event::ClipboardLoad(..)
                 | Event::MouseCursorDirty
                 | Event::CursorBlinkingChange
                 | Event::Wakeup
                 | Event::Exit
-                | Event::ChildExit(_) => {},
+                | Event::ChildExit(_) => {}
             }
         }
         out

@@ -2,9 +2,9 @@
 //! its text, built on alacritty's `Selection` so wrapped lines join without a
 //! newline and wide characters are not doubled.
 
+use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::{Column, Line, Point, Side as VtSide};
 use alacritty_terminal::selection::{Selection, SelectionRange, SelectionType};
-use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::term::Term;
 
 use crate::screen::Screen;

@@ -190,9 +190,8 @@ impl Terminal {
             cmd.env(key, value);
         }
 
-        let pty = native_pty_system()
-            .openpty(pty_size(config.size))
-            .map_err(|e| TerminalError::OpenPty(e.to_string()))?;
+        let pty =
+            native_pty_system().openpty(pty_size(config.size)).map_err(|e| TerminalError::OpenPty(e.to_string()))?;
         let mut child = pty.slave.spawn_command(cmd).map_err(|e| TerminalError::Spawn {
             program: program.to_string_lossy().into_owned(),
             reason: e.to_string(),
@@ -228,7 +227,7 @@ impl Terminal {
                     Err(e) => {
                         tracing::warn!(error = %e, "waiting for terminal child failed");
                         ExitStatus { code: 1, signal: None }
-                    },
+                    }
                 };
                 // A tmux client exits 0 whether its program ended or it was detached;
                 // the program's own status, when it ended, is in the session's file.
@@ -394,11 +393,7 @@ fn pty_size(size: TermSize) -> PtySize {
 }
 
 fn spawn_thread(name: &'static str, f: impl FnOnce() + Send + 'static) -> Result<(), TerminalError> {
-    std::thread::Builder::new()
-        .name(name.to_owned())
-        .spawn(f)
-        .map(|_| ())
-        .map_err(|e| TerminalError::Thread(name, e))
+    std::thread::Builder::new().name(name.to_owned()).spawn(f).map(|_| ()).map_err(|e| TerminalError::Thread(name, e))
 }
 
 /// Reads the PTY and hands its output to the parser thread. Keeping reads
@@ -420,24 +415,26 @@ fn reader_loop(mut reader: Box<dyn Read + Send>, tx: SyncSender<ParserMsg>) {
             Ok(n) => {
                 pending.extend_from_slice(&buf[..n]);
                 match tx.try_send(ParserMsg::Data(std::mem::take(&mut pending))) {
-                    Ok(()) => {},
+                    Ok(()) => {}
                     Err(TrySendError::Full(ParserMsg::Data(back))) => {
                         pending = back;
                         // Memory stays bounded: past the cap, wait for the parser.
-                        if pending.len() >= MAX_COALESCED && tx.send(ParserMsg::Data(std::mem::take(&mut pending))).is_err() {
+                        if pending.len() >= MAX_COALESCED
+                            && tx.send(ParserMsg::Data(std::mem::take(&mut pending))).is_err()
+                        {
                             return;
                         }
-                    },
+                    }
                     Err(_) => return,
                 }
-            },
+            }
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             // Linux: EIO once every slave fd is closed, i.e. end of file.
             Err(e) if e.raw_os_error() == Some(5) => break,
             Err(e) => {
                 tracing::warn!(error = %e, "terminal pty read failed");
                 break;
-            },
+            }
         }
     }
     if !pending.is_empty() && tx.send(ParserMsg::Data(pending)).is_err() {
@@ -473,12 +470,10 @@ fn parser_loop(
             (a, b) => a.or(b),
         };
         let msg = match deadline {
-            Some(deadline) => {
-                match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                    Ok(msg) => Some(msg),
-                    Err(RecvTimeoutError::Timeout) => None,
-                    Err(RecvTimeoutError::Disconnected) => break,
-                }
+            Some(deadline) => match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(msg) => Some(msg),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => break,
             },
             None => match rx.recv() {
                 Ok(msg) => Some(msg),
@@ -489,12 +484,12 @@ fn parser_loop(
             let mut screen = screen.lock();
             match &msg {
                 Some(ParserMsg::Data(bytes)) => screen.feed(bytes),
-                Some(_) => {},
+                Some(_) => {}
                 None => {
                     if screen.sync_deadline().is_some_and(|d| d <= Instant::now()) {
                         screen.flush_sync();
                     }
-                },
+                }
             }
             screen.take_events()
         };
@@ -529,7 +524,7 @@ fn dispatch(events: &[ScreenEvent], input: &Sender<Vec<u8>>, host: &dyn Terminal
             ScreenEvent::PtyWrite(bytes) => {
                 // The writer is gone only after the child exited; replies no longer matter.
                 let _ = input.send(bytes.clone());
-            },
+            }
         }
     }
 }
@@ -568,14 +563,17 @@ mod tests {
                     assert!(d.len() <= MAX_COALESCED + 64 * 1024, "a chunk of {} bytes exceeds the cap", d.len());
                     bytes.extend_from_slice(&d);
                     messages += 1;
-                },
+                }
                 ParserMsg::Eof => break,
                 ParserMsg::Exited(_) => unreachable!("the reader never reports an exit"),
             }
         }
         reader.join().unwrap();
         assert_eq!(bytes.len(), 5_000_000, "output lost or duplicated");
-        assert!(bytes.chunks(1000).enumerate().all(|(i, c)| c.iter().all(|&b| b == (i % 251) as u8)), "output out of order");
+        assert!(
+            bytes.chunks(1000).enumerate().all(|(i, c)| c.iter().all(|&b| b == (i % 251) as u8)),
+            "output out of order"
+        );
         assert!(messages < 500, "{messages} messages for 5,000 reads: nothing was coalesced");
     }
 }

@@ -236,7 +236,7 @@ impl TmuxSession {
         let path = self.exit_file();
         match std::fs::remove_file(&path) {
             Ok(()) => tracing::debug!(path = %path.display(), "removed a stale tmux exit status"),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {},
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => tracing::warn!(path = %path.display(), error = %e, "could not remove a stale tmux exit status"),
         }
     }
@@ -372,7 +372,10 @@ mod tests {
         assert!(joined.contains("status off"));
         assert!(joined.contains("history-limit 50000"));
         let exit_file = s.exit_file();
-        let tail = format!("new-session -A -s node-1 -c /tmp -e A=1 -- /bin/sh -c {EXIT_RECORDER} termsprawl-session {} bash -l", exit_file.display());
+        let tail = format!(
+            "new-session -A -s node-1 -c /tmp -e A=1 -- /bin/sh -c {EXIT_RECORDER} termsprawl-session {} bash -l",
+            exit_file.display()
+        );
         assert!(joined.ends_with(&tail), "{joined}");
         assert_eq!(exit_file, dir.path().join("tmux/node-1.exit"));
     }

@@ -64,7 +64,7 @@ fn malformed_preferences_json_is_a_typed_error() {
         Err(AgentError::MalformedPreferences { path, reason }) => {
             assert_eq!(path, prefs_path);
             assert!(reason.contains("invalid JSON"), "{reason}");
-        },
+        }
         other => panic!("expected MalformedPreferences, got {other:?}"),
     }
     std::fs::write(&prefs_path, r#"{"custom":{"executable":["a"]}}"#).unwrap();

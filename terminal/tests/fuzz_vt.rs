@@ -17,7 +17,9 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use terminal::keys::{encode_key, encode_paste, Key, Modifiers};
-use terminal::mouse::{encode_mouse, wheel_action, MouseAction, MouseButton, MouseEncoding, MouseEvent, MouseMode, WheelAction};
+use terminal::mouse::{
+    encode_mouse, wheel_action, MouseAction, MouseButton, MouseEncoding, MouseEvent, MouseMode, WheelAction,
+};
 use terminal::{GridSnapshot, InputModes, Screen, ScreenConfig, SelectionKind, Side, TermSize};
 
 fn cases(bounded: u32) -> u32 {
@@ -46,15 +48,39 @@ fn fragment() -> impl Strategy<Value = Vec<u8>> {
     let csi = (prop::sample::select(vec!["", "?", ">", "=", "!", " "]), vec(param(), 0..6), csi_final)
         .prop_map(|(prefix, params, fin)| format!("\x1b[{prefix}{}{}", params.join(";"), fin as char).into_bytes());
     // Private modes that change how later output lands: alt screen, origin, wrap, mouse, sync, bracketed paste.
-    let mode = (prop::sample::select(vec![1u16, 6, 7, 25, 47, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047, 1048, 1049, 2004, 2026]), any::<bool>())
+    let mode = (
+        prop::sample::select(vec![
+            1u16, 6, 7, 25, 47, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047, 1048, 1049, 2004, 2026,
+        ]),
+        any::<bool>(),
+    )
         .prop_map(|(m, on)| format!("\x1b[?{m}{}", if on { 'h' } else { 'l' }).into_bytes());
-    let osc = (prop::sample::select(vec!["0", "2", "4;1", "8;id=x", "8;", "10", "11", "12", "52;c", "104", "133;A", "1337"]), ".{0,40}", any::<bool>())
-        .prop_map(|(kind, body, bel)| format!("\x1b]{kind};{body}{}", if bel { "\x07" } else { "\x1b\\" }).into_bytes());
+    let osc = (
+        prop::sample::select(vec!["0", "2", "4;1", "8;id=x", "8;", "10", "11", "12", "52;c", "104", "133;A", "1337"]),
+        ".{0,40}",
+        any::<bool>(),
+    )
+        .prop_map(|(kind, body, bel)| {
+            format!("\x1b]{kind};{body}{}", if bel { "\x07" } else { "\x1b\\" }).into_bytes()
+        });
     let text = prop_oneof![
         "[ -~]{1,40}".prop_map(String::into_bytes),
         ".{1,20}".prop_map(String::into_bytes),
-        prop::sample::select(vec!["界", "😀", "e\u{301}", "\u{200d}", "\u{fe0f}", "👩‍👩‍👧", "\t", "\r\n", "\x08", "\x0e", "\x0f", "\x07"])
-            .prop_map(|s| s.as_bytes().to_vec()),
+        prop::sample::select(vec![
+            "界",
+            "😀",
+            "e\u{301}",
+            "\u{200d}",
+            "\u{fe0f}",
+            "👩‍👩‍👧",
+            "\t",
+            "\r\n",
+            "\x08",
+            "\x0e",
+            "\x0f",
+            "\x07"
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
     ];
     prop_oneof![
         6 => text,
@@ -132,7 +158,9 @@ fn screen_survives_arbitrary_output_and_stays_consistent() {
                 Op::Top => screen.scroll_to_top(),
                 Op::Bottom => screen.scroll_to_bottom(),
                 Op::Select(r0, c0, r1, c1, kind) => {
-                    let kind = [SelectionKind::Simple, SelectionKind::Semantic, SelectionKind::Lines, SelectionKind::Block][usize::from(kind)];
+                    let kind =
+                        [SelectionKind::Simple, SelectionKind::Semantic, SelectionKind::Lines, SelectionKind::Block]
+                            [usize::from(kind)];
                     screen.start_selection(kind, r0, c0, Side::Left);
                     screen.update_selection(r1, c1, Side::Right);
                     let _ = screen.selection_text();
@@ -189,7 +217,8 @@ fn chunking_does_not_change_the_screen() {
 }
 
 fn modes() -> impl Strategy<Value = InputModes> {
-    let mouse = prop::sample::select(vec![MouseMode::Off, MouseMode::Normal, MouseMode::ButtonEvent, MouseMode::AnyEvent]);
+    let mouse =
+        prop::sample::select(vec![MouseMode::Off, MouseMode::Normal, MouseMode::ButtonEvent, MouseMode::AnyEvent]);
     let encoding = prop::sample::select(vec![MouseEncoding::Legacy, MouseEncoding::Utf8, MouseEncoding::Sgr]);
     (any::<[bool; 6]>(), mouse, encoding).prop_map(|(b, mouse, mouse_encoding)| InputModes {
         app_cursor: b[0],
@@ -213,8 +242,21 @@ fn key() -> impl Strategy<Value = Key> {
         any::<u8>().prop_map(Key::F),
         any::<char>().prop_map(Key::Keypad),
         prop::sample::select(vec![
-            Key::Enter, Key::Tab, Key::Backspace, Key::Escape, Key::Up, Key::Down, Key::Left, Key::Right, Key::Home,
-            Key::End, Key::PageUp, Key::PageDown, Key::Insert, Key::Delete, Key::KeypadEnter,
+            Key::Enter,
+            Key::Tab,
+            Key::Backspace,
+            Key::Escape,
+            Key::Up,
+            Key::Down,
+            Key::Left,
+            Key::Right,
+            Key::Home,
+            Key::End,
+            Key::PageUp,
+            Key::PageDown,
+            Key::Insert,
+            Key::Delete,
+            Key::KeypadEnter,
         ]),
     ]
 }
@@ -231,7 +273,11 @@ fn key_encoding_is_total_and_well_formed() {
                 // Alt adds one ESC; Ctrl maps to a single C0 byte or leaves the character as is.
                 let body = if mods.alt && !out.is_empty() { &out[1..] } else { &out[..] };
                 prop_assert!(out.is_empty() || !mods.alt || out[0] == 0x1b);
-                prop_assert!(body.is_empty() || body == c.to_string().as_bytes() || (body.len() == 1 && (body[0] < 0x20 || body[0] == 0x7f)));
+                prop_assert!(
+                    body.is_empty()
+                        || body == c.to_string().as_bytes()
+                        || (body.len() == 1 && (body[0] < 0x20 || body[0] == 0x7f))
+                );
             }
             Key::F(n) => prop_assert_eq!(out.is_empty(), !(1..=24).contains(&n)),
             _ => {
@@ -279,7 +325,8 @@ fn mouse_event() -> impl Strategy<Value = MouseEvent> {
         button.clone().prop_map(MouseAction::Release),
         prop::option::of(button).prop_map(MouseAction::Motion),
     ];
-    let coord = prop_oneof![0usize..300, 2000usize..2100, Just(u32::MAX as usize), Just(u32::MAX as usize - 1), any::<usize>()];
+    let coord =
+        prop_oneof![0usize..300, 2000usize..2100, Just(u32::MAX as usize), Just(u32::MAX as usize - 1), any::<usize>()];
     (action, coord.clone(), coord, mods()).prop_map(|(action, row, col, mods)| MouseEvent { action, row, col, mods })
 }
 

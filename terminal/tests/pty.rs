@@ -8,10 +8,7 @@ use terminal::{CommandSpec, TermSize, Terminal, TerminalConfig, TerminalError};
 
 fn bash(host: std::sync::Arc<TestHost>, size: TermSize) -> Terminal {
     let mut config = TerminalConfig::new(std::env::temp_dir(), size);
-    config.command = Some(CommandSpec {
-        program: "bash".into(),
-        args: vec!["--noprofile".into(), "--norc".into()],
-    });
+    config.command = Some(CommandSpec { program: "bash".into(), args: vec!["--noprofile".into(), "--norc".into()] });
     config.env = vec![
         ("PS1".into(), "$ ".into()),
         ("TERMSPRAWL_NODE_ID".into(), "node-7".into()),
@@ -137,7 +134,7 @@ fn bad_configuration_is_rejected_before_spawning() {
         Ok(term) => {
             // Some PTY backends report exec failure as an exit instead.
             assert!(term.wait_exit(PATIENCE).is_some_and(|s| !s.success()));
-        },
+        }
     }
 }
 

@@ -46,10 +46,13 @@ fn tmux_or_skip(test: &str) -> Option<Tmux> {
         Ok(tmux) => Some(tmux),
         Err(e) => {
             // ./dev test installs it: there a missing one fails instead of skipping.
-            assert!(std::env::var_os("TERMSPRAWL_TEST_STRICT").is_none(), "tmux not installed, and ./dev test needs it: {e}");
+            assert!(
+                std::env::var_os("TERMSPRAWL_TEST_STRICT").is_none(),
+                "tmux not installed, and ./dev test needs it: {e}"
+            );
             println!("skipping the tmux {test} test: {e}");
             None
-        },
+        }
     }
 }
 
@@ -135,4 +138,3 @@ fn the_programs_exit_status_survives_tmux() {
     term.write("exit 0\r").unwrap();
     assert!(host.wait_exit().success());
 }
-

@@ -19,8 +19,7 @@ pub const MAX_ARRAY_ITEMS: usize = 100;
 pub const MAX_ITEM_CHARS: usize = 256;
 
 /// The agents `agent_launch` can start.
-pub(crate) const AGENT_KINDS: &[&str] =
-    &["claude", "codex", "gemini", "grok", "openclaude", "custom"];
+pub(crate) const AGENT_KINDS: &[&str] = &["claude", "codex", "gemini", "grok", "openclaude", "custom"];
 /// The views `artifact_open` offers.
 pub(crate) const ARTIFACT_VIEWS: &[&str] = &["editor", "diff"];
 
@@ -88,10 +87,7 @@ impl Operation {
 
     /// True for operations the server answers itself, without the project queue.
     pub const fn is_direct(self) -> bool {
-        matches!(
-            self,
-            Operation::SessionInfo | Operation::GuideRead | Operation::AgentStatus
-        )
+        matches!(self, Operation::SessionInfo | Operation::GuideRead | Operation::AgentStatus)
     }
 
     /// True for `browser_*` operations, which need browser control enabled.
@@ -144,20 +140,12 @@ impl ToolSpec {
     /// The schema's `properties` object.
     pub fn properties(&self) -> &Map<String, Value> {
         static EMPTY: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
-        self.input_schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .unwrap_or(&EMPTY)
+        self.input_schema.get("properties").and_then(Value::as_object).unwrap_or(&EMPTY)
     }
 
     /// The schema's `required` argument names.
     pub fn required(&self) -> impl Iterator<Item = &str> {
-        self.input_schema
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
+        self.input_schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
     }
 }
 
@@ -186,31 +174,19 @@ pub static AGENT_TOOLS: LazyLock<Vec<ToolSpec>> =
 type Prop = (&'static str, Value);
 
 fn text(name: &'static str, description: &str) -> Prop {
-    (
-        name,
-        json!({"type": "string", "maxLength": MAX_STRING_CHARS, "description": description}),
-    )
+    (name, json!({"type": "string", "maxLength": MAX_STRING_CHARS, "description": description}))
 }
 
 fn number(name: &'static str, description: &str) -> Prop {
-    (
-        name,
-        json!({"type": "number", "minimum": -MAX_NUMBER, "maximum": MAX_NUMBER, "description": description}),
-    )
+    (name, json!({"type": "number", "minimum": -MAX_NUMBER, "maximum": MAX_NUMBER, "description": description}))
 }
 
 fn positive(name: &'static str, description: &str) -> Prop {
-    (
-        name,
-        json!({"type": "number", "exclusiveMinimum": 0, "maximum": MAX_NUMBER, "description": description}),
-    )
+    (name, json!({"type": "number", "exclusiveMinimum": 0, "maximum": MAX_NUMBER, "description": description}))
 }
 
 fn count(name: &'static str, description: &str) -> Prop {
-    (
-        name,
-        json!({"type": "integer", "minimum": 1, "maximum": MAX_NUMBER, "description": description}),
-    )
+    (name, json!({"type": "integer", "minimum": 1, "maximum": MAX_NUMBER, "description": description}))
 }
 
 fn flag(name: &'static str, description: &str) -> Prop {
@@ -218,10 +194,7 @@ fn flag(name: &'static str, description: &str) -> Prop {
 }
 
 fn choice(name: &'static str, values: &[&str], description: &str) -> Prop {
-    (
-        name,
-        json!({"type": "string", "enum": values, "description": description}),
-    )
+    (name, json!({"type": "string", "enum": values, "description": description}))
 }
 
 fn ids(name: &'static str, description: &str) -> Prop {
@@ -250,10 +223,8 @@ fn tool(
     required: &[&str],
     requires_one_of: &'static [&'static str],
 ) -> ToolSpec {
-    let properties: Map<String, Value> = properties
-        .into_iter()
-        .map(|(name, schema)| (name.to_owned(), schema))
-        .collect();
+    let properties: Map<String, Value> =
+        properties.into_iter().map(|(name, schema)| (name.to_owned(), schema)).collect();
     debug_assert!(required.iter().all(|r| properties.contains_key(*r)));
     ToolSpec {
         operation,
@@ -344,10 +315,7 @@ fn build(op: Operation) -> ToolSpec {
             op,
             "Put nodes into a new group frame drawn around them, optionally titled. Returns the new \
              group's id. Requires the project tab to be visible.",
-            vec![
-                ids("nodeIds", "Ids of the nodes to group."),
-                text("title", "Label shown on the group frame."),
-            ],
+            vec![ids("nodeIds", "Ids of the nodes to group."), text("title", "Label shown on the group frame.")],
             &["nodeIds"],
             &[],
         ),
@@ -577,15 +545,9 @@ mod tests {
                 assert!(spec.properties().contains_key(name), "{op}: {name}");
             }
             for (name, prop) in spec.properties() {
-                assert!(
-                    prop["description"].as_str().is_some_and(|d| !d.is_empty()),
-                    "{op}.{name}"
-                );
+                assert!(prop["description"].as_str().is_some_and(|d| !d.is_empty()), "{op}.{name}");
             }
-            assert!(
-                spec.description.len() > 40,
-                "{op} needs a useful description"
-            );
+            assert!(spec.description.len() > 40, "{op} needs a useful description");
         }
     }
 

@@ -57,16 +57,10 @@ pub struct ToolClient {
 impl ToolClient {
     /// A client for `url` (as in `endpoint.json`) with `token`.
     pub fn new(url: &str, token: SessionToken) -> Result<ToolClient, ClientError> {
-        let authority = url
-            .strip_prefix("http://")
-            .map(|rest| rest.trim_end_matches('/'));
+        let authority = url.strip_prefix("http://").map(|rest| rest.trim_end_matches('/'));
         let authority = authority.ok_or_else(|| ClientError::BadEndpoint(url.to_owned()))?;
-        let (host, port) = authority
-            .rsplit_once(':')
-            .ok_or_else(|| ClientError::BadEndpoint(url.to_owned()))?;
-        let port: u16 = port
-            .parse()
-            .map_err(|_| ClientError::BadEndpoint(url.to_owned()))?;
+        let (host, port) = authority.rsplit_once(':').ok_or_else(|| ClientError::BadEndpoint(url.to_owned()))?;
+        let port: u16 = port.parse().map_err(|_| ClientError::BadEndpoint(url.to_owned()))?;
         // Loopback only: the token must never be sent anywhere else.
         let ip = match host {
             "127.0.0.1" | "localhost" => [127, 0, 0, 1].into(),
@@ -86,18 +80,11 @@ impl ToolClient {
     /// A client for `node_id` from the server's state directory
     /// (`agent-tools/`): the URL from `endpoint.json`, the token from
     /// `sessions/<nodeId>.json`.
-    pub fn from_state_dir(
-        agent_tools_dir: &Path,
-        node_id: &str,
-    ) -> Result<ToolClient, ClientError> {
+    pub fn from_state_dir(agent_tools_dir: &Path, node_id: &str) -> Result<ToolClient, ClientError> {
         if !valid_node_id(node_id) {
             return Err(ClientError::Setup(format!("invalid node id {node_id:?}")));
         }
-        let endpoint: Endpoint = read_json(
-            agent_tools_dir,
-            "endpoint.json",
-            "the tool server is not running",
-        )?;
+        let endpoint: Endpoint = read_json(agent_tools_dir, "endpoint.json", "the tool server is not running")?;
         let session: ToolSession = read_json(
             &agent_tools_dir.join("sessions"),
             &format!("{node_id}.json"),
@@ -147,30 +134,17 @@ impl ToolClient {
     }
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(
-    dir: &Path,
-    name: &str,
-    missing: &str,
-) -> Result<T, ClientError> {
-    let bytes = files::read_private(dir, name, 1024 * 1024)?
-        .ok_or_else(|| ClientError::Setup(missing.to_owned()))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| ClientError::Setup(format!("{name} is malformed: {e}")))
+fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str, missing: &str) -> Result<T, ClientError> {
+    let bytes = files::read_private(dir, name, 1024 * 1024)?.ok_or_else(|| ClientError::Setup(missing.to_owned()))?;
+    serde_json::from_slice(&bytes).map_err(|e| ClientError::Setup(format!("{name} is malformed: {e}")))
 }
 
 fn parse_response(response: &[u8]) -> Result<Value, ClientError> {
     let protocol = |what: &str| ClientError::Protocol(what.to_owned());
-    let split = response
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| protocol("no header end"))?;
-    let head =
-        std::str::from_utf8(&response[..split]).map_err(|_| protocol("non-UTF-8 headers"))?;
-    let status: u16 = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| protocol("no status line"))?;
+    let split = response.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(|| protocol("no header end"))?;
+    let head = std::str::from_utf8(&response[..split]).map_err(|_| protocol("non-UTF-8 headers"))?;
+    let status: u16 =
+        head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| protocol("no status line"))?;
     let length = head
         .lines()
         .filter_map(|l| l.split_once(':'))
@@ -187,11 +161,7 @@ fn parse_response(response: &[u8]) -> Result<Value, ClientError> {
         (Some(true), 200) => Ok(envelope.get("value").cloned().unwrap_or(Value::Null)),
         (Some(false), _) => Err(ClientError::Refused {
             status,
-            message: envelope
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("request refused")
-                .to_owned(),
+            message: envelope.get("error").and_then(Value::as_str).unwrap_or("request refused").to_owned(),
         }),
         _ => Err(protocol("unexpected envelope")),
     }
@@ -207,52 +177,28 @@ mod tests {
 
     #[test]
     fn accepts_only_loopback_endpoints() {
-        for ok in [
-            "http://127.0.0.1:4000",
-            "http://localhost:1/",
-            "http://[::1]:80",
-        ] {
+        for ok in ["http://127.0.0.1:4000", "http://localhost:1/", "http://[::1]:80"] {
             assert!(ToolClient::new(ok, token()).is_ok(), "{ok}");
         }
-        for bad in [
-            "https://127.0.0.1:1",
-            "http://evil.com:80",
-            "http://127.0.0.1",
-            "http://10.0.0.1:5",
-            "127.0.0.1:5",
-        ] {
-            assert!(
-                matches!(
-                    ToolClient::new(bad, token()),
-                    Err(ClientError::BadEndpoint(_))
-                ),
-                "{bad}"
-            );
+        for bad in ["https://127.0.0.1:1", "http://evil.com:80", "http://127.0.0.1", "http://10.0.0.1:5", "127.0.0.1:5"]
+        {
+            assert!(matches!(ToolClient::new(bad, token()), Err(ClientError::BadEndpoint(_))), "{bad}");
         }
     }
 
     #[test]
     fn parses_envelopes() {
         let ok = b"HTTP/1.1 200 OK\r\ncontent-length: 22\r\n\r\n{\"ok\":true,\"value\":[1]}";
-        assert!(
-            matches!(parse_response(ok), Err(ClientError::Protocol(_))),
-            "length mismatch is caught"
-        );
+        assert!(matches!(parse_response(ok), Err(ClientError::Protocol(_))), "length mismatch is caught");
         let ok = b"HTTP/1.1 200 OK\r\ncontent-length: 23\r\n\r\n{\"ok\":true,\"value\":[1]}";
         assert_eq!(parse_response(ok).unwrap(), json!([1]));
         let refused = b"HTTP/1.1 401 Unauthorized\r\n\r\n{\"ok\":false,\"error\":\"Unknown or revoked session\"}";
         match parse_response(refused) {
             Err(ClientError::Refused { status, message }) => {
-                assert_eq!(
-                    (status, message.as_str()),
-                    (401, "Unknown or revoked session")
-                )
+                assert_eq!((status, message.as_str()), (401, "Unknown or revoked session"))
             }
             other => panic!("{other:?}"),
         }
-        assert!(matches!(
-            parse_response(b"garbage"),
-            Err(ClientError::Protocol(_))
-        ));
+        assert!(matches!(parse_response(b"garbage"), Err(ClientError::Protocol(_))));
     }
 }

@@ -73,11 +73,7 @@ fn io_err<'p>(action: &'static str, path: &'p Path) -> impl FnOnce(io::Error) ->
         if source.raw_os_error() == Some(libc::ELOOP) {
             FileError::Symlink(path.to_owned())
         } else {
-            FileError::Io {
-                action,
-                path: path.to_owned(),
-                source,
-            }
+            FileError::Io { action, path: path.to_owned(), source }
         }
     }
 }
@@ -95,39 +91,30 @@ pub fn ensure_private_dir(path: &Path) -> Result<(), FileError> {
     let dir = open_dir(path)?;
     let meta = dir.metadata().map_err(io_err("stat", path))?;
     if !meta.is_dir() {
-        return Err(FileError::WrongKind {
-            path: path.to_owned(),
-            expected: "directory",
-        });
+        return Err(FileError::WrongKind { path: path.to_owned(), expected: "directory" });
     }
     if meta.uid() != rustix::process::geteuid().as_raw() {
         return Err(FileError::NotOwned(path.to_owned()));
     }
     if meta.mode() & 0o7777 != DIR_MODE {
-        dir.set_permissions(fs::Permissions::from_mode(DIR_MODE))
-            .map_err(io_err("chmod", path))?;
+        dir.set_permissions(fs::Permissions::from_mode(DIR_MODE)).map_err(io_err("chmod", path))?;
     }
     Ok(())
 }
 
 fn open_dir(path: &Path) -> Result<File, FileError> {
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
+    OpenOptions::new().read(true).custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW).open(path).map_err(|e| {
+        match e.raw_os_error() {
             Some(libc::ENOTDIR) => {
                 if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
                     FileError::Symlink(path.to_owned())
                 } else {
-                    FileError::WrongKind {
-                        path: path.to_owned(),
-                        expected: "directory",
-                    }
+                    FileError::WrongKind { path: path.to_owned(), expected: "directory" }
                 }
             }
             _ => io_err("open directory", path)(e),
-        })
+        }
+    })
 }
 
 fn check_name(name: &str) -> Result<(), FileError> {
@@ -148,12 +135,7 @@ pub fn write_private(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), FileErr
     let target = dir.join(name);
     match fs::symlink_metadata(&target) {
         Ok(meta) if meta.file_type().is_symlink() => return Err(FileError::Symlink(target)),
-        Ok(meta) if !meta.is_file() => {
-            return Err(FileError::WrongKind {
-                path: target,
-                expected: "regular file",
-            })
-        }
+        Ok(meta) if !meta.is_file() => return Err(FileError::WrongKind { path: target, expected: "regular file" }),
         Ok(_) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(io_err("stat", &target)(e)),
@@ -171,8 +153,7 @@ pub fn write_private(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), FileErr
         .open(&temp)
         .map_err(io_err("create", &temp))?;
     let written = (|| {
-        file.set_permissions(fs::Permissions::from_mode(FILE_MODE))
-            .map_err(io_err("chmod", &temp))?;
+        file.set_permissions(fs::Permissions::from_mode(FILE_MODE)).map_err(io_err("chmod", &temp))?;
         file.write_all(bytes).map_err(io_err("write", &temp))?;
         file.sync_all().map_err(io_err("fsync", &temp))?;
         fs::rename(&temp, &target).map_err(io_err("rename", &target))
@@ -181,21 +162,13 @@ pub fn write_private(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), FileErr
         let _ = fs::remove_file(&temp);
         return Err(e);
     }
-    dir_handle
-        .sync_all()
-        .map_err(io_err("fsync directory", dir))
+    dir_handle.sync_all().map_err(io_err("fsync directory", dir))
 }
 
 /// [`write_private`] of `value` as pretty JSON.
-pub fn write_private_json<T: Serialize + ?Sized>(
-    dir: &Path,
-    name: &str,
-    value: &T,
-) -> Result<(), FileError> {
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| FileError::Encode {
-        path: dir.join(name),
-        source,
-    })?;
+pub fn write_private_json<T: Serialize + ?Sized>(dir: &Path, name: &str, value: &T) -> Result<(), FileError> {
+    let mut bytes =
+        serde_json::to_vec_pretty(value).map_err(|source| FileError::Encode { path: dir.join(name), source })?;
     bytes.push(b'\n');
     write_private(dir, name, &bytes)
 }
@@ -204,29 +177,20 @@ pub fn write_private_json<T: Serialize + ?Sized>(
 pub fn read_private(dir: &Path, name: &str, limit: u64) -> Result<Option<Vec<u8>>, FileError> {
     check_name(name)?;
     let path = dir.join(name);
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(&path)
-    {
+    let file = match OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(&path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_err("open", &path)(e)),
     };
     let meta = file.metadata().map_err(io_err("stat", &path))?;
     if !meta.is_file() {
-        return Err(FileError::WrongKind {
-            path,
-            expected: "regular file",
-        });
+        return Err(FileError::WrongKind { path, expected: "regular file" });
     }
     if meta.len() > limit {
         return Err(FileError::TooLarge { path, limit });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_err("read", &path))?;
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(io_err("read", &path))?;
     if bytes.len() as u64 > limit {
         return Err(FileError::TooLarge { path, limit });
     }
@@ -283,20 +247,11 @@ mod tests {
         fs::create_dir(&real).unwrap();
         let link = root.path().join("link");
         symlink(&real, &link).unwrap();
-        assert!(matches!(
-            ensure_private_dir(&link),
-            Err(FileError::Symlink(_))
-        ));
+        assert!(matches!(ensure_private_dir(&link), Err(FileError::Symlink(_))));
         let file = root.path().join("file");
         fs::write(&file, b"x").unwrap();
-        assert!(matches!(
-            ensure_private_dir(&file),
-            Err(FileError::WrongKind { .. })
-        ));
-        assert!(matches!(
-            write_private(&link, "x.json", b"{}"),
-            Err(FileError::Symlink(_))
-        ));
+        assert!(matches!(ensure_private_dir(&file), Err(FileError::WrongKind { .. })));
+        assert!(matches!(write_private(&link, "x.json", b"{}"), Err(FileError::Symlink(_))));
     }
 
     #[test]
@@ -308,16 +263,10 @@ mod tests {
         write_private(dir, "a.json", b"two").unwrap();
         assert_eq!(fs::read(dir.join("a.json")).unwrap(), b"two");
         assert_eq!(mode(&dir.join("a.json")), 0o600);
-        let names: Vec<_> = fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let names: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("a.json")]);
         assert_eq!(read_private(dir, "a.json", 16).unwrap().unwrap(), b"two");
-        assert!(matches!(
-            read_private(dir, "a.json", 2),
-            Err(FileError::TooLarge { .. })
-        ));
+        assert!(matches!(read_private(dir, "a.json", 2), Err(FileError::TooLarge { .. })));
         assert_eq!(read_private(dir, "missing", 16).unwrap(), None);
         assert!(remove_private(dir, "a.json").unwrap());
         assert!(!remove_private(dir, "a.json").unwrap());
@@ -331,14 +280,8 @@ mod tests {
         let victim = root.path().join("victim");
         fs::write(&victim, b"precious").unwrap();
         symlink(&victim, dir.join("s.json")).unwrap();
-        assert!(matches!(
-            write_private(&dir, "s.json", b"evil"),
-            Err(FileError::Symlink(_))
-        ));
-        assert!(matches!(
-            read_private(&dir, "s.json", 100),
-            Err(FileError::Symlink(_))
-        ));
+        assert!(matches!(write_private(&dir, "s.json", b"evil"), Err(FileError::Symlink(_))));
+        assert!(matches!(read_private(&dir, "s.json", 100), Err(FileError::Symlink(_))));
         assert_eq!(fs::read(&victim).unwrap(), b"precious");
         // Removing unlinks the planted link itself, not what it points at.
         assert!(remove_private(&dir, "s.json").unwrap());
@@ -349,13 +292,7 @@ mod tests {
     fn refuses_names_that_are_not_one_component() {
         let root = tempfile::tempdir().unwrap();
         for name in ["", ".", "..", "a/b", "../x"] {
-            assert!(
-                matches!(
-                    write_private(root.path(), name, b""),
-                    Err(FileError::BadName(_))
-                ),
-                "{name}"
-            );
+            assert!(matches!(write_private(root.path(), name, b""), Err(FileError::BadName(_))), "{name}");
         }
     }
 

@@ -32,14 +32,7 @@ impl GuideTopic {
     ];
 
     /// Every topic's wire name, in guide order (the schema's enum).
-    pub const NAMES: &'static [&'static str] = &[
-        "overview",
-        "browser",
-        "terminal",
-        "canvas",
-        "context",
-        "artifacts",
-    ];
+    pub const NAMES: &'static [&'static str] = &["overview", "browser", "terminal", "canvas", "context", "artifacts"];
 
     /// The wire name.
     pub const fn name(self) -> &'static str {

@@ -37,11 +37,7 @@ const CALL_PATH: &str = "/call";
 const UNSUPPORTED: &str = "Unsupported request";
 
 /// Accepts connections until `shutdown` flips; connection tasks stop with it.
-pub(crate) async fn serve(
-    listener: std::net::TcpListener,
-    state: Arc<HttpState>,
-    mut shutdown: watch::Receiver<bool>,
-) {
+pub(crate) async fn serve(listener: std::net::TcpListener, state: Arc<HttpState>, mut shutdown: watch::Receiver<bool>) {
     let listener = match TcpListener::from_std(listener) {
         Ok(listener) => listener,
         Err(e) => {
@@ -127,39 +123,21 @@ async fn handle(
 
 async fn respond(state: &HttpState, request: Request<Incoming>, started: Instant) -> Response<Full<Bytes>> {
     if !supported(&request, state.port) {
-        return reply(
-            StatusCode::FORBIDDEN,
-            json!({"ok": false, "error": UNSUPPORTED}),
-            false,
-        );
+        return reply(StatusCode::FORBIDDEN, json!({"ok": false, "error": UNSUPPORTED}), false);
     }
     let Some(session) = authenticate(&request, state) else {
-        return reply(
-            StatusCode::UNAUTHORIZED,
-            json!({"ok": false, "error": "Unknown or revoked session"}),
-            false,
-        );
+        return reply(StatusCode::UNAUTHORIZED, json!({"ok": false, "error": "Unknown or revoked session"}), false);
     };
     // Headers and body share one budget, counted from when the request could start.
     let deadline = started + state.config.request_timeout;
     let body = match read_body(request.into_body(), state.config.max_body_bytes, deadline).await {
         Ok(body) => body,
-        Err(message) => {
-            return reply(
-                StatusCode::BAD_REQUEST,
-                json!({"ok": false, "error": message}),
-                true,
-            )
-        }
+        Err(message) => return reply(StatusCode::BAD_REQUEST, json!({"ok": false, "error": message}), true),
     };
     let raw: Value = match serde_json::from_slice(&body) {
         Ok(raw) => raw,
         Err(_) => {
-            return reply(
-                StatusCode::BAD_REQUEST,
-                json!({"ok": false, "error": "Request body must be JSON"}),
-                false,
-            )
+            return reply(StatusCode::BAD_REQUEST, json!({"ok": false, "error": "Request body must be JSON"}), false)
         }
     };
     call(state, &session, &raw).await
@@ -200,13 +178,9 @@ fn supported(request: &Request<Incoming>, port: u16) -> bool {
     };
     // Exact loopback authorities only: a rebinding page's requests carry its
     // own domain (evil.com, 127.0.0.1.nip.io, 0x7f.1, …) here.
-    [
-        format!("127.0.0.1:{port}"),
-        format!("localhost:{port}"),
-        format!("[::1]:{port}"),
-    ]
-    .iter()
-    .any(|allowed| allowed == host)
+    [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")]
+        .iter()
+        .any(|allowed| allowed == host)
 }
 
 /// Finds the session for `Authorization: Bearer <token>`.
@@ -253,15 +227,9 @@ fn reply(status: StatusCode, body: Value, close: bool) -> Response<Full<Bytes>> 
     let mut response = Response::new(Full::new(Bytes::from(body.to_string())));
     *response.status_mut() = status;
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json; charset=utf-8"),
-    );
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     if close {
         // The rest of the body was not read; the connection cannot be reused.
         headers.insert(header::CONNECTION, HeaderValue::from_static("close"));

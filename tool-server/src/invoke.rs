@@ -14,9 +14,7 @@ use crate::catalogue::Operation;
 use crate::guides::{guide, GuideTopic};
 use crate::queue::ProjectQueues;
 use crate::server::Endpoint;
-use crate::sessions::{
-    IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession,
-};
+use crate::sessions::{IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession};
 use crate::validate::{validate_tool_request, ToolRequest, ValidationError};
 
 /// What [`ToolHost::execute`] returns: the operation's JSON value, or an
@@ -102,11 +100,7 @@ pub(crate) struct Invoker {
 impl Invoker {
     /// Runs one request for an authenticated `session` (a snapshot taken at
     /// authentication; the live token is rechecked before any effect).
-    pub(crate) async fn invoke(
-        self: &Arc<Self>,
-        session: &ToolSession,
-        raw: &Value,
-    ) -> Result<Value, InvokeError> {
+    pub(crate) async fn invoke(self: &Arc<Self>, session: &ToolSession, raw: &Value) -> Result<Value, InvokeError> {
         let request = validate_tool_request(raw)?;
         if !self.host.valid(&session.identity) {
             return Err(InvokeError::InvalidSession);
@@ -131,10 +125,7 @@ impl Invoker {
         let session = session.clone();
         let task = tokio::spawn(async move {
             ticket.wait_turn().await;
-            if !this
-                .sessions
-                .is_current(&session.identity.node_id, &session.token)
-            {
+            if !this.sessions.is_current(&session.identity.node_id, &session.token) {
                 return Err(InvokeError::Unauthorized);
             }
             if !this.host.valid(&session.identity) {
@@ -160,21 +151,14 @@ impl Invoker {
         }
     }
 
-    async fn session_info(
-        &self,
-        session: &ToolSession,
-        request: &ToolRequest,
-    ) -> Result<Value, InvokeError> {
+    async fn session_info(&self, session: &ToolSession, request: &ToolRequest) -> Result<Value, InvokeError> {
         let node_id = session.identity.node_id.clone();
         let mut current = self
             .sessions
             .get(&node_id)
             .filter(|s| s.token.matches(session.token.expose().as_bytes()))
             .ok_or(InvokeError::Unauthorized)?;
-        if let Some(adapter) = request
-            .str_arg("adapter")
-            .filter(|a| CONNECTING_ADAPTERS.contains(a))
-        {
+        if let Some(adapter) = request.str_arg("adapter").filter(|a| CONNECTING_ADAPTERS.contains(a)) {
             let connected = IntegrationStatus {
                 state: IntegrationState::Connected,
                 adapter: Some(adapter.to_owned()),
@@ -195,9 +179,7 @@ impl Invoker {
                     }
                     Err(e) => {
                         tracing::warn!(node = %node_id, error = %e, "could not record connected status");
-                        return Err(InvokeError::Refused(
-                            "Could not record the session status".into(),
-                        ));
+                        return Err(InvokeError::Refused("Could not record the session status".into()));
                     }
                 }
             }
@@ -212,11 +194,7 @@ impl Invoker {
         }))
     }
 
-    fn agent_status(
-        &self,
-        session: &ToolSession,
-        request: &ToolRequest,
-    ) -> Result<Value, InvokeError> {
+    fn agent_status(&self, session: &ToolSession, request: &ToolRequest) -> Result<Value, InvokeError> {
         let wanted = request.str_arg("nodeId");
         let agents: Vec<Value> = self
             .sessions
@@ -227,10 +205,7 @@ impl Invoker {
             .map(|s| json!({"nodeId": s.identity.node_id, "status": s.status}))
             .collect();
         if let (Some(node), true) = (wanted, agents.is_empty()) {
-            return Err(InvokeError::Refused(format!(
-                "No agent session for node {}",
-                node.escape_debug()
-            )));
+            return Err(InvokeError::Refused(format!("No agent session for node {}", node.escape_debug())));
         }
         Ok(json!({ "agents": agents }))
     }

@@ -72,11 +72,7 @@ impl ServerLock {
                 if source.raw_os_error() == Some(libc::ELOOP) {
                     LockError::Symlink(path)
                 } else {
-                    LockError::Io {
-                        action,
-                        path,
-                        source,
-                    }
+                    LockError::Io { action, path, source }
                 }
             }
         };
@@ -115,23 +111,15 @@ impl ServerLock {
                 });
             }
             // Whatever a stale owner left is overwritten: we hold the lock now.
-            let record = LockRecord {
-                pid: std::process::id(),
-                instance_id: instance_id.to_owned(),
-            };
+            let record = LockRecord { pid: std::process::id(), instance_id: instance_id.to_owned() };
             let body = serde_json::to_vec(&record).unwrap_or_default();
-            file.set_permissions(fs::Permissions::from_mode(0o600))
-                .map_err(io("chmod"))?;
+            file.set_permissions(fs::Permissions::from_mode(0o600)).map_err(io("chmod"))?;
             file.set_len(0).map_err(io("truncate"))?;
             file.seek(SeekFrom::Start(0)).map_err(io("seek"))?;
             file.write_all(&body).map_err(io("write"))?;
             file.sync_all().map_err(io("fsync"))?;
             tracing::debug!(path = %path.display(), "server lock taken");
-            return Ok(ServerLock {
-                file: Some(file),
-                path,
-                instance_id: instance_id.to_owned(),
-            });
+            return Ok(ServerLock { file: Some(file), path, instance_id: instance_id.to_owned() });
         }
         Err(LockError::Contended(path))
     }
@@ -160,11 +148,7 @@ impl ServerLock {
         let removed = match fs::remove_file(&self.path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-            Err(source) => Err(LockError::Io {
-                action: "remove",
-                path: self.path.clone(),
-                source,
-            }),
+            Err(source) => Err(LockError::Io { action: "remove", path: self.path.clone(), source }),
         };
         drop(file);
         removed
@@ -194,13 +178,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = ServerLock::acquire(dir.path(), "one").unwrap();
         let record: LockRecord = serde_json::from_slice(&fs::read(first.path()).unwrap()).unwrap();
-        assert_eq!(
-            record,
-            LockRecord {
-                pid: std::process::id(),
-                instance_id: "one".into()
-            }
-        );
+        assert_eq!(record, LockRecord { pid: std::process::id(), instance_id: "one".into() });
         assert_eq!(fs::metadata(first.path()).unwrap().mode() & 0o777, 0o600);
 
         match ServerLock::acquire(dir.path(), "two") {
@@ -234,10 +212,7 @@ mod tests {
         let target = dir.path().join("elsewhere");
         fs::write(&target, b"keep").unwrap();
         std::os::unix::fs::symlink(&target, dir.path().join(LOCK_FILE)).unwrap();
-        assert!(matches!(
-            ServerLock::acquire(dir.path(), "x"),
-            Err(LockError::Symlink(_))
-        ));
+        assert!(matches!(ServerLock::acquire(dir.path(), "x"), Err(LockError::Symlink(_))));
         assert_eq!(fs::read(&target).unwrap(), b"keep");
     }
 }

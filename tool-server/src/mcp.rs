@@ -8,16 +8,13 @@ use std::sync::{Arc, LazyLock};
 use parking_lot::{Condvar, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{QuitReason, RequestContext, RoleServer, ServerInitializeError};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{json, Value};
-use tokio::io::{
-    AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, DuplexStream, ReadHalf, WriteHalf,
-};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, DuplexStream, ReadHalf, WriteHalf};
 use tokio::runtime::Handle;
 
 use crate::catalogue::{Operation, AGENT_TOOLS};
@@ -26,11 +23,8 @@ use crate::client::{ClientError, ToolClient};
 /// MCP protocol revisions this adapter speaks, newest first. Pinned rather
 /// than rmcp's full list so a client is only ever offered revisions this
 /// adapter has been tested against; an unknown request falls back to the first.
-const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
-    ProtocolVersion::V_2025_06_18,
-    ProtocolVersion::V_2025_03_26,
-    ProtocolVersion::V_2024_11_05,
-];
+const PROTOCOL_VERSIONS: &[ProtocolVersion] =
+    &[ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_03_26, ProtocolVersion::V_2024_11_05];
 
 /// Longest stdin line accepted (the HTTP body cap plus JSON-RPC framing).
 const MAX_LINE: usize = 1024 * 1024;
@@ -85,9 +79,7 @@ struct Shared<C> {
 
 impl<C> Clone for McpServer<C> {
     fn clone(&self) -> Self {
-        McpServer {
-            shared: Arc::clone(&self.shared),
-        }
+        McpServer { shared: Arc::clone(&self.shared) }
     }
 }
 
@@ -96,9 +88,7 @@ impl<C: ToolCaller + Send + Sync + 'static> McpServer<C> {
     /// `codex-mcp`), `initialize` reports it through `session_info`, which
     /// marks the session connected.
     pub fn new(caller: C, adapter: Option<String>) -> Self {
-        McpServer {
-            shared: Arc::new(Shared { caller, adapter }),
-        }
+        McpServer { shared: Arc::new(Shared { caller, adapter }) }
     }
 
     /// Serves MCP on this process's stdin and stdout until stdin closes.
@@ -120,9 +110,7 @@ impl<C: ToolCaller + Send + Sync + 'static> McpServer<C> {
     /// termsprawl-ctl mcp` loses no answers), and an `initialize` that omits
     /// `capabilities` or `clientInfo` is still accepted.
     pub fn serve(&self, input: impl BufRead + Send, output: impl Write + Send) -> io::Result<()> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let (client, server) = tokio::io::duplex(PIPE_BUFFER);
         let (server_read, server_write) = tokio::io::split(server);
         let (from_server, to_server) = tokio::io::split(client);
@@ -134,12 +122,8 @@ impl<C: ToolCaller + Send + Sync + 'static> McpServer<C> {
             let served = runtime.block_on(self.run(server_read, server_write));
             // Answers still owed will never come; let the reader finish.
             pending.server_gone();
-            let wrote = writer
-                .join()
-                .unwrap_or_else(|_| Err(io::Error::other("the MCP reply pump panicked")));
-            let read = reader
-                .join()
-                .unwrap_or_else(|_| Err(io::Error::other("the MCP request pump panicked")));
+            let wrote = writer.join().unwrap_or_else(|_| Err(io::Error::other("the MCP reply pump panicked")));
+            let read = reader.join().unwrap_or_else(|_| Err(io::Error::other("the MCP request pump panicked")));
             served.and(read).and(wrote)
         });
         // A tool call still in flight on the blocking pool (the client hung
@@ -200,12 +184,7 @@ impl<C: ToolCaller + Send + Sync + 'static> ServerHandler for McpServer<C> {
         // Announced before the reply, so the canvas shows the session as
         // connected by the time the agent's client sees `initialize` succeed.
         if let Some(adapter) = self.shared.adapter.clone() {
-            let announced = self
-                .call(
-                    Operation::SessionInfo.name().to_owned(),
-                    json!({ "adapter": adapter }),
-                )
-                .await;
+            let announced = self.call(Operation::SessionInfo.name().to_owned(), json!({ "adapter": adapter })).await;
             if let Err(e) = announced {
                 tracing::warn!(error = %e, "could not announce the MCP adapter to the tool server");
             }
@@ -233,10 +212,7 @@ impl<C: ToolCaller + Send + Sync + 'static> ServerHandler for McpServer<C> {
         // Unknown names never reach the tool server: they are a malformed
         // request, not a tool failure.
         if Operation::from_name(&name).is_none() {
-            return Err(ErrorData::invalid_params(
-                format!("Unknown tool: {}", name.escape_debug()),
-                None,
-            ));
+            return Err(ErrorData::invalid_params(format!("Unknown tool: {}", name.escape_debug()), None));
         }
         let args = request.arguments.map_or(Value::Null, Value::Object);
         let result = match self.call(name, args).await {
@@ -264,10 +240,7 @@ fn tool_result(value: Value) -> CallToolResult {
         if let Some(object) = rest.as_object_mut() {
             object.remove("data");
         }
-        return CallToolResult::success(vec![
-            ContentBlock::image(data, mime),
-            ContentBlock::text(rest.to_string()),
-        ]);
+        return CallToolResult::success(vec![ContentBlock::image(data, mime), ContentBlock::text(rest.to_string())]);
     }
     let text = match value {
         Value::String(text) => text,
@@ -328,10 +301,7 @@ fn pump_requests(
     let mut line = Vec::new();
     loop {
         line.clear();
-        let read = input
-            .by_ref()
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)?;
+        let read = input.by_ref().take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line)?;
         if read == 0 {
             break;
         }
@@ -392,8 +362,7 @@ fn pump_replies(
             }
         }
         let is_answer = serde_json::from_slice::<Value>(&line).is_ok_and(|reply| {
-            reply.get("method").is_none()
-                && (reply.get("result").is_some() || reply.get("error").is_some())
+            reply.get("method").is_none() && (reply.get("result").is_some() || reply.get("error").is_some())
         });
         if is_answer {
             pending.answered();
@@ -412,23 +381,16 @@ fn prepare(line: &[u8]) -> (Vec<u8>, bool) {
     let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(&raw) else {
         return (raw, false);
     };
-    let method = message
-        .get("method")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
     let is_request = method.is_some() && message.get("id").is_some_and(|id| !id.is_null());
     if method.as_deref() != Some("initialize") {
         return (raw, is_request);
     }
     let params = message.entry("params").or_insert_with(|| json!({}));
     if let Some(params) = params.as_object_mut() {
-        params
-            .entry("protocolVersion")
-            .or_insert_with(|| json!(PROTOCOL_VERSIONS[0].to_string()));
+        params.entry("protocolVersion").or_insert_with(|| json!(PROTOCOL_VERSIONS[0].to_string()));
         params.entry("capabilities").or_insert_with(|| json!({}));
-        params
-            .entry("clientInfo")
-            .or_insert_with(|| json!({"name": "unknown", "version": ""}));
+        params.entry("clientInfo").or_insert_with(|| json!({"name": "unknown", "version": ""}));
     }
     match serde_json::to_vec(&message) {
         Ok(prepared) => (prepared, is_request),
@@ -451,13 +413,10 @@ mod tests {
         fn call(&self, operation: &str, args: Value) -> Result<Value, ClientError> {
             self.calls.lock().push((operation.to_owned(), args.clone()));
             match operation {
-                "browser_screenshot" => {
-                    Ok(json!({"mimeType": "image/png", "data": "iVBOR", "width": 2}))
+                "browser_screenshot" => Ok(json!({"mimeType": "image/png", "data": "iVBOR", "width": 2})),
+                "terminal_close" => {
+                    Err(ClientError::Refused { status: 400, message: "Enable agent browser control".into() })
                 }
-                "terminal_close" => Err(ClientError::Refused {
-                    status: 400,
-                    message: "Enable agent browser control".into(),
-                }),
                 _ => Ok(json!({"op": operation, "args": args})),
             }
         }
@@ -478,15 +437,8 @@ mod tests {
             let (server_input, input) = io::pipe().unwrap();
             let (output, server_output) = io::pipe().unwrap();
             let serving = server.clone();
-            let thread = std::thread::spawn(move || {
-                serving.serve(io::BufReader::new(server_input), server_output)
-            });
-            Session {
-                server,
-                input,
-                output: io::BufReader::new(output),
-                thread,
-            }
+            let thread = std::thread::spawn(move || serving.serve(io::BufReader::new(server_input), server_output));
+            Session { server, input, output: io::BufReader::new(output), thread }
         }
 
         fn send(&mut self, line: &[u8]) {
@@ -560,10 +512,7 @@ mod tests {
 
         let mut session = Session::start(None);
         let reply = session.request(2, "initialize", init_params("1999-01-01"));
-        assert_eq!(
-            reply["result"]["protocolVersion"],
-            PROTOCOL_VERSIONS[0].to_string()
-        );
+        assert_eq!(reply["result"]["protocolVersion"], PROTOCOL_VERSIONS[0].to_string());
         assert!(session.calls().is_empty(), "no adapter, no announcement");
         session.finish();
     }
@@ -587,48 +536,26 @@ mod tests {
     fn forwards_calls_and_maps_results() {
         let mut session = Session::start(None);
         session.initialize();
-        let reply = session.request(
-            3,
-            "tools/call",
-            json!({"name": "canvas_list", "arguments": {}}),
-        );
+        let reply = session.request(3, "tools/call", json!({"name": "canvas_list", "arguments": {}}));
         assert_eq!(reply["result"]["isError"], false);
-        let text: Value =
-            serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        let text: Value = serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
         assert_eq!(text["op"], "canvas_list");
 
-        let reply = session.request(
-            4,
-            "tools/call",
-            json!({"name": "browser_screenshot", "arguments": {"nodeId": "b"}}),
-        );
-        assert_eq!(
-            reply["result"]["content"][0],
-            json!({"type": "image", "data": "iVBOR", "mimeType": "image/png"})
-        );
-        let rest: Value =
-            serde_json::from_str(reply["result"]["content"][1]["text"].as_str().unwrap()).unwrap();
+        let reply =
+            session.request(4, "tools/call", json!({"name": "browser_screenshot", "arguments": {"nodeId": "b"}}));
+        assert_eq!(reply["result"]["content"][0], json!({"type": "image", "data": "iVBOR", "mimeType": "image/png"}));
+        let rest: Value = serde_json::from_str(reply["result"]["content"][1]["text"].as_str().unwrap()).unwrap();
         assert_eq!(rest, json!({"mimeType": "image/png", "width": 2}));
 
-        let reply = session.request(
-            5,
-            "tools/call",
-            json!({"name": "terminal_close", "arguments": {"nodeId": "t"}}),
-        );
+        let reply = session.request(5, "tools/call", json!({"name": "terminal_close", "arguments": {"nodeId": "t"}}));
         assert_eq!(reply["result"]["isError"], true);
-        assert_eq!(
-            reply["result"]["content"][0]["text"],
-            "Enable agent browser control"
-        );
+        assert_eq!(reply["result"]["content"][0]["text"], "Enable agent browser control");
 
         let reply = session.request(6, "tools/call", json!({"name": "rm_rf"}));
         assert_eq!(reply["error"]["code"], -32602);
         let calls = session.calls();
         assert_eq!(calls.len(), 3, "unknown tools are not forwarded");
-        assert_eq!(
-            calls[1],
-            ("browser_screenshot".to_owned(), json!({"nodeId": "b"}))
-        );
+        assert_eq!(calls[1], ("browser_screenshot".to_owned(), json!({"nodeId": "b"})));
         session.finish();
     }
 

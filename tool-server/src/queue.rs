@@ -39,18 +39,10 @@ impl ProjectQueues {
     pub(crate) fn enqueue(self: &Arc<Self>, project: &str) -> Ticket {
         let (done, done_rx) = oneshot::channel();
         let mut tails = self.tails.lock();
-        let tail = tails.entry(project.to_owned()).or_insert(Tail {
-            last_done: None,
-            pending: 0,
-        });
+        let tail = tails.entry(project.to_owned()).or_insert(Tail { last_done: None, pending: 0 });
         let previous = tail.last_done.replace(done_rx);
         tail.pending += 1;
-        Ticket {
-            queues: Arc::clone(self),
-            project: project.to_owned(),
-            previous,
-            done: Some(done),
-        }
+        Ticket { queues: Arc::clone(self), project: project.to_owned(), previous, done: Some(done) }
     }
 
     /// Tickets of `project` still queued or running.
@@ -108,10 +100,7 @@ mod tests {
     use super::*;
 
     fn runtime() -> tokio::runtime::Runtime {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
     }
 
     #[test]
@@ -161,10 +150,7 @@ mod tests {
             for _ in 0..20 {
                 tokio::task::yield_now().await;
             }
-            assert!(
-                !waiting.is_finished(),
-                "third ran while first held the turn"
-            );
+            assert!(!waiting.is_finished(), "third ran while first held the turn");
             drop(first);
             waiting.await.unwrap();
         });

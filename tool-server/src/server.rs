@@ -96,10 +96,7 @@ pub struct ToolServer {
 
 impl std::fmt::Debug for ToolServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolServer")
-            .field("dir", &self.dir)
-            .field("endpoint", &self.endpoint)
-            .finish_non_exhaustive()
+        f.debug_struct("ToolServer").field("dir", &self.dir).field("endpoint", &self.endpoint).finish_non_exhaustive()
     }
 }
 
@@ -118,10 +115,8 @@ impl ToolServer {
         host: Arc<dyn ToolHost>,
         config: ServerConfig,
     ) -> Result<ToolServer, ServerError> {
-        std::fs::create_dir_all(data_dir).map_err(|source| ServerError::Io {
-            action: "create data directory",
-            source,
-        })?;
+        std::fs::create_dir_all(data_dir)
+            .map_err(|source| ServerError::Io { action: "create data directory", source })?;
         let dir = data_dir.join("agent-tools");
         files::ensure_private_dir(&dir)?;
 
@@ -131,30 +126,12 @@ impl ToolServer {
         let lock = ServerLock::acquire(&dir, &instance_id)?;
         let sessions = Arc::new(SessionStore::open(&dir)?);
 
-        let listener =
-            TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0)).map_err(|source| {
-                ServerError::Io {
-                    action: "bind 127.0.0.1:0",
-                    source,
-                }
-            })?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|source| ServerError::Io {
-                action: "configure listener",
-                source,
-            })?;
-        let port = listener
-            .local_addr()
-            .map_err(|source| ServerError::Io {
-                action: "read local address",
-                source,
-            })?
-            .port();
-        let endpoint = Endpoint {
-            url: format!("http://127.0.0.1:{port}"),
-            instance_id,
-        };
+        let listener = TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0))
+            .map_err(|source| ServerError::Io { action: "bind 127.0.0.1:0", source })?;
+        listener.set_nonblocking(true).map_err(|source| ServerError::Io { action: "configure listener", source })?;
+        let port =
+            listener.local_addr().map_err(|source| ServerError::Io { action: "read local address", source })?.port();
+        let endpoint = Endpoint { url: format!("http://127.0.0.1:{port}"), instance_id };
 
         let invoker = Arc::new(Invoker {
             host,
@@ -163,38 +140,20 @@ impl ToolServer {
             endpoint: endpoint.clone(),
             operation_timeout: config.operation_timeout,
         });
-        let state = Arc::new(HttpState {
-            invoker: Arc::clone(&invoker),
-            port,
-            config,
-        });
+        let state = Arc::new(HttpState { invoker: Arc::clone(&invoker), port, config });
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|source| ServerError::Io {
-                action: "start runtime",
-                source,
-            })?;
+            .map_err(|source| ServerError::Io { action: "start runtime", source })?;
         let (shutdown, shutdown_rx) = watch::channel(false);
         let thread = std::thread::Builder::new()
             .name("tool-server".into())
             .spawn(move || runtime.block_on(http::serve(listener, state, shutdown_rx)))
-            .map_err(|source| ServerError::Io {
-                action: "spawn server thread",
-                source,
-            })?;
+            .map_err(|source| ServerError::Io { action: "spawn server thread", source })?;
 
         // From here an early return drops `server`, whose close() stops the
         // thread and releases the lock.
-        let server = ToolServer {
-            dir,
-            endpoint,
-            port,
-            invoker,
-            shutdown,
-            thread: Some(thread),
-            lock: Some(lock),
-        };
+        let server = ToolServer { dir, endpoint, port, invoker, shutdown, thread: Some(thread), lock: Some(lock) };
         files::write_private_json(&server.dir, ENDPOINT_FILE, &server.endpoint)?;
         tracing::info!(url = %server.endpoint.url, "agent tool server listening");
         Ok(server)
@@ -235,18 +194,12 @@ impl ToolServer {
         reuse: bool,
     ) -> Result<ToolSession, SessionError> {
         let session = self.invoker.sessions.provision(identity, status, reuse)?;
-        self.invoker
-            .host
-            .on_status(&session.identity.node_id, &session.status);
+        self.invoker.host.on_status(&session.identity.node_id, &session.status);
         Ok(session)
     }
 
     /// Updates a live session's status and reports it to the host.
-    pub fn set_status(
-        &self,
-        node_id: &str,
-        status: IntegrationStatus,
-    ) -> Result<ToolSession, SessionError> {
+    pub fn set_status(&self, node_id: &str, status: IntegrationStatus) -> Result<ToolSession, SessionError> {
         let session = self.invoker.sessions.set_status(node_id, status)?;
         self.invoker.host.on_status(node_id, &session.status);
         Ok(session)
@@ -289,11 +242,7 @@ impl ToolServer {
             .flatten()
             .and_then(|bytes| serde_json::from_slice::<Endpoint>(&bytes).ok())
             .is_some_and(|e| e.instance_id == self.endpoint.instance_id);
-        let removed = if ours {
-            files::remove_private(&self.dir, ENDPOINT_FILE).map(|_| ())
-        } else {
-            Ok(())
-        };
+        let removed = if ours { files::remove_private(&self.dir, ENDPOINT_FILE).map(|_| ()) } else { Ok(()) };
         let released = self.lock.take().map_or(Ok(()), ServerLock::release);
         tracing::info!(url = %self.endpoint.url, "agent tool server closed");
         removed?;

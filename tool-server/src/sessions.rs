@@ -32,10 +32,7 @@ pub struct ToolIdentity {
 impl ToolIdentity {
     /// Builds an identity.
     pub fn new(node_id: impl Into<String>, project_id: impl Into<String>) -> Self {
-        ToolIdentity {
-            node_id: node_id.into(),
-            project_id: project_id.into(),
-        }
+        ToolIdentity { node_id: node_id.into(), project_id: project_id.into() }
     }
 }
 
@@ -69,20 +66,12 @@ pub struct IntegrationStatus {
 impl IntegrationStatus {
     /// A status with no adapter or detail.
     pub fn new(state: IntegrationState) -> Self {
-        IntegrationStatus {
-            state,
-            adapter: None,
-            detail: None,
-        }
+        IntegrationStatus { state, adapter: None, detail: None }
     }
 
     /// A status with a detail line.
     pub fn with_detail(state: IntegrationState, detail: impl Into<String>) -> Self {
-        IntegrationStatus {
-            state,
-            adapter: None,
-            detail: Some(detail.into()),
-        }
+        IntegrationStatus { state, adapter: None, detail: Some(detail.into()) }
     }
 }
 
@@ -167,20 +156,15 @@ pub fn valid_node_id(id: &str) -> bool {
     !bytes.is_empty()
         && bytes.len() <= 128
         && bytes[0].is_ascii_alphanumeric()
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
 }
 
 fn check_identity(identity: &ToolIdentity) -> Result<(), SessionError> {
     if !valid_node_id(&identity.node_id) {
-        return Err(SessionError::InvalidNodeId(
-            identity.node_id.chars().take(140).collect(),
-        ));
+        return Err(SessionError::InvalidNodeId(identity.node_id.chars().take(140).collect()));
     }
     let project = &identity.project_id;
-    if project.is_empty() || project.len() > MAX_PROJECT_ID || project.chars().any(char::is_control)
-    {
+    if project.is_empty() || project.len() > MAX_PROJECT_ID || project.chars().any(char::is_control) {
         return Err(SessionError::InvalidProjectId);
     }
     Ok(())
@@ -201,11 +185,7 @@ impl SessionStore {
     pub fn open(agent_tools_dir: &Path) -> Result<Self, SessionError> {
         let dir = agent_tools_dir.join("sessions");
         files::ensure_private_dir(&dir)?;
-        Ok(SessionStore {
-            dir,
-            sessions: RwLock::new(HashMap::new()),
-            writes: Mutex::new(()),
-        })
+        Ok(SessionStore { dir, sessions: RwLock::new(HashMap::new()), writes: Mutex::new(()) })
     }
 
     /// The `sessions` directory.
@@ -228,24 +208,14 @@ impl SessionStore {
         check_identity(&identity)?;
         let _writing = self.writes.lock();
         let file = format!("{}.json", identity.node_id);
-        let reused = if reuse {
-            self.persisted_token(&file, &identity)
-        } else {
-            None
-        };
+        let reused = if reuse { self.persisted_token(&file, &identity) } else { None };
         let token = match reused {
             Some(token) => token,
             None => SessionToken::generate()?,
         };
-        let session = ToolSession {
-            identity,
-            token,
-            status,
-        };
+        let session = ToolSession { identity, token, status };
         files::write_private_json(&self.dir, &file, &session)?;
-        self.sessions
-            .write()
-            .insert(session.identity.node_id.clone(), session.clone());
+        self.sessions.write().insert(session.identity.node_id.clone(), session.clone());
         tracing::debug!(node = %session.identity.node_id, reused = reuse, "tool session provisioned");
         Ok(session)
     }
@@ -262,8 +232,7 @@ impl SessionStore {
     fn persisted_token(&self, file: &str, identity: &ToolIdentity) -> Option<SessionToken> {
         let stored = self.stored(file)?;
         // Deserialization does not validate the token's shape; check it here.
-        (stored.identity == *identity && is_token(stored.token.0.as_bytes()))
-            .then_some(stored.token)
+        (stored.identity == *identity && is_token(stored.token.0.as_bytes())).then_some(stored.token)
     }
 
     /// The session saved in `file`, if it is there and readable.
@@ -282,9 +251,7 @@ impl SessionStore {
     /// for its token fails when dequeued. Returns whether a live session existed.
     pub fn revoke(&self, node_id: &str) -> Result<bool, SessionError> {
         if !valid_node_id(node_id) {
-            return Err(SessionError::InvalidNodeId(
-                node_id.chars().take(140).collect(),
-            ));
+            return Err(SessionError::InvalidNodeId(node_id.chars().take(140).collect()));
         }
         let _writing = self.writes.lock();
         // Forget first: even if the unlink fails the token must stop working.
@@ -295,20 +262,12 @@ impl SessionStore {
     }
 
     /// Replaces a live session's status and persists it.
-    pub fn set_status(
-        &self,
-        node_id: &str,
-        status: IntegrationStatus,
-    ) -> Result<ToolSession, SessionError> {
+    pub fn set_status(&self, node_id: &str, status: IntegrationStatus) -> Result<ToolSession, SessionError> {
         let _writing = self.writes.lock();
-        let mut session = self
-            .get(node_id)
-            .ok_or_else(|| SessionError::UnknownNode(node_id.to_owned()))?;
+        let mut session = self.get(node_id).ok_or_else(|| SessionError::UnknownNode(node_id.to_owned()))?;
         session.status = status;
         files::write_private_json(&self.dir, &format!("{node_id}.json"), &session)?;
-        self.sessions
-            .write()
-            .insert(node_id.to_owned(), session.clone());
+        self.sessions.write().insert(node_id.to_owned(), session.clone());
         Ok(session)
     }
 
@@ -319,23 +278,15 @@ impl SessionStore {
 
     /// Every live session of a project.
     pub fn in_project(&self, project_id: &str) -> Vec<ToolSession> {
-        let mut found: Vec<ToolSession> = self
-            .sessions
-            .read()
-            .values()
-            .filter(|s| s.identity.project_id == project_id)
-            .cloned()
-            .collect();
+        let mut found: Vec<ToolSession> =
+            self.sessions.read().values().filter(|s| s.identity.project_id == project_id).cloned().collect();
         found.sort_by(|a, b| a.identity.node_id.cmp(&b.identity.node_id));
         found
     }
 
     /// True when `token` is still the live token of the node.
     pub fn is_current(&self, node_id: &str, token: &SessionToken) -> bool {
-        self.sessions
-            .read()
-            .get(node_id)
-            .is_some_and(|s| s.token.matches(token.0.as_bytes()))
+        self.sessions.read().get(node_id).is_some_and(|s| s.token.matches(token.0.as_bytes()))
     }
 
     /// Finds the session whose token equals `presented`. Every live token is
@@ -380,17 +331,7 @@ mod tests {
         for ok in ["a", "A9", "n_1-x", &"a".repeat(128)] {
             assert!(valid_node_id(ok), "{ok}");
         }
-        for bad in [
-            "",
-            "_a",
-            "-a",
-            "a.b",
-            "a/b",
-            "..",
-            "é",
-            &"a".repeat(129),
-            "a b",
-        ] {
+        for bad in ["", "_a", "-a", "a.b", "a/b", "..", "é", &"a".repeat(129), "a b"] {
             assert!(!valid_node_id(bad), "{bad}");
         }
     }
@@ -431,24 +372,16 @@ mod tests {
     #[test]
     fn reuses_only_a_matching_well_formed_persisted_token() {
         let root = tempfile::tempdir().unwrap();
-        let first = SessionStore::open(root.path())
-            .unwrap()
-            .provision(identity("a"), ready(), false)
-            .unwrap();
+        let first = SessionStore::open(root.path()).unwrap().provision(identity("a"), ready(), false).unwrap();
 
         // A restart: a new store reads the persisted token back.
         let store = SessionStore::open(root.path()).unwrap();
-        assert!(
-            store.get("a").is_none(),
-            "persisted sessions stay dormant until provisioned"
-        );
+        assert!(store.get("a").is_none(), "persisted sessions stay dormant until provisioned");
         let again = store.provision(identity("a"), ready(), true).unwrap();
         assert_eq!(again.token, first.token);
 
         // Different project: not reused.
-        let other = store
-            .provision(ToolIdentity::new("a", "project-2"), ready(), true)
-            .unwrap();
+        let other = store.provision(ToolIdentity::new("a", "project-2"), ready(), true).unwrap();
         assert_ne!(other.token, first.token);
 
         // Malformed token on disk: not reused.
@@ -456,17 +389,13 @@ mod tests {
         let mut doc: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
         doc["token"] = serde_json::json!("A".repeat(64));
         fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
-        let fresh = store
-            .provision(ToolIdentity::new("a", "project-2"), ready(), true)
-            .unwrap();
+        let fresh = store.provision(ToolIdentity::new("a", "project-2"), ready(), true).unwrap();
         assert_ne!(fresh.token.expose(), "A".repeat(64));
         assert!(is_token(fresh.token.expose().as_bytes()));
 
         // Garbage file: not reused, replaced.
         fs::write(&path, b"not json").unwrap();
-        let replaced = store
-            .provision(ToolIdentity::new("a", "project-2"), ready(), true)
-            .unwrap();
+        let replaced = store.provision(ToolIdentity::new("a", "project-2"), ready(), true).unwrap();
         assert_ne!(replaced.token, fresh.token);
     }
 
@@ -474,18 +403,12 @@ mod tests {
     fn rejects_bad_identities() {
         let root = tempfile::tempdir().unwrap();
         let store = SessionStore::open(root.path()).unwrap();
-        assert!(matches!(
-            store.provision(identity("../x"), ready(), false),
-            Err(SessionError::InvalidNodeId(_))
-        ));
+        assert!(matches!(store.provision(identity("../x"), ready(), false), Err(SessionError::InvalidNodeId(_))));
         assert!(matches!(
             store.provision(ToolIdentity::new("a", ""), ready(), false),
             Err(SessionError::InvalidProjectId)
         ));
-        assert!(matches!(
-            store.revoke("../../etc"),
-            Err(SessionError::InvalidNodeId(_))
-        ));
+        assert!(matches!(store.revoke("../../etc"), Err(SessionError::InvalidNodeId(_))));
     }
 
     #[test]
@@ -494,27 +417,11 @@ mod tests {
         let store = SessionStore::open(root.path()).unwrap();
         let a = store.provision(identity("a"), ready(), false).unwrap();
         let b = store.provision(identity("b"), ready(), false).unwrap();
-        assert_eq!(
-            store
-                .authenticate(a.token.expose().as_bytes())
-                .unwrap()
-                .identity
-                .node_id,
-            "a"
-        );
-        assert_eq!(
-            store
-                .authenticate(b.token.expose().as_bytes())
-                .unwrap()
-                .identity
-                .node_id,
-            "b"
-        );
+        assert_eq!(store.authenticate(a.token.expose().as_bytes()).unwrap().identity.node_id, "a");
+        assert_eq!(store.authenticate(b.token.expose().as_bytes()).unwrap().identity.node_id, "b");
         assert!(store.authenticate(&[b'0'; 64]).is_none());
         assert!(store.authenticate(b"short").is_none());
-        assert!(store
-            .authenticate(a.token.expose().to_uppercase().as_bytes())
-            .is_none());
+        assert!(store.authenticate(a.token.expose().to_uppercase().as_bytes()).is_none());
 
         assert!(store.revoke("a").unwrap());
         assert!(store.authenticate(a.token.expose().as_bytes()).is_none());
@@ -526,14 +433,8 @@ mod tests {
     #[test]
     fn token_debug_is_redacted() {
         let token = SessionToken::generate().unwrap();
-        let shown = format!(
-            "{token:?} {:?}",
-            ToolSession {
-                identity: identity("a"),
-                token: token.clone(),
-                status: ready()
-            }
-        );
+        let shown =
+            format!("{token:?} {:?}", ToolSession { identity: identity("a"), token: token.clone(), status: ready() });
         assert!(!shown.contains(token.expose()));
         assert!(SessionToken::parse(token.expose()).is_some());
         assert!(SessionToken::parse("abc").is_none());
@@ -550,9 +451,6 @@ mod tests {
         assert_eq!(store.get("a").unwrap().status, status);
         let text = fs::read_to_string(store.directory().join("a.json")).unwrap();
         assert!(text.contains("\"connected\"") && text.contains("claude-mcp"));
-        assert!(matches!(
-            store.set_status("zz", status),
-            Err(SessionError::UnknownNode(_))
-        ));
+        assert!(matches!(store.set_status("zz", status), Err(SessionError::UnknownNode(_))));
     }
 }

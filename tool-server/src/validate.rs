@@ -7,9 +7,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::catalogue::{
-    tool_spec, Operation, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS,
-};
+use crate::catalogue::{tool_spec, Operation, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS};
 
 /// A validated request: a known operation and arguments that match its schema.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,10 +36,7 @@ impl ToolRequest {
 
     /// A string-array argument (such as `nodeIds`), if present.
     pub fn strings_arg(&self, name: &str) -> Option<Vec<&str>> {
-        self.args
-            .get(name)
-            .and_then(Value::as_array)
-            .map(|items| items.iter().filter_map(Value::as_str).collect())
+        self.args.get(name).and_then(Value::as_array).map(|items| items.iter().filter_map(Value::as_str).collect())
     }
 }
 
@@ -192,8 +187,7 @@ pub fn validate_tool_request(raw: &Value) -> Result<ToolRequest, ValidationError
         Some(Value::String(name)) => name,
         Some(_) => return Err(ValidationError::OperationNotString),
     };
-    let operation =
-        Operation::from_name(name).ok_or_else(|| ValidationError::UnknownOperation(echo(name)))?;
+    let operation = Operation::from_name(name).ok_or_else(|| ValidationError::UnknownOperation(echo(name)))?;
     let empty = Map::new();
     let args = match object.get("args") {
         None | Some(Value::Null) => &empty,
@@ -207,10 +201,7 @@ pub fn validate_tool_request(raw: &Value) -> Result<ToolRequest, ValidationError
     // "does not accept X" rather than the less helpful "requires Y".
     for key in args.keys() {
         if !properties.contains_key(key) {
-            return Err(ValidationError::UnknownArgument {
-                operation: operation.name(),
-                argument: echo(key),
-            });
+            return Err(ValidationError::UnknownArgument { operation: operation.name(), argument: echo(key) });
         }
     }
     for required in spec.required() {
@@ -221,9 +212,7 @@ pub fn validate_tool_request(raw: &Value) -> Result<ToolRequest, ValidationError
             });
         }
     }
-    if !spec.requires_one_of.is_empty()
-        && !spec.requires_one_of.iter().any(|k| args.contains_key(*k))
-    {
+    if !spec.requires_one_of.is_empty() && !spec.requires_one_of.iter().any(|k| args.contains_key(*k)) {
         return Err(ValidationError::MissingOneOf {
             operation: operation.name(),
             options: spec.requires_one_of.join(", "),
@@ -235,17 +224,11 @@ pub fn validate_tool_request(raw: &Value) -> Result<ToolRequest, ValidationError
             check_value(key, schema, value)?;
         }
     }
-    Ok(ToolRequest {
-        operation,
-        args: args.clone(),
-    })
+    Ok(ToolRequest { operation, args: args.clone() })
 }
 
 fn check_value(argument: &str, schema: &Value, value: &Value) -> Result<(), ValidationError> {
-    let wrong = |expected| ValidationError::WrongType {
-        argument: argument.to_owned(),
-        expected,
-    };
+    let wrong = |expected| ValidationError::WrongType { argument: argument.to_owned(), expected };
     match schema.get("type").and_then(Value::as_str) {
         Some("string") => {
             let text = value.as_str().ok_or_else(|| wrong("a string"))?;
@@ -262,24 +245,15 @@ fn check_value(argument: &str, schema: &Value, value: &Value) -> Result<(), Vali
             Ok(())
         }
         Some(kind @ ("number" | "integer")) => {
-            let number = value.as_f64().ok_or_else(|| {
-                wrong(if kind == "integer" {
-                    "an integer"
-                } else {
-                    "a number"
-                })
-            })?;
+            let number =
+                value.as_f64().ok_or_else(|| wrong(if kind == "integer" { "an integer" } else { "a number" }))?;
             // serde_json cannot hold NaN or infinities, but a Value built in
             // process could come from elsewhere in future; keep the rule explicit.
             if !number.is_finite() {
-                return Err(ValidationError::NotFinite {
-                    argument: argument.to_owned(),
-                });
+                return Err(ValidationError::NotFinite { argument: argument.to_owned() });
             }
             if number.abs() > MAX_NUMBER {
-                return Err(ValidationError::OutOfRange {
-                    argument: argument.to_owned(),
-                });
+                return Err(ValidationError::OutOfRange { argument: argument.to_owned() });
             }
             if kind == "integer" && number.fract() != 0.0 {
                 return Err(wrong("an integer"));
@@ -302,57 +276,36 @@ fn check_value(argument: &str, schema: &Value, value: &Value) -> Result<(), Vali
             }
             Ok(())
         }
-        Some("boolean") => value
-            .as_bool()
-            .map(|_| ())
-            .ok_or_else(|| wrong("a boolean")),
+        Some("boolean") => value.as_bool().map(|_| ()).ok_or_else(|| wrong("a boolean")),
         Some("array") => {
-            let items = value
-                .as_array()
-                .ok_or_else(|| wrong("an array of strings"))?;
+            let items = value.as_array().ok_or_else(|| wrong("an array of strings"))?;
             if items.is_empty() || items.len() > MAX_ARRAY_ITEMS {
-                return Err(ValidationError::ArrayLength {
-                    argument: argument.to_owned(),
-                });
+                return Err(ValidationError::ArrayLength { argument: argument.to_owned() });
             }
             for (index, item) in items.iter().enumerate() {
                 let text = item
                     .as_str()
-                    .ok_or_else(|| ValidationError::ItemNotString {
-                        argument: argument.to_owned(),
-                        index,
-                    })?;
+                    .ok_or_else(|| ValidationError::ItemNotString { argument: argument.to_owned(), index })?;
                 if text.chars().count() >= MAX_ITEM_CHARS {
-                    return Err(ValidationError::ItemTooLong {
-                        argument: argument.to_owned(),
-                        index,
-                    });
+                    return Err(ValidationError::ItemTooLong { argument: argument.to_owned(), index });
                 }
                 if text.contains('\0') {
-                    return Err(ValidationError::ContainsNul {
-                        argument: format!("{argument}[{index}]"),
-                    });
+                    return Err(ValidationError::ContainsNul { argument: format!("{argument}[{index}]") });
                 }
             }
             Ok(())
         }
-        _ => Err(ValidationError::UnsupportedSchema {
-            argument: argument.to_owned(),
-        }),
+        _ => Err(ValidationError::UnsupportedSchema { argument: argument.to_owned() }),
     }
 }
 
 fn check_string(argument: &str, text: &str) -> Result<(), ValidationError> {
     // Cheap byte bound first: a string of at most MAX chars has at most 4*MAX bytes.
     if text.len() > MAX_STRING_CHARS && text.chars().count() > MAX_STRING_CHARS {
-        return Err(ValidationError::StringTooLong {
-            argument: argument.to_owned(),
-        });
+        return Err(ValidationError::StringTooLong { argument: argument.to_owned() });
     }
     if text.contains('\0') {
-        return Err(ValidationError::ContainsNul {
-            argument: argument.to_owned(),
-        });
+        return Err(ValidationError::ContainsNul { argument: argument.to_owned() });
     }
     Ok(())
 }
@@ -360,11 +313,7 @@ fn check_string(argument: &str, text: &str) -> Result<(), ValidationError> {
 /// Renders an untrusted name for an error message: escaped and at most 64 characters.
 fn echo(name: &str) -> String {
     const LIMIT: usize = 64;
-    let mut out: String = name
-        .chars()
-        .take(LIMIT)
-        .flat_map(char::escape_debug)
-        .collect();
+    let mut out: String = name.chars().take(LIMIT).flat_map(char::escape_debug).collect();
     if name.chars().nth(LIMIT).is_some() {
         out.push('…');
     }
@@ -404,159 +353,54 @@ mod tests {
         // (request, Ok(()) to accept or Err(exact message))
         let cases: Vec<(Value, Result<(), &str>)> = vec![
             // shape
-            (
-                json!("canvas_list"),
-                Err("Request must be a JSON object {operation, args}"),
-            ),
-            (
-                json!([1]),
-                Err("Request must be a JSON object {operation, args}"),
-            ),
-            (
-                json!(null),
-                Err("Request must be a JSON object {operation, args}"),
-            ),
+            (json!("canvas_list"), Err("Request must be a JSON object {operation, args}")),
+            (json!([1]), Err("Request must be a JSON object {operation, args}")),
+            (json!(null), Err("Request must be a JSON object {operation, args}")),
             (json!({"args": {}}), Err("Request is missing operation")),
             (json!({"operation": 7}), Err("operation must be a string")),
-            (
-                json!({"operation": "rm_rf"}),
-                Err("Unknown operation rm_rf"),
-            ),
-            (
-                json!({"operation": "canvas_list", "id": 1}),
-                Err("Unknown request field id"),
-            ),
-            (
-                json!({"operation": "canvas_list", "args": []}),
-                Err("args must be a JSON object"),
-            ),
+            (json!({"operation": "rm_rf"}), Err("Unknown operation rm_rf")),
+            (json!({"operation": "canvas_list", "id": 1}), Err("Unknown request field id")),
+            (json!({"operation": "canvas_list", "args": []}), Err("args must be a JSON object")),
             (json!({"operation": "canvas_list"}), Ok(())),
             (json!({"operation": "canvas_list", "args": null}), Ok(())),
             // required / unknown
+            (call("canvas_move", json!({"nodeId": "a", "x": 1})), Err("canvas_move requires argument y")),
+            (call("guide_read", json!({})), Err("guide_read requires argument topic")),
+            (call("canvas_list", json!({"nodeId": "a"})), Err("canvas_list does not accept argument nodeId")),
             (
-                call("canvas_move", json!({"nodeId": "a", "x": 1})),
-                Err("canvas_move requires argument y"),
-            ),
-            (
-                call("guide_read", json!({})),
-                Err("guide_read requires argument topic"),
-            ),
-            (
-                call("canvas_list", json!({"nodeId": "a"})),
-                Err("canvas_list does not accept argument nodeId"),
-            ),
-            (
-                call(
-                    "canvas_move",
-                    json!({"nodeId": "a", "x": 1, "y": 2, "z": 3}),
-                ),
+                call("canvas_move", json!({"nodeId": "a", "x": 1, "y": 2, "z": 3})),
                 Err("canvas_move does not accept argument z"),
             ),
             (call("canvas_group", json!({"nodeIds": ["a"]})), Ok(())),
-            (
-                call("canvas_group", json!({"nodeIds": ["a"], "title": "T"})),
-                Ok(()),
-            ),
-            (
-                call("browser_click", json!({"nodeId": "b"})),
-                Err("browser_click requires one of: selector, ref"),
-            ),
-            (
-                call("browser_click", json!({"nodeId": "b", "ref": "e3"})),
-                Ok(()),
-            ),
-            (
-                call("browser_click", json!({"nodeId": "b", "selector": "#go"})),
-                Ok(()),
-            ),
+            (call("canvas_group", json!({"nodeIds": ["a"], "title": "T"})), Ok(())),
+            (call("browser_click", json!({"nodeId": "b"})), Err("browser_click requires one of: selector, ref")),
+            (call("browser_click", json!({"nodeId": "b", "ref": "e3"})), Ok(())),
+            (call("browser_click", json!({"nodeId": "b", "selector": "#go"})), Ok(())),
             // primitive types
+            (call("canvas_move", json!({"nodeId": 5, "x": 1, "y": 2})), Err("nodeId must be a string")),
+            (call("canvas_move", json!({"nodeId": "a", "x": "NaN", "y": 2})), Err("x must be a number")),
+            (call("canvas_move", json!({"nodeId": "a", "x": "Infinity", "y": 2})), Err("x must be a number")),
+            (call("canvas_move", json!({"nodeId": "a", "x": null, "y": 2})), Err("x must be a number")),
+            (call("canvas_move", json!({"nodeId": "a", "x": true, "y": 2})), Err("x must be a number")),
+            (call("browser_inspect", json!({"nodeId": "b", "screenshot": "yes"})), Err("screenshot must be a boolean")),
+            (call("browser_inspect", json!({"nodeId": "b", "screenshot": true})), Ok(())),
+            (call("terminal_read", json!({"nodeId": "t", "maxChars": 1.5})), Err("maxChars must be an integer")),
+            (call("terminal_read", json!({"nodeId": "t", "maxChars": 2000.0})), Ok(())),
+            (call("terminal_read", json!({"nodeId": "t", "maxChars": 0})), Err("maxChars must be at least 1")),
+            (call("terminal_read", json!({"nodeId": "t", "maxChars": 1})), Ok(())),
             (
-                call("canvas_move", json!({"nodeId": 5, "x": 1, "y": 2})),
-                Err("nodeId must be a string"),
-            ),
-            (
-                call("canvas_move", json!({"nodeId": "a", "x": "NaN", "y": 2})),
-                Err("x must be a number"),
-            ),
-            (
-                call(
-                    "canvas_move",
-                    json!({"nodeId": "a", "x": "Infinity", "y": 2}),
-                ),
-                Err("x must be a number"),
-            ),
-            (
-                call("canvas_move", json!({"nodeId": "a", "x": null, "y": 2})),
-                Err("x must be a number"),
-            ),
-            (
-                call("canvas_move", json!({"nodeId": "a", "x": true, "y": 2})),
-                Err("x must be a number"),
-            ),
-            (
-                call(
-                    "browser_inspect",
-                    json!({"nodeId": "b", "screenshot": "yes"}),
-                ),
-                Err("screenshot must be a boolean"),
-            ),
-            (
-                call(
-                    "browser_inspect",
-                    json!({"nodeId": "b", "screenshot": true}),
-                ),
-                Ok(()),
-            ),
-            (
-                call("terminal_read", json!({"nodeId": "t", "maxChars": 1.5})),
-                Err("maxChars must be an integer"),
-            ),
-            (
-                call("terminal_read", json!({"nodeId": "t", "maxChars": 2000.0})),
-                Ok(()),
-            ),
-            (
-                call("terminal_read", json!({"nodeId": "t", "maxChars": 0})),
-                Err("maxChars must be at least 1"),
-            ),
-            (
-                call("terminal_read", json!({"nodeId": "t", "maxChars": 1})),
-                Ok(()),
-            ),
-            (
-                call(
-                    "canvas_resize",
-                    json!({"nodeId": "a", "width": 0, "height": 5}),
-                ),
+                call("canvas_resize", json!({"nodeId": "a", "width": 0, "height": 5})),
                 Err("width must be greater than 0"),
             ),
-            (
-                call(
-                    "canvas_resize",
-                    json!({"nodeId": "a", "width": 0.5, "height": 5}),
-                ),
-                Ok(()),
-            ),
+            (call("canvas_resize", json!({"nodeId": "a", "width": 0.5, "height": 5})), Ok(())),
             // number magnitude, both sides of the bound
+            (call("canvas_move", json!({"nodeId": "a", "x": 1_000_000, "y": -1_000_000})), Ok(())),
             (
-                call(
-                    "canvas_move",
-                    json!({"nodeId": "a", "x": 1_000_000, "y": -1_000_000}),
-                ),
-                Ok(()),
-            ),
-            (
-                call(
-                    "canvas_move",
-                    json!({"nodeId": "a", "x": 1_000_000.000_001, "y": 0}),
-                ),
+                call("canvas_move", json!({"nodeId": "a", "x": 1_000_000.000_001, "y": 0})),
                 Err("x must be between -1000000 and 1000000"),
             ),
             (
-                call(
-                    "canvas_move",
-                    json!({"nodeId": "a", "x": 0, "y": -1_000_000.000_001}),
-                ),
+                call("canvas_move", json!({"nodeId": "a", "x": 0, "y": -1_000_000.000_001})),
                 Err("y must be between -1000000 and 1000000"),
             ),
             (
@@ -568,100 +412,48 @@ mod tests {
                 Err("x must be between -1000000 and 1000000"),
             ),
             // strings: length in characters, NUL
-            (
-                call("sticky_open", json!({"text": repeat('a', 64_000)})),
-                Ok(()),
-            ),
-            (
-                call("sticky_open", json!({"text": repeat('a', 64_001)})),
-                Err("text must be at most 64000 characters"),
-            ),
-            (
-                call("sticky_open", json!({"text": repeat('é', 64_000)})),
-                Ok(()),
-            ),
-            (
-                call("sticky_open", json!({"text": repeat('😀', 64_000)})),
-                Ok(()),
-            ),
-            (
-                call("sticky_open", json!({"text": repeat('😀', 64_001)})),
-                Err("text must be at most 64000 characters"),
-            ),
-            (
-                call("sticky_open", json!({"text": "a\u{0}b"})),
-                Err("text must not contain NUL characters"),
-            ),
+            (call("sticky_open", json!({"text": repeat('a', 64_000)})), Ok(())),
+            (call("sticky_open", json!({"text": repeat('a', 64_001)})), Err("text must be at most 64000 characters")),
+            (call("sticky_open", json!({"text": repeat('é', 64_000)})), Ok(())),
+            (call("sticky_open", json!({"text": repeat('😀', 64_000)})), Ok(())),
+            (call("sticky_open", json!({"text": repeat('😀', 64_001)})), Err("text must be at most 64000 characters")),
+            (call("sticky_open", json!({"text": "a\u{0}b"})), Err("text must not contain NUL characters")),
             (call("sticky_open", json!({"text": ""})), Ok(())),
             // arrays: 0/1/100/101 items, 255/256-char items, item types, NUL
-            (
-                call("canvas_select", json!({"nodeIds": ids(0)})),
-                Err("nodeIds must contain 1 to 100 items"),
-            ),
+            (call("canvas_select", json!({"nodeIds": ids(0)})), Err("nodeIds must contain 1 to 100 items")),
             (call("canvas_select", json!({"nodeIds": ids(1)})), Ok(())),
             (call("canvas_select", json!({"nodeIds": ids(100)})), Ok(())),
+            (call("canvas_select", json!({"nodeIds": ids(101)})), Err("nodeIds must contain 1 to 100 items")),
+            (call("canvas_select", json!({"nodeIds": [repeat('x', 255)]})), Ok(())),
             (
-                call("canvas_select", json!({"nodeIds": ids(101)})),
-                Err("nodeIds must contain 1 to 100 items"),
-            ),
-            (
-                call("canvas_select", json!({"nodeIds": [repeat('x', 255)]})),
-                Ok(()),
-            ),
-            (
-                call(
-                    "canvas_select",
-                    json!({"nodeIds": ["ok", repeat('x', 256)]}),
-                ),
+                call("canvas_select", json!({"nodeIds": ["ok", repeat('x', 256)]})),
                 Err("nodeIds[1] must be shorter than 256 characters"),
             ),
-            (
-                call("canvas_select", json!({"nodeIds": [repeat('ß', 255)]})),
-                Ok(()),
-            ),
-            (
-                call("canvas_select", json!({"nodeIds": ["a", 3]})),
-                Err("nodeIds[1] must be a string"),
-            ),
-            (
-                call("canvas_select", json!({"nodeIds": ["a\u{0}"]})),
-                Err("nodeIds[0] must not contain NUL characters"),
-            ),
-            (
-                call("canvas_select", json!({"nodeIds": "a"})),
-                Err("nodeIds must be an array of strings"),
-            ),
+            (call("canvas_select", json!({"nodeIds": [repeat('ß', 255)]})), Ok(())),
+            (call("canvas_select", json!({"nodeIds": ["a", 3]})), Err("nodeIds[1] must be a string")),
+            (call("canvas_select", json!({"nodeIds": ["a\u{0}"]})), Err("nodeIds[0] must not contain NUL characters")),
+            (call("canvas_select", json!({"nodeIds": "a"})), Err("nodeIds must be an array of strings")),
             // enums
             (call("guide_read", json!({"topic": "overview"})), Ok(())),
             (
                 call("guide_read", json!({"topic": "secrets"})),
-                Err(
-                    "topic must be one of: overview, browser, terminal, canvas, context, artifacts",
-                ),
+                Err("topic must be one of: overview, browser, terminal, canvas, context, artifacts"),
             ),
             (
                 call("guide_read", json!({"topic": "Overview"})),
-                Err(
-                    "topic must be one of: overview, browser, terminal, canvas, context, artifacts",
-                ),
+                Err("topic must be one of: overview, browser, terminal, canvas, context, artifacts"),
             ),
             (call("agent_launch", json!({"agent": "openclaude"})), Ok(())),
             (
                 call("agent_launch", json!({"agent": "gpt"})),
                 Err("agent must be one of: claude, codex, gemini, grok, openclaude, custom"),
             ),
-            (
-                call("artifact_open", json!({"path": "/p/a.rs", "view": "diff"})),
-                Ok(()),
-            ),
+            (call("artifact_open", json!({"path": "/p/a.rs", "view": "diff"})), Ok(())),
             (
                 call("artifact_open", json!({"path": "/p/a.rs", "view": "hex"})),
                 Err("view must be one of: editor, diff"),
             ),
-            (
-                call("artifact_open", json!({"path": "/p/a.rs", "view": 1})),
-                Err("view must be a string"),
-            ),
+            (call("artifact_open", json!({"path": "/p/a.rs", "view": 1})), Err("view must be a string")),
         ];
         for (raw, expected) in cases {
             match expected {
@@ -689,10 +481,7 @@ mod tests {
         // type the validator cannot check.
         for spec in crate::AGENT_TOOLS.iter() {
             let mut args = Map::new();
-            for name in spec
-                .required()
-                .chain(spec.requires_one_of.iter().copied().take(1))
-            {
+            for name in spec.required().chain(spec.requires_one_of.iter().copied().take(1)) {
                 let prop = &spec.properties()[name];
                 let value = match prop["type"].as_str().unwrap() {
                     "string" => prop.get("enum").map_or(json!("v"), |e| e[0].clone()),
@@ -710,17 +499,11 @@ mod tests {
 
     #[test]
     fn typed_accessors_read_arguments() {
-        let request = accepts(call(
-            "canvas_group",
-            json!({"nodeIds": ["a", "b"], "title": "T"}),
-        ));
+        let request = accepts(call("canvas_group", json!({"nodeIds": ["a", "b"], "title": "T"})));
         assert_eq!(request.strings_arg("nodeIds"), Some(vec!["a", "b"]));
         assert_eq!(request.str_arg("title"), Some("T"));
         assert_eq!(request.number_arg("title"), None);
-        let request = accepts(call(
-            "browser_inspect",
-            json!({"nodeId": "b", "screenshot": false, "maxChars": 9}),
-        ));
+        let request = accepts(call("browser_inspect", json!({"nodeId": "b", "screenshot": false, "maxChars": 9})));
         assert_eq!(request.bool_arg("screenshot"), Some(false));
         assert_eq!(request.number_arg("maxChars"), Some(9.0));
         assert_eq!(

@@ -28,7 +28,8 @@ fn sticky(marker: &str) -> String {
 fn hostile_requests_get_well_formed_answers_and_never_smuggle() {
     // A short body deadline bounds cases whose declared length is never
     // delivered; the half-close below normally ends them at once.
-    let fixture = Fixture::with_config(ServerConfig { request_timeout: Duration::from_secs(3), ..ServerConfig::default() });
+    let fixture =
+        Fixture::with_config(ServerConfig { request_timeout: Duration::from_secs(3), ..ServerConfig::default() });
     let token = fixture.session("agent-1", "proj-1");
     let port = fixture.port();
     let template = Template {
@@ -51,12 +52,14 @@ fn hostile_requests_get_well_formed_answers_and_never_smuggle() {
 
         // The connection is closed, so nothing more from it can be queued; let queued work finish.
         common::wait_until("the project queue to drain", || fixture.server.pending_operations("proj-1") == 0);
-        let executed: Vec<String> = fixture.host.started_labels().into_iter().filter(|l| l.ends_with(&format!("-{n}"))).collect();
+        let executed: Vec<String> =
+            fixture.host.started_labels().into_iter().filter(|l| l.ends_with(&format!("-{n}"))).collect();
 
         got.check_statuses(&bytes)?;
         for reply in &got.replies {
             if reply.status == 200 {
-                let body: Value = serde_json::from_slice(&reply.body).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                let body: Value =
+                    serde_json::from_slice(&reply.body).map_err(|e| TestCaseError::fail(e.to_string()))?;
                 prop_assert_eq!(&body["ok"], &json!(true));
             }
         }
@@ -95,7 +98,11 @@ fn classic_smuggling_shapes_are_refused() {
     let body = sticky("VISIBLE");
     let hidden = call_request(port, &token, &sticky("HIDDEN"));
     let shapes = [
-        format!("{head}Content-Length: {}\r\nContent-Length: {}\r\n\r\n{body}{hidden}", body.len(), body.len() + hidden.len()),
+        format!(
+            "{head}Content-Length: {}\r\nContent-Length: {}\r\n\r\n{body}{hidden}",
+            body.len(),
+            body.len() + hidden.len()
+        ),
         format!("{head}Content-Length: +{}\r\n\r\n{body}{hidden}", body.len()),
         format!("{head}Transfer-Encoding: chunked\r\n\r\nffffffffffffffffffff\r\n{body}\r\n0\r\n\r\n{hidden}"),
         format!("{head}Transfer-Encoding: chunked\r\n\r\n-1\r\n{body}\r\n0\r\n\r\n{hidden}"),

@@ -45,8 +45,23 @@ fn text() -> impl Strategy<Value = String> {
 
 fn number() -> impl Strategy<Value = Value> {
     let specials = prop::sample::select(vec![
-        0.0, -0.0, 0.5, 1.0, 1.5, -1.0, 2000.0, 999_999.999, 1_000_000.0, 1_000_000.000_001, -1_000_000.0, -1_000_000.5, 1e300,
-        -1e300, 5e-324, f64::MAX, f64::MIN,
+        0.0,
+        -0.0,
+        0.5,
+        1.0,
+        1.5,
+        -1.0,
+        2000.0,
+        999_999.999,
+        1_000_000.0,
+        1_000_000.000_001,
+        -1_000_000.0,
+        -1_000_000.5,
+        1e300,
+        -1e300,
+        5e-324,
+        f64::MAX,
+        f64::MIN,
     ]);
     prop_oneof![
         any::<i64>().prop_map(Value::from),
@@ -58,11 +73,13 @@ fn number() -> impl Strategy<Value = Value> {
 }
 
 fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![Just(Value::Null), any::<bool>().prop_map(Value::Bool), number(), text().prop_map(Value::String)];
+    let leaf =
+        prop_oneof![Just(Value::Null), any::<bool>().prop_map(Value::Bool), number(), text().prop_map(Value::String)];
     leaf.prop_recursive(4, 64, 8, |inner| {
         prop_oneof![
             vec(inner.clone(), 0..8).prop_map(Value::Array),
-            btree_map(prop::sample::select(arg_names()), inner, 0..6).prop_map(|m| Value::Object(m.into_iter().collect())),
+            btree_map(prop::sample::select(arg_names()), inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }
@@ -161,8 +178,7 @@ fn satisfies(schema: &Value, value: &Value) -> bool {
             let Some(items) = value.as_array() else { return false };
             let min = schema["minItems"].as_u64().unwrap_or(0) as usize;
             let max = schema["maxItems"].as_u64().map_or(usize::MAX, |n| n as usize);
-            (min..=max).contains(&items.len())
-                && items.iter().all(|item| satisfies(&schema["items"], item))
+            (min..=max).contains(&items.len()) && items.iter().all(|item| satisfies(&schema["items"], item))
         }
         other => panic!("the catalogue uses a schema type the oracle does not know: {other:?}"),
     }
@@ -238,7 +254,9 @@ fn check(raw: &Value) -> Result<(), TestCaseError> {
                         let names = args.map(|a| a.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
                         let shown = argument.trim_end_matches('…');
                         prop_assert!(
-                            names.iter().any(|k| k.chars().take(64).flat_map(char::escape_debug).collect::<String>() == shown),
+                            names
+                                .iter()
+                                .any(|k| k.chars().take(64).flat_map(char::escape_debug).collect::<String>() == shown),
                             "{:?} is not one of the keys {:?}",
                             argument,
                             names

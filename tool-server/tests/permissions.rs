@@ -21,11 +21,7 @@ fn private_state_stays_private_under_umask_000() {
 
     let mut server = ToolServer::start(dir.path(), FakeHost::new()).unwrap();
     server
-        .provision(
-            ToolIdentity::new("agent-1", "p"),
-            IntegrationStatus::new(IntegrationState::Ready),
-            false,
-        )
+        .provision(ToolIdentity::new("agent-1", "p"), IntegrationStatus::new(IntegrationState::Ready), false)
         .unwrap();
     let checks = [
         (tools.clone(), 0o700),
@@ -39,10 +35,7 @@ fn private_state_stays_private_under_umask_000() {
     }
     // Rewrites keep the mode too.
     server
-        .set_status(
-            "agent-1",
-            IntegrationStatus::with_detail(IntegrationState::NeedsSetup, "install the CLI"),
-        )
+        .set_status("agent-1", IntegrationStatus::with_detail(IntegrationState::NeedsSetup, "install the CLI"))
         .unwrap();
     assert_eq!(mode(&tools.join("sessions/agent-1.json")), 0o600);
     server.close().unwrap();

@@ -11,8 +11,7 @@ use std::time::Duration;
 use common::{call_request, mode, wait_until, Conn, FakeHost, Fixture};
 use serde_json::{json, Value};
 use tool_server::{
-    IntegrationState, IntegrationStatus, LockError, ServerConfig, ServerError, SessionError,
-    ToolIdentity, ToolServer,
+    IntegrationState, IntegrationStatus, LockError, ServerConfig, ServerError, SessionError, ToolIdentity, ToolServer,
 };
 
 fn sticky(text: &str) -> Value {
@@ -25,25 +24,16 @@ fn sticky(text: &str) -> Value {
 fn ok_call_returns_200_with_the_host_value() {
     let fx = Fixture::new();
     let token = fx.session("agent-1", "p1");
-    let response = fx.call(
-        &token,
-        &json!({"operation": "canvas_move", "args": {"nodeId": "t1", "x": 10, "y": -5.5}}),
-    );
+    let response = fx.call(&token, &json!({"operation": "canvas_move", "args": {"nodeId": "t1", "x": 10, "y": -5.5}}));
     assert_eq!(response.status, 200);
-    assert_eq!(
-        response.header("content-type"),
-        Some("application/json; charset=utf-8")
-    );
+    assert_eq!(response.header("content-type"), Some("application/json; charset=utf-8"));
     assert_eq!(
         response.json(),
         json!({"ok": true, "value": {"echo": "canvas_move", "args": {"nodeId": "t1", "x": 10, "y": -5.5}, "by": "agent-1"}})
     );
     let calls = fx.host.started.lock().clone();
     assert_eq!(calls.len(), 1);
-    assert_eq!(
-        (calls[0].node_id.as_str(), calls[0].project_id.as_str()),
-        ("agent-1", "p1")
-    );
+    assert_eq!((calls[0].node_id.as_str(), calls[0].project_id.as_str()), ("agent-1", "p1"));
 }
 
 #[test]
@@ -52,22 +42,10 @@ fn invalid_requests_get_400_naming_the_problem_and_never_reach_the_host() {
     let token = fx.session("a", "p");
     let cases = [
         (json!({"operation": "nope"}), "Unknown operation nope"),
-        (
-            json!({"operation": "canvas_move", "args": {"nodeId": "n", "x": "NaN", "y": 1}}),
-            "x must be a number",
-        ),
-        (
-            json!({"operation": "sticky_open", "args": {"text": "a\u{0}"}}),
-            "text must not contain NUL characters",
-        ),
-        (
-            json!({"operation": "canvas_select", "args": {"nodeIds": []}}),
-            "nodeIds must contain 1 to 100 items",
-        ),
-        (
-            json!(["canvas_list"]),
-            "Request must be a JSON object {operation, args}",
-        ),
+        (json!({"operation": "canvas_move", "args": {"nodeId": "n", "x": "NaN", "y": 1}}), "x must be a number"),
+        (json!({"operation": "sticky_open", "args": {"text": "a\u{0}"}}), "text must not contain NUL characters"),
+        (json!({"operation": "canvas_select", "args": {"nodeIds": []}}), "nodeIds must contain 1 to 100 items"),
+        (json!(["canvas_list"]), "Request must be a JSON object {operation, args}"),
     ];
     for (body, message) in cases {
         let response = fx.call(&token, &body);
@@ -85,14 +63,11 @@ fn invalid_requests_get_400_naming_the_problem_and_never_reach_the_host() {
         ));
         let response = conn.response();
         assert_eq!(response.status, 400, "x = {x}");
-        assert_eq!(
-            response.json(),
-            json!({"ok": false, "error": "Request body must be JSON"}),
-            "x = {x}"
-        );
+        assert_eq!(response.json(), json!({"ok": false, "error": "Request body must be JSON"}), "x = {x}");
     }
     // The largest finite double is JSON, and out of range.
-    let response = fx.call(&token, &json!({"operation": "canvas_move", "args": {"nodeId": "n", "x": f64::MAX, "y": 1}}));
+    let response =
+        fx.call(&token, &json!({"operation": "canvas_move", "args": {"nodeId": "n", "x": f64::MAX, "y": 1}}));
     assert_eq!(response.status, 400);
     assert!(response.json()["error"].as_str().unwrap().contains("x"), "{:?}", response.json());
     assert!(fx.host.started.lock().is_empty());
@@ -104,10 +79,7 @@ fn host_errors_are_400_with_the_hosts_message() {
     let token = fx.session("a", "p");
     let response = fx.call(&token, &sticky("fail"));
     assert_eq!(response.status, 400);
-    assert_eq!(
-        response.json(),
-        json!({"ok": false, "error": "the fake host refused"})
-    );
+    assert_eq!(response.json(), json!({"ok": false, "error": "the fake host refused"}));
 }
 
 // --------------------------------------------------------- method/path/origin
@@ -143,10 +115,7 @@ fn only_post_call_without_origin_is_served() {
         conn.send(request);
         let response = conn.response();
         assert_eq!(response.status, 403, "{request}");
-        assert_eq!(
-            response.json(),
-            json!({"ok": false, "error": "Unsupported request"})
-        );
+        assert_eq!(response.json(), json!({"ok": false, "error": "Unsupported request"}));
     }
     assert!(fx.host.started.lock().is_empty());
 }
@@ -193,11 +162,7 @@ fn host_header_must_be_our_own_loopback_authority() {
     ));
     assert_eq!(conn.response().status, 403);
 
-    for host in [
-        format!("127.0.0.1:{port}"),
-        format!("localhost:{port}"),
-        format!("[::1]:{port}"),
-    ] {
+    for host in [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")] {
         let mut conn = Conn::open(port);
         conn.send(&with_host(&format!("Host: {host}\r\n")));
         assert_eq!(conn.response().status, 200, "{host}");
@@ -232,17 +197,11 @@ fn bearer_token_is_required_and_checked() {
         conn.send(&request(auth));
         let response = conn.response();
         assert_eq!(response.status, 401, "{auth:?}");
-        assert_eq!(
-            response.json(),
-            json!({"ok": false, "error": "Unknown or revoked session"})
-        );
+        assert_eq!(response.json(), json!({"ok": false, "error": "Unknown or revoked session"}));
         // A rejected token is never echoed back.
         assert!(!String::from_utf8_lossy(&response.body).contains(&token[..16]));
     }
-    for auth in [
-        format!("Authorization: Bearer {token}\r\n"),
-        format!("authorization: bearer {token}\r\n"),
-    ] {
+    for auth in [format!("Authorization: Bearer {token}\r\n"), format!("authorization: bearer {token}\r\n")] {
         let mut conn = Conn::open(port);
         conn.send(&request(&auth));
         assert_eq!(conn.response().status, 200, "{auth:?}");
@@ -255,19 +214,10 @@ fn revoked_and_replaced_tokens_get_401() {
     let old = fx.session("a", "p");
     let new = fx.session("a", "p"); // re-provisioned without reuse: new token
     assert_ne!(old, new);
-    assert_eq!(
-        fx.call(&old, &json!({"operation": "canvas_list"})).status,
-        401
-    );
-    assert_eq!(
-        fx.call(&new, &json!({"operation": "canvas_list"})).status,
-        200
-    );
+    assert_eq!(fx.call(&old, &json!({"operation": "canvas_list"})).status, 401);
+    assert_eq!(fx.call(&new, &json!({"operation": "canvas_list"})).status, 200);
     assert!(fx.server.revoke("a").unwrap());
-    assert_eq!(
-        fx.call(&new, &json!({"operation": "canvas_list"})).status,
-        401
-    );
+    assert_eq!(fx.call(&new, &json!({"operation": "canvas_list"})).status, 401);
     assert!(fx.server.session("a").is_none());
 }
 
@@ -278,10 +228,7 @@ fn an_identity_the_host_no_longer_accepts_is_refused() {
     fx.host.invalid_nodes.lock().insert("a".into());
     let response = fx.call(&token, &json!({"operation": "canvas_list"}));
     assert_eq!(response.status, 400);
-    assert_eq!(
-        response.json()["error"],
-        "This agent session is no longer valid: its project or node is gone"
-    );
+    assert_eq!(response.json()["error"], "This agent session is no longer valid: its project or node is gone");
     assert!(fx.host.started.lock().is_empty());
 }
 
@@ -311,10 +258,7 @@ fn oversized_content_length_is_refused_without_sending_the_body() {
     ));
     let response = conn.response();
     assert_eq!(response.status, 400);
-    assert_eq!(
-        response.json(),
-        json!({"ok": false, "error": "Request body exceeds 131072 bytes"})
-    );
+    assert_eq!(response.json(), json!({"ok": false, "error": "Request body exceeds 131072 bytes"}));
     assert_eq!(response.header("connection"), Some("close"));
     assert!(conn.closed_by_server());
 
@@ -347,30 +291,21 @@ fn chunked_bodies_are_cut_off_at_the_limit() {
     conn.send_lossy(b"1\r\n ");
     let response = conn.response();
     assert_eq!(response.status, 400);
-    assert_eq!(
-        response.json()["error"],
-        "Request body exceeds 131072 bytes"
-    );
+    assert_eq!(response.json()["error"], "Request body exceeds 131072 bytes");
     assert!(conn.closed_by_server());
 }
 
 // ------------------------------------------------------------------ timeouts
 
 fn short_timeout() -> ServerConfig {
-    ServerConfig {
-        request_timeout: Duration::from_secs(2),
-        ..ServerConfig::default()
-    }
+    ServerConfig { request_timeout: Duration::from_secs(2), ..ServerConfig::default() }
 }
 
 #[test]
 fn a_client_that_never_finishes_its_headers_is_cut_off() {
     let fx = Fixture::with_config(short_timeout());
     let mut conn = Conn::open(fx.port());
-    conn.send(&format!(
-        "POST /call HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n",
-        fx.port()
-    ));
+    conn.send(&format!("POST /call HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n", fx.port()));
     assert!(conn.closed_by_server());
 }
 
@@ -385,10 +320,7 @@ fn a_client_that_never_finishes_its_body_is_cut_off() {
     ));
     let response = conn.response();
     assert_eq!(response.status, 400);
-    assert_eq!(
-        response.json(),
-        json!({"ok": false, "error": "Request timed out"})
-    );
+    assert_eq!(response.json(), json!({"ok": false, "error": "Request timed out"}));
     assert!(conn.closed_by_server());
     assert!(fx.host.started.lock().is_empty());
 }
@@ -418,11 +350,7 @@ fn an_idle_keep_alive_connection_is_closed() {
     let fx = Fixture::with_config(short_timeout());
     let token = fx.session("a", "p");
     let mut conn = Conn::open(fx.port());
-    conn.send(&call_request(
-        fx.port(),
-        &token,
-        r#"{"operation":"canvas_list"}"#,
-    ));
+    conn.send(&call_request(fx.port(), &token, r#"{"operation":"canvas_list"}"#));
     assert_eq!(conn.response().status, 200);
     assert!(conn.closed_by_server());
 }
@@ -442,17 +370,9 @@ fn keep_alive_serves_several_requests_on_one_connection() {
         assert_eq!(response.json()["value"]["args"]["text"], text);
     }
     // Even after a 401 the connection stays usable.
-    conn.send(&call_request(
-        fx.port(),
-        &"f".repeat(64),
-        r#"{"operation":"canvas_list"}"#,
-    ));
+    conn.send(&call_request(fx.port(), &"f".repeat(64), r#"{"operation":"canvas_list"}"#));
     assert_eq!(conn.response().status, 401);
-    conn.send(&call_request(
-        fx.port(),
-        &token,
-        r#"{"operation":"canvas_list"}"#,
-    ));
+    conn.send(&call_request(fx.port(), &token, r#"{"operation":"canvas_list"}"#));
     assert_eq!(conn.response().status, 200);
 }
 
@@ -464,11 +384,7 @@ fn pipelined_requests_are_answered_in_order() {
     let both = format!(
         "{}{}",
         call_request(fx.port(), &token, &sticky("first").to_string()),
-        call_request(
-            fx.port(),
-            &token,
-            r#"{"operation":"guide_read","args":{"topic":"terminal"}}"#
-        )
+        call_request(fx.port(), &token, r#"{"operation":"guide_read","args":{"topic":"terminal"}}"#)
     );
     conn.send(&both);
     let first = conn.response();
@@ -485,50 +401,28 @@ fn session_info_describes_the_session_and_marks_mcp_adapters_connected() {
     let token = fx.session("agent-7", "proj");
     fx.host.statuses.lock().clear();
 
-    let value = fx
-        .call(&token, &json!({"operation": "session_info"}))
-        .json()["value"]
-        .clone();
-    assert_eq!(
-        value["identity"],
-        json!({"nodeId": "agent-7", "projectId": "proj"})
-    );
+    let value = fx.call(&token, &json!({"operation": "session_info"})).json()["value"].clone();
+    assert_eq!(value["identity"], json!({"nodeId": "agent-7", "projectId": "proj"}));
     assert_eq!(value["status"], json!({"state": "ready"}));
     assert_eq!(value["endpoint"]["url"], fx.server.url());
     assert_eq!(value["browserControl"], false);
     assert_eq!(value["operations"].as_array().unwrap().len(), 28);
-    assert!(
-        fx.host.statuses.lock().is_empty(),
-        "a plain session_info changes nothing"
-    );
+    assert!(fx.host.statuses.lock().is_empty(), "a plain session_info changes nothing");
 
-    let value = fx
-        .call(
-            &token,
-            &json!({"operation": "session_info", "args": {"adapter": "codex-mcp"}}),
-        )
-        .json()["value"]
+    let value = fx.call(&token, &json!({"operation": "session_info", "args": {"adapter": "codex-mcp"}})).json()
+        ["value"]
         .clone();
-    assert_eq!(
-        value["status"],
-        json!({"state": "connected", "adapter": "codex-mcp"})
-    );
+    assert_eq!(value["status"], json!({"state": "connected", "adapter": "codex-mcp"}));
     let statuses = fx.host.statuses.lock().clone();
     assert_eq!(statuses.len(), 1);
     assert_eq!(statuses[0].0, "agent-7");
     assert_eq!(statuses[0].1.state, IntegrationState::Connected);
-    assert_eq!(
-        fx.server.session("agent-7").unwrap().status.state,
-        IntegrationState::Connected
-    );
+    assert_eq!(fx.server.session("agent-7").unwrap().status.state, IntegrationState::Connected);
     let on_disk = fs::read_to_string(fx.server.directory().join("sessions/agent-7.json")).unwrap();
     assert!(on_disk.contains("connected"));
 
     // Other adapters are described but not marked.
-    fx.call(
-        &token,
-        &json!({"operation": "session_info", "args": {"adapter": "cli"}}),
-    );
+    fx.call(&token, &json!({"operation": "session_info", "args": {"adapter": "cli"}}));
     assert_eq!(fx.host.statuses.lock().len(), 1);
     // None of this went through the host's execute.
     assert!(fx.host.started.lock().is_empty());
@@ -542,38 +436,16 @@ fn guide_read_and_agent_status_are_answered_directly() {
     fx.session("b1", "other");
     fx.host.hold.store(true, Ordering::SeqCst);
 
-    let guide = fx
-        .call(
-            &token,
-            &json!({"operation": "guide_read", "args": {"topic": "overview"}}),
-        )
-        .json();
-    assert!(guide["value"]["text"]
-        .as_str()
-        .unwrap()
-        .contains(r#""$TERMSPRAWL_CTL" call OPERATION"#));
+    let guide = fx.call(&token, &json!({"operation": "guide_read", "args": {"topic": "overview"}})).json();
+    assert!(guide["value"]["text"].as_str().unwrap().contains(r#""$TERMSPRAWL_CTL" call OPERATION"#));
 
-    let status = fx
-        .call(&token, &json!({"operation": "agent_status"}))
-        .json();
-    let nodes: Vec<&str> = status["value"]["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["nodeId"].as_str().unwrap())
-        .collect();
+    let status = fx.call(&token, &json!({"operation": "agent_status"})).json();
+    let nodes: Vec<&str> =
+        status["value"]["agents"].as_array().unwrap().iter().map(|a| a["nodeId"].as_str().unwrap()).collect();
     assert_eq!(nodes, ["a1", "a2"], "only this project's agents");
-    let one = fx
-        .call(
-            &token,
-            &json!({"operation": "agent_status", "args": {"nodeId": "a2"}}),
-        )
-        .json();
+    let one = fx.call(&token, &json!({"operation": "agent_status", "args": {"nodeId": "a2"}})).json();
     assert_eq!(one["value"]["agents"][0]["status"]["state"], "ready");
-    let missing = fx.call(
-        &token,
-        &json!({"operation": "agent_status", "args": {"nodeId": "b1"}}),
-    );
+    let missing = fx.call(&token, &json!({"operation": "agent_status", "args": {"nodeId": "b1"}}));
     assert_eq!(missing.status, 400);
     assert!(fx.host.started.lock().is_empty());
 }
@@ -585,17 +457,10 @@ fn browser_operations_need_browser_control() {
     let open = json!({"operation": "browser_open", "args": {"url": "https://example.com"}});
     let response = fx.call(&token, &open);
     assert_eq!(response.status, 400);
-    assert_eq!(
-        response.json(),
-        json!({"ok": false, "error": "Enable agent browser control"})
-    );
+    assert_eq!(response.json(), json!({"ok": false, "error": "Enable agent browser control"}));
     assert!(fx.host.started.lock().is_empty());
     // Non-browser operations are unaffected.
-    assert_eq!(
-        fx.call(&token, &json!({"operation": "terminal_open"}))
-            .status,
-        200
-    );
+    assert_eq!(fx.call(&token, &json!({"operation": "terminal_open"})).status, 200);
     fx.host.browser.store(true, Ordering::SeqCst);
     assert_eq!(fx.call(&token, &open).status, 200);
 }
@@ -627,14 +492,7 @@ fn a_project_runs_one_operation_at_a_time_in_arrival_order() {
     let third = send_async(port, &a, sticky("C"));
     wait_until("C to queue", || fx.server.pending_operations("p") == 3);
     // Discovery calls bypass the busy queue.
-    assert_eq!(
-        fx.call(
-            &a,
-            &json!({"operation": "guide_read", "args": {"topic": "canvas"}})
-        )
-        .status,
-        200
-    );
+    assert_eq!(fx.call(&a, &json!({"operation": "guide_read", "args": {"topic": "canvas"}})).status, 200);
     assert_eq!(fx.host.started_labels(), ["A"], "B and C must wait for A");
 
     fx.host.release_oldest();
@@ -648,9 +506,7 @@ fn a_project_runs_one_operation_at_a_time_in_arrival_order() {
         assert_eq!(response.json()["value"]["args"]["text"], text);
     }
     assert_eq!(fx.host.finished_labels(), ["A", "B", "C"]);
-    wait_until("the queue to empty", || {
-        fx.server.pending_operations("p") == 0
-    });
+    wait_until("the queue to empty", || fx.server.pending_operations("p") == 0);
 }
 
 #[test]
@@ -663,9 +519,7 @@ fn different_projects_run_in_parallel() {
     wait_until("P1 to start", || fx.host.started_labels() == ["P1"]);
     let second = send_async(fx.port(), &b, sticky("P2"));
     // P2 starts while P1 is still held.
-    wait_until("P2 to start beside P1", || {
-        fx.host.started_labels() == ["P1", "P2"]
-    });
+    wait_until("P2 to start beside P1", || fx.host.started_labels() == ["P1", "P2"]);
     assert_eq!(fx.host.held_count(), 2);
     fx.host.release_oldest();
     fx.host.release_oldest();
@@ -694,20 +548,11 @@ fn revoking_a_node_fails_its_queued_operations() {
     fx.host.release_oldest();
     let revoked = queued.join().unwrap();
     assert_eq!(revoked.status, 401);
-    assert_eq!(
-        revoked.json(),
-        json!({"ok": false, "error": "Unknown or revoked session"})
-    );
+    assert_eq!(revoked.json(), json!({"ok": false, "error": "Unknown or revoked session"}));
     assert_eq!(replaced.join().unwrap().status, 401);
     assert_eq!(first.join().unwrap().status, 200);
-    assert_eq!(
-        fx.host.started_labels(),
-        ["A"],
-        "revoked work never reaches the host"
-    );
-    wait_until("the queue to empty", || {
-        fx.server.pending_operations("p") == 0
-    });
+    assert_eq!(fx.host.started_labels(), ["A"], "revoked work never reaches the host");
+    wait_until("the queue to empty", || fx.server.pending_operations("p") == 0);
     fx.host.hold.store(false, Ordering::SeqCst);
     assert_eq!(fx.call(&fresh, &sticky("after")).status, 200);
 }
@@ -736,22 +581,13 @@ fn a_client_that_hangs_up_neither_cancels_its_operation_nor_stalls_the_queue() {
     wait_until("C to start", || fx.host.started_labels().len() == 3);
     fx.host.release_oldest();
     assert_eq!(waiting.join().unwrap().status, 200);
-    assert_eq!(
-        fx.host.finished_labels(),
-        ["A", "B", "C"],
-        "abandoned operations still ran to completion"
-    );
-    wait_until("the queue to empty", || {
-        fx.server.pending_operations("p") == 0
-    });
+    assert_eq!(fx.host.finished_labels(), ["A", "B", "C"], "abandoned operations still ran to completion");
+    wait_until("the queue to empty", || fx.server.pending_operations("p") == 0);
 }
 
 #[test]
 fn an_operation_the_host_never_finishes_is_abandoned_and_the_queue_moves_on() {
-    let config = ServerConfig {
-        operation_timeout: Duration::from_millis(500),
-        ..ServerConfig::default()
-    };
+    let config = ServerConfig { operation_timeout: Duration::from_millis(500), ..ServerConfig::default() };
     let fx = Fixture::with_config(config);
     let a = fx.session("a", "p");
     fx.host.hold.store(true, Ordering::SeqCst);
@@ -760,13 +596,8 @@ fn an_operation_the_host_never_finishes_is_abandoned_and_the_queue_moves_on() {
     let next = send_async(fx.port(), &a, sticky("next"));
     let response = stuck.join().unwrap();
     assert_eq!(response.status, 400);
-    assert_eq!(
-        response.json(),
-        json!({"ok": false, "error": "sticky_open timed out"})
-    );
-    wait_until("next to start", || {
-        fx.host.started_labels() == ["stuck", "next"]
-    });
+    assert_eq!(response.json(), json!({"ok": false, "error": "sticky_open timed out"}));
+    wait_until("next to start", || fx.host.started_labels() == ["stuck", "next"]);
     fx.host.release_oldest(); // the abandoned one: nobody listens any more
     fx.host.release_oldest();
     assert_eq!(next.join().unwrap().status, 200);
@@ -785,28 +616,20 @@ fn start_writes_private_endpoint_and_lock_files_and_close_removes_them() {
     assert_eq!(mode(&tools.join("sessions")), 0o700);
     assert_eq!(mode(&tools.join("endpoint.json")), 0o600);
     assert_eq!(mode(&tools.join("server.lock")), 0o600);
-    let endpoint: Value =
-        serde_json::from_slice(&fs::read(tools.join("endpoint.json")).unwrap()).unwrap();
+    let endpoint: Value = serde_json::from_slice(&fs::read(tools.join("endpoint.json")).unwrap()).unwrap();
     assert_eq!(
         endpoint,
         json!({"url": format!("http://127.0.0.1:{}", server.port()), "instanceId": server.instance_id()})
     );
-    let lock: Value =
-        serde_json::from_slice(&fs::read(tools.join("server.lock")).unwrap()).unwrap();
-    assert_eq!(
-        lock,
-        json!({"pid": std::process::id(), "instanceId": server.instance_id()})
-    );
+    let lock: Value = serde_json::from_slice(&fs::read(tools.join("server.lock")).unwrap()).unwrap();
+    assert_eq!(lock, json!({"pid": std::process::id(), "instanceId": server.instance_id()}));
     assert_eq!(server.instance_id().len(), 32);
 
     let port = server.port();
     server.close().unwrap();
     assert!(!tools.join("endpoint.json").exists());
     assert!(!tools.join("server.lock").exists());
-    assert!(
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
-        "listener must be closed"
-    );
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "listener must be closed");
     server.close().unwrap(); // idempotent
 }
 
@@ -822,8 +645,7 @@ fn a_second_instance_on_the_same_directory_is_refused() {
     }
     // The refused start touched nothing of the first instance's.
     let endpoint: Value =
-        serde_json::from_slice(&fs::read(dir.path().join("agent-tools/endpoint.json")).unwrap())
-            .unwrap();
+        serde_json::from_slice(&fs::read(dir.path().join("agent-tools/endpoint.json")).unwrap()).unwrap();
     assert_eq!(endpoint["instanceId"], first.instance_id());
     first.close().unwrap();
     let second = ToolServer::start(dir.path(), FakeHost::new()).unwrap();
@@ -835,22 +657,12 @@ fn a_stale_lock_file_is_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let tools = dir.path().join("agent-tools");
     fs::create_dir_all(&tools).unwrap();
-    fs::write(
-        tools.join("server.lock"),
-        br#"{"pid":999999,"instanceId":"dead"}"#,
-    )
-    .unwrap();
-    fs::write(
-        tools.join("endpoint.json"),
-        br#"{"url":"http://127.0.0.1:1","instanceId":"dead"}"#,
-    )
-    .unwrap();
+    fs::write(tools.join("server.lock"), br#"{"pid":999999,"instanceId":"dead"}"#).unwrap();
+    fs::write(tools.join("endpoint.json"), br#"{"url":"http://127.0.0.1:1","instanceId":"dead"}"#).unwrap();
     let server = ToolServer::start(dir.path(), FakeHost::new()).unwrap();
-    let lock: Value =
-        serde_json::from_slice(&fs::read(tools.join("server.lock")).unwrap()).unwrap();
+    let lock: Value = serde_json::from_slice(&fs::read(tools.join("server.lock")).unwrap()).unwrap();
     assert_eq!(lock["instanceId"], server.instance_id());
-    let endpoint: Value =
-        serde_json::from_slice(&fs::read(tools.join("endpoint.json")).unwrap()).unwrap();
+    let endpoint: Value = serde_json::from_slice(&fs::read(tools.join("endpoint.json")).unwrap()).unwrap();
     assert_eq!(endpoint["instanceId"], server.instance_id());
 }
 
@@ -859,11 +671,7 @@ fn close_leaves_an_endpoint_file_that_is_not_ours() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = ToolServer::start(dir.path(), FakeHost::new()).unwrap();
     let path = dir.path().join("agent-tools/endpoint.json");
-    fs::write(
-        &path,
-        br#"{"url":"http://127.0.0.1:2","instanceId":"someone-else"}"#,
-    )
-    .unwrap();
+    fs::write(&path, br#"{"url":"http://127.0.0.1:2","instanceId":"someone-else"}"#).unwrap();
     server.close().unwrap();
     assert!(path.exists());
 }
@@ -874,31 +682,17 @@ fn sessions_persist_across_restarts_when_reused() {
     let identity = ToolIdentity::new("agent-1", "p");
     let ready = IntegrationStatus::new(IntegrationState::Ready);
     let mut first = ToolServer::start(dir.path(), FakeHost::new()).unwrap();
-    let token = first
-        .provision(identity.clone(), ready.clone(), false)
-        .unwrap()
-        .token;
-    assert_eq!(
-        mode(&dir.path().join("agent-tools/sessions/agent-1.json")),
-        0o600
-    );
+    let token = first.provision(identity.clone(), ready.clone(), false).unwrap().token;
+    assert_eq!(mode(&dir.path().join("agent-tools/sessions/agent-1.json")), 0o600);
     first.close().unwrap();
 
     let host = FakeHost::new();
     let second = ToolServer::start(dir.path(), host.clone()).unwrap();
     let reused = second.provision(identity, ready, true).unwrap();
     assert_eq!(reused.token, token);
-    assert_eq!(
-        host.statuses.lock().len(),
-        1,
-        "provision reports the status"
-    );
+    assert_eq!(host.statuses.lock().len(), 1, "provision reports the status");
     let mut conn = Conn::open(second.port());
-    conn.send(&call_request(
-        second.port(),
-        token.expose(),
-        r#"{"operation":"canvas_list"}"#,
-    ));
+    conn.send(&call_request(second.port(), token.expose(), r#"{"operation":"canvas_list"}"#));
     assert_eq!(conn.response().status, 200);
 }
 
@@ -909,18 +703,9 @@ fn a_planted_symlink_is_never_followed() {
     let victim = dir.path().join("victim.txt");
     fs::write(&victim, b"precious").unwrap();
     std::os::unix::fs::symlink(&victim, server.directory().join("sessions/agent-1.json")).unwrap();
-    let result = server.provision(
-        ToolIdentity::new("agent-1", "p"),
-        IntegrationStatus::new(IntegrationState::Ready),
-        true,
-    );
-    assert!(
-        matches!(
-            result,
-            Err(SessionError::File(tool_server::FileError::Symlink(_)))
-        ),
-        "{result:?}"
-    );
+    let result =
+        server.provision(ToolIdentity::new("agent-1", "p"), IntegrationStatus::new(IntegrationState::Ready), true);
+    assert!(matches!(result, Err(SessionError::File(tool_server::FileError::Symlink(_)))), "{result:?}");
     assert_eq!(fs::read(&victim).unwrap(), b"precious");
     assert!(server.session("agent-1").is_none());
 }
@@ -939,9 +724,7 @@ fn a_symlinked_state_directory_is_refused() {
     std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("agent-tools/sessions")).unwrap();
     assert!(matches!(
         ToolServer::start(dir.path(), FakeHost::new()),
-        Err(ServerError::Session(SessionError::File(
-            tool_server::FileError::Symlink(_)
-        )))
+        Err(ServerError::Session(SessionError::File(tool_server::FileError::Symlink(_))))
     ));
     assert_eq!(fs::read_dir(elsewhere.path()).unwrap().count(), 0);
 }
@@ -954,19 +737,11 @@ fn the_client_finds_its_session_from_the_state_directory() {
     fx.session("agent-1", "p");
     let client = tool_server::ToolClient::from_state_dir(fx.server.directory(), "agent-1").unwrap();
     assert_eq!(client.identity(), Some(&ToolIdentity::new("agent-1", "p")));
-    let value = client
-        .call("canvas_select", json!({"nodeIds": ["n1", "n2"]}))
-        .unwrap();
+    let value = client.call("canvas_select", json!({"nodeIds": ["n1", "n2"]})).unwrap();
     assert_eq!(value["args"]["nodeIds"], json!(["n1", "n2"]));
-    assert_eq!(
-        client.call("canvas_list", Value::Null).unwrap()["echo"],
-        "canvas_list"
-    );
+    assert_eq!(client.call("canvas_list", Value::Null).unwrap()["echo"], "canvas_list");
     match client.call("canvas_move", json!({"nodeId": "n"})) {
-        Err(tool_server::ClientError::Refused {
-            status: 400,
-            message,
-        }) => {
+        Err(tool_server::ClientError::Refused { status: 400, message }) => {
             assert_eq!(message, "canvas_move requires argument x")
         }
         other => panic!("{other:?}"),
@@ -1001,23 +776,16 @@ fn the_mcp_adapter_connects_lists_and_calls_through_the_real_server() {
     .collect::<String>();
     let mut output = Vec::new();
     mcp.serve(input.as_bytes(), &mut output).unwrap();
-    let replies: Vec<Value> = String::from_utf8(output)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let replies: Vec<Value> =
+        String::from_utf8(output).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(replies.len(), 4);
     assert_eq!(replies[0]["result"]["serverInfo"]["name"], "termsprawl");
     assert_eq!(replies[1]["result"]["tools"].as_array().unwrap().len(), 28);
     assert_eq!(replies[2]["result"]["isError"], false);
-    let text: Value =
-        serde_json::from_str(replies[2]["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let text: Value = serde_json::from_str(replies[2]["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(text["args"]["text"], "hi");
     assert_eq!(replies[3]["result"]["isError"], true);
-    assert_eq!(
-        replies[3]["result"]["content"][0]["text"],
-        "Enable agent browser control"
-    );
+    assert_eq!(replies[3]["result"]["content"][0]["text"], "Enable agent browser control");
 
     let statuses = fx.host.statuses.lock().clone();
     assert_eq!(statuses.len(), 1);

@@ -25,9 +25,7 @@ use clap::builder::PossibleValuesParser;
 use clap::{Parser, Subcommand};
 use serde_json::Value;
 use termsprawl::paths;
-use tool_server::{
-    guide, valid_node_id, ClientError, GuideTopic, McpServer, ToolCaller, ToolClient, AGENT_TOOLS,
-};
+use tool_server::{guide, valid_node_id, ClientError, GuideTopic, McpServer, ToolCaller, ToolClient, AGENT_TOOLS};
 
 /// Environment variable naming the agent node this process speaks for; the
 /// app sets it in every agent terminal.
@@ -125,11 +123,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             // Agents parse this: keep it to one line whatever the server said.
-            let _ = writeln!(
-                io::stderr(),
-                "termsprawl-ctl: {}",
-                one_line(failure.message())
-            );
+            let _ = writeln!(io::stderr(), "termsprawl-ctl: {}", one_line(failure.message()));
             failure.exit_code()
         }
     }
@@ -140,11 +134,7 @@ fn main() -> ExitCode {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(io::stderr)
-        .with_target(false)
-        .try_init();
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(io::stderr).with_target(false).try_init();
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -178,9 +168,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let node = node_id(cli.node)?;
             let caller = StateDirCaller { state, node };
             let server = McpServer::new(caller, Some(adapter));
-            server
-                .serve_stdio()
-                .map_err(|e| Failure::Failed(format!("MCP stdio: {e}")))
+            server.serve_stdio().map_err(|e| Failure::Failed(format!("MCP stdio: {e}")))
         }
     }
 }
@@ -188,14 +176,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
 /// The node id from `--node` or the environment, checked before any file is
 /// touched so a typo is a usage error rather than a missing session.
 fn node_id(explicit: Option<String>) -> Result<String, Failure> {
-    let node = explicit
-        .or_else(|| std::env::var(NODE_ID_ENV).ok())
-        .filter(|n| !n.is_empty())
-        .ok_or_else(|| {
-            Failure::Usage(format!(
-                "no agent identity: set {NODE_ID_ENV} (termsprawl sets it in agent terminals) or pass --node"
-            ))
-        })?;
+    let node = explicit.or_else(|| std::env::var(NODE_ID_ENV).ok()).filter(|n| !n.is_empty()).ok_or_else(|| {
+        Failure::Usage(format!(
+            "no agent identity: set {NODE_ID_ENV} (termsprawl sets it in agent terminals) or pass --node"
+        ))
+    })?;
     if !valid_node_id(&node) {
         return Err(Failure::Usage(format!(
             "invalid node id {:?}: expected letters, digits, '_' or '-'",
@@ -217,31 +202,23 @@ fn parse_args(args: Option<&str>) -> Result<Value, Failure> {
                 .read_to_string(&mut text)
                 .map_err(|e| Failure::Usage(format!("cannot read arguments from stdin: {e}")))?;
             if text.len() as u64 > MAX_STDIN_ARGS {
-                return Err(Failure::Usage(format!(
-                    "arguments on stdin exceed {MAX_STDIN_ARGS} bytes"
-                )));
+                return Err(Failure::Usage(format!("arguments on stdin exceed {MAX_STDIN_ARGS} bytes")));
             }
             text
         }
         Some(text) => text.to_owned(),
     };
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| Failure::Usage(format!("arguments are not valid JSON: {e}")))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| Failure::Usage(format!("arguments are not valid JSON: {e}")))?;
     if !value.is_object() {
-        return Err(Failure::Usage(
-            "arguments must be a JSON object, e.g. '{\"nodeId\":\"n-1\"}'".into(),
-        ));
+        return Err(Failure::Usage("arguments must be a JSON object, e.g. '{\"nodeId\":\"n-1\"}'".into()));
     }
     Ok(value)
 }
 
 /// `name  first line of the description`, one operation per line.
 fn tools_table() -> String {
-    let width = AGENT_TOOLS
-        .iter()
-        .map(|t| t.name().len())
-        .max()
-        .unwrap_or(0);
+    let width = AGENT_TOOLS.iter().map(|t| t.name().len()).max().unwrap_or(0);
     AGENT_TOOLS
         .iter()
         .map(|t| {
@@ -254,17 +231,12 @@ fn tools_table() -> String {
 /// Writes `text` and a newline to stdout; a closed pipe is a failure, not a panic.
 fn print_out(text: &str) -> Result<(), Failure> {
     let mut out = BufWriter::new(io::stdout().lock());
-    writeln!(out, "{text}")
-        .and_then(|()| out.flush())
-        .map_err(|e| Failure::Failed(format!("cannot write output: {e}")))
+    writeln!(out, "{text}").and_then(|()| out.flush()).map_err(|e| Failure::Failed(format!("cannot write output: {e}")))
 }
 
 /// Replaces control characters (newlines included) so a message stays on one line.
 fn one_line(message: &str) -> String {
-    message
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    message.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
 /// Forwards MCP tool calls, re-reading `endpoint.json` and the session file

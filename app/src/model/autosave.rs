@@ -139,7 +139,12 @@ impl Autosaver {
     }
 
     /// Encodes the workspace and queues it for `<data>/workspace.json`.
-    pub fn submit_workspace(&self, data_dir: &Path, workspace: &Workspace, home: Option<&Path>) -> Result<(), AutosaveError> {
+    pub fn submit_workspace(
+        &self,
+        data_dir: &Path,
+        workspace: &Workspace,
+        home: Option<&Path>,
+    ) -> Result<(), AutosaveError> {
         let bytes = persist::encode_workspace(workspace, home)?;
         self.submit(persist::workspace_path(data_dir), bytes, WORKSPACE_MODE)
     }
@@ -184,7 +189,12 @@ fn writer(rx: mpsc::Receiver<Msg>, policy: DebouncePolicy, failures: Arc<Mutex<V
         };
         match msg {
             Ok(Msg::Write { path, bytes, mode }) => {
-                let entry = pending.entry(path).or_insert_with(|| Pending { bytes: Vec::new(), mode, debounce: Debounce::default(), attempts: 0 });
+                let entry = pending.entry(path).or_insert_with(|| Pending {
+                    bytes: Vec::new(),
+                    mode,
+                    debounce: Debounce::default(),
+                    attempts: 0,
+                });
                 entry.bytes = bytes;
                 entry.mode = mode;
                 entry.attempts = 0;
@@ -208,9 +218,15 @@ fn writer(rx: mpsc::Receiver<Msg>, policy: DebouncePolicy, failures: Arc<Mutex<V
 
 /// Writes the files that are due (all of them when `all`), keeping failed
 /// ones for a retry until [`MAX_ATTEMPTS`].
-fn write_due(pending: &mut BTreeMap<PathBuf, Pending>, policy: &DebouncePolicy, failures: &Mutex<Vec<SaveFailure>>, all: bool) {
+fn write_due(
+    pending: &mut BTreeMap<PathBuf, Pending>,
+    policy: &DebouncePolicy,
+    failures: &Mutex<Vec<SaveFailure>>,
+    all: bool,
+) {
     let now = Instant::now();
-    let due: Vec<PathBuf> = pending.iter().filter(|(_, p)| all || p.debounce.is_due(now, policy)).map(|(k, _)| k.clone()).collect();
+    let due: Vec<PathBuf> =
+        pending.iter().filter(|(_, p)| all || p.debounce.is_due(now, policy)).map(|(k, _)| k.clone()).collect();
     for path in due {
         let Some(entry) = pending.get_mut(&path) else { continue };
         let result = ensure_parent(&path).and_then(|()| atomic_write(&path, &entry.bytes, entry.mode));
@@ -243,7 +259,9 @@ fn ensure_parent(path: &Path) -> Result<(), PersistError> {
     if dir.as_os_str().is_empty() || dir.is_dir() {
         return Ok(());
     }
-    std::fs::create_dir(dir).or_else(|e| if e.kind() == std::io::ErrorKind::AlreadyExists { Ok(()) } else { Err(e) }).map_err(|e| PersistError::io("create", dir, e))
+    std::fs::create_dir(dir)
+        .or_else(|e| if e.kind() == std::io::ErrorKind::AlreadyExists { Ok(()) } else { Err(e) })
+        .map_err(|e| PersistError::io("create", dir, e))
 }
 
 #[cfg(test)]
@@ -276,7 +294,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.json");
         let b = dir.path().join("sub").join("b.json");
-        let saver = Autosaver::spawn(DebouncePolicy { quiet: Duration::from_secs(3600), max_delay: Duration::from_secs(3600) }).unwrap();
+        let saver =
+            Autosaver::spawn(DebouncePolicy { quiet: Duration::from_secs(3600), max_delay: Duration::from_secs(3600) })
+                .unwrap();
         saver.submit(a.clone(), b"one".to_vec(), 0o600).unwrap();
         saver.submit(a.clone(), b"two".to_vec(), 0o600).unwrap();
         assert!(saver.flush().unwrap().is_empty());
@@ -291,7 +311,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // The parent of the parent does not exist: ensure_parent creates one level only.
         let bad = dir.path().join("gone").join("deeper").join("x.json");
-        let saver = Autosaver::spawn(DebouncePolicy { quiet: Duration::from_secs(3600), max_delay: Duration::from_secs(3600) }).unwrap();
+        let saver =
+            Autosaver::spawn(DebouncePolicy { quiet: Duration::from_secs(3600), max_delay: Duration::from_secs(3600) })
+                .unwrap();
         saver.submit(bad.clone(), b"x".to_vec(), 0o600).unwrap();
         let mut all = Vec::new();
         for _ in 0..MAX_ATTEMPTS {

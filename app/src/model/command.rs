@@ -213,9 +213,10 @@ impl Command {
         match self {
             Self::SetBrowserUrl { .. } | Self::SetBrowserTitle { .. } | Self::ActivateTab { .. } => CommandScope::Live,
             Self::SetCamera { .. } => CommandScope::View,
-            Self::AddProject { .. } | Self::CloseProject { .. } | Self::ActivateProject { .. } | Self::RenameProject { .. } => {
-                CommandScope::Workspace
-            }
+            Self::AddProject { .. }
+            | Self::CloseProject { .. }
+            | Self::ActivateProject { .. }
+            | Self::RenameProject { .. } => CommandScope::Workspace,
             _ => CommandScope::Canvas,
         }
     }
@@ -261,7 +262,12 @@ pub(super) struct Produced {
 
 /// Runs a canvas or live command against a project's nodes. On error the
 /// `Txn` rolls the nodes back and the caller restores `next_z`.
-pub(super) fn execute(cmd: Command, folder: &Path, next_z: &mut i64, txn: &mut Txn<'_>) -> Result<Produced, ModelError> {
+pub(super) fn execute(
+    cmd: Command,
+    folder: &Path,
+    next_z: &mut i64,
+    txn: &mut Txn<'_>,
+) -> Result<Produced, ModelError> {
     let mut out = Produced::default();
     match cmd {
         Command::AddNode { mut node } => {
@@ -418,7 +424,9 @@ pub(super) fn execute(cmd: Command, folder: &Path, next_z: &mut i64, txn: &mut T
                 id: gid.clone(),
                 kind: NodeKind::Group { members: ids.clone() },
                 title: title.unwrap_or_else(|| DEFAULT_GROUP_TITLE.to_owned()),
-                rect: bounds.expanded(GROUP_PADDING, GROUP_PADDING + GROUP_HEADER, GROUP_PADDING, GROUP_PADDING).clamped_to_min_size(),
+                rect: bounds
+                    .expanded(GROUP_PADDING, GROUP_PADDING + GROUP_HEADER, GROUP_PADDING, GROUP_PADDING)
+                    .clamped_to_min_size(),
                 z: bump(next_z),
                 colour: None,
                 links: BTreeSet::new(),
@@ -609,7 +617,10 @@ fn dissolve_group(txn: &mut Txn<'_>, gid: &NodeId) -> Result<(), ModelError> {
     Ok(())
 }
 
-fn browser_mut<'t>(txn: &'t mut Txn<'_>, id: &NodeId) -> Result<(&'t mut Vec<BrowserTab>, &'t mut super::ids::TabId), ModelError> {
+fn browser_mut<'t>(
+    txn: &'t mut Txn<'_>,
+    id: &NodeId,
+) -> Result<(&'t mut Vec<BrowserTab>, &'t mut super::ids::TabId), ModelError> {
     match &mut txn.get_mut(id)?.kind {
         NodeKind::Browser { tabs, active_tab } => Ok((tabs, active_tab)),
         _ => Err(ModelError::WrongKind { id: id.clone(), expected: "browser" }),
@@ -657,7 +668,8 @@ mod tests {
     }
 
     fn browser(name: &str) -> Node {
-        let tab = |t: &str| BrowserTab { id: TabId::new(t).unwrap(), url: format!("https://{t}.test/"), title: t.to_owned() };
+        let tab =
+            |t: &str| BrowserTab { id: TabId::new(t).unwrap(), url: format!("https://{t}.test/"), title: t.to_owned() };
         node(
             name,
             NodeKind::Browser { tabs: vec![tab("t1"), tab("t2")], active_tab: TabId::new("t1").unwrap() },
@@ -673,8 +685,11 @@ mod tests {
     /// browser, a terminal and an artifact.
     fn workspace() -> Workspace {
         let mut ws = Workspace::new();
-        ws.apply(Command::AddProject { project: Box::new(Project::new(ProjectId::new("p1").unwrap(), "one", "/w")), activate: true })
-            .unwrap();
+        ws.apply(Command::AddProject {
+            project: Box::new(Project::new(ProjectId::new("p1").unwrap(), "one", "/w")),
+            activate: true,
+        })
+        .unwrap();
         for n in [
             sticky("a", 0.0, 0.0),
             sticky("b", 200.0, 0.0),
@@ -682,10 +697,18 @@ mod tests {
             browser("web"),
             node(
                 "term",
-                NodeKind::Terminal { cwd: "sub".into(), command: Some(vec!["vim".into()]), tmux_session: Some("s1".into()) },
+                NodeKind::Terminal {
+                    cwd: "sub".into(),
+                    command: Some(vec!["vim".into()]),
+                    tmux_session: Some("s1".into()),
+                },
                 Rect::new(0.0, 400.0, 300.0, 200.0),
             ),
-            node("art", NodeKind::Artifact { path: "/w/README.md".into(), view: ArtifactView::Editor }, Rect::new(0.0, 700.0, 300.0, 200.0)),
+            node(
+                "art",
+                NodeKind::Artifact { path: "/w/README.md".into(), view: ArtifactView::Editor },
+                Rect::new(0.0, 700.0, 300.0, 200.0),
+            ),
         ] {
             ws.apply(Command::AddNode { node: n }).unwrap();
         }
@@ -808,30 +831,56 @@ mod tests {
         let z = ws.active().unwrap().next_z();
         type Expect = fn(&ModelError) -> bool;
         let cases: Vec<(Command, Expect)> = vec![
-            (Command::MoveNodes { ids: vec![id("a"), id("ghost")], dx: 1.0, dy: 1.0 }, |e| matches!(e, ModelError::UnknownNode(_))),
-            (Command::MoveNodes { ids: vec![id("a")], dx: f64::NAN, dy: 1.0 }, |e| matches!(e, ModelError::NotFinite(_))),
+            (Command::MoveNodes { ids: vec![id("a"), id("ghost")], dx: 1.0, dy: 1.0 }, |e| {
+                matches!(e, ModelError::UnknownNode(_))
+            }),
+            (Command::MoveNodes { ids: vec![id("a")], dx: f64::NAN, dy: 1.0 }, |e| {
+                matches!(e, ModelError::NotFinite(_))
+            }),
             (Command::MoveNodes { ids: vec![], dx: 1.0, dy: 1.0 }, |e| matches!(e, ModelError::NoNodes(_))),
-            (Command::SetRect { id: id("a"), rect: Rect::new(0.0, f64::INFINITY, 1.0, 1.0) }, |e| matches!(e, ModelError::NotFinite(_))),
-            (Command::SetStickyText { id: id("term"), text: "x".into() }, |e| matches!(e, ModelError::WrongKind { .. })),
-            (Command::SetArtifactView { id: id("a"), view: ArtifactView::Diff }, |e| matches!(e, ModelError::WrongKind { .. })),
+            (Command::SetRect { id: id("a"), rect: Rect::new(0.0, f64::INFINITY, 1.0, 1.0) }, |e| {
+                matches!(e, ModelError::NotFinite(_))
+            }),
+            (Command::SetStickyText { id: id("term"), text: "x".into() }, |e| {
+                matches!(e, ModelError::WrongKind { .. })
+            }),
+            (Command::SetArtifactView { id: id("a"), view: ArtifactView::Diff }, |e| {
+                matches!(e, ModelError::WrongKind { .. })
+            }),
             (Command::Ungroup { id: id("a") }, |e| matches!(e, ModelError::WrongKind { .. })),
             (Command::AddNode { node: sticky("a", 0.0, 0.0) }, |e| matches!(e, ModelError::DuplicateNode(_))),
             (
-                Command::AddNode { node: node("g", NodeKind::Group { members: vec![id("a"), id("ghost")] }, Rect::new(0.0, 0.0, 1.0, 1.0)) },
+                Command::AddNode {
+                    node: node(
+                        "g",
+                        NodeKind::Group { members: vec![id("a"), id("ghost")] },
+                        Rect::new(0.0, 0.0, 1.0, 1.0),
+                    ),
+                },
                 |e| matches!(e, ModelError::UnknownNode(_)),
             ),
             (Command::BringToFront { ids: vec![id("ghost")] }, |e| matches!(e, ModelError::UnknownNode(_))),
             (Command::Duplicate { ids: vec![id("a"), id("ghost")] }, |e| matches!(e, ModelError::UnknownNode(_))),
-            (Command::GroupNodes { ids: vec![id("a"), id("ghost")], title: None }, |e| matches!(e, ModelError::UnknownNode(_))),
+            (Command::GroupNodes { ids: vec![id("a"), id("ghost")], title: None }, |e| {
+                matches!(e, ModelError::UnknownNode(_))
+            }),
             (Command::CloseTab { tab: addr("web", "nope") }, |e| matches!(e, ModelError::UnknownTab(_))),
             (Command::CloseTab { tab: addr("a", "t1") }, |e| matches!(e, ModelError::WrongKind { .. })),
-            (Command::SetBrowserUrl { tab: addr("web", "t1"), url: "no scheme".into() }, |e| matches!(e, ModelError::InvalidUrl { .. })),
+            (Command::SetBrowserUrl { tab: addr("web", "t1"), url: "no scheme".into() }, |e| {
+                matches!(e, ModelError::InvalidUrl { .. })
+            }),
             (
-                Command::AddTab { node: id("web"), tab: BrowserTab { id: TabId::new("t1").unwrap(), url: "about:blank".into(), title: String::new() }, activate: false },
+                Command::AddTab {
+                    node: id("web"),
+                    tab: BrowserTab { id: TabId::new("t1").unwrap(), url: "about:blank".into(), title: String::new() },
+                    activate: false,
+                },
                 |e| matches!(e, ModelError::DuplicateTab(_)),
             ),
             (Command::ActivateTab { tab: addr("web", "t9") }, |e| matches!(e, ModelError::UnknownTab(_))),
-            (Command::SetCamera { camera: Camera { x: 0.0, y: 0.0, zoom: -1.0 } }, |e| matches!(e, ModelError::NotFinite(_))),
+            (Command::SetCamera { camera: Camera { x: 0.0, y: 0.0, zoom: -1.0 } }, |e| {
+                matches!(e, ModelError::NotFinite(_))
+            }),
         ];
         for (cmd, expected) in cases {
             let err = ws.apply(cmd.clone()).expect_err(&format!("{cmd:?} should be refused"));
@@ -852,7 +901,10 @@ mod tests {
         let term = get(&ws, "term");
         assert!(matches!(&term.kind, NodeKind::Terminal { cwd, .. } if cwd == &PathBuf::from("/w/sub")));
         let mut ws = ws;
-        ws.apply(Command::AddNode { node: node("tiny", NodeKind::Sticky { text: String::new() }, Rect::new(3.0, 4.0, 1.0, 1.0)) }).unwrap();
+        ws.apply(Command::AddNode {
+            node: node("tiny", NodeKind::Sticky { text: String::new() }, Rect::new(3.0, 4.0, 1.0, 1.0)),
+        })
+        .unwrap();
         let tiny = get(&ws, "tiny");
         assert_eq!(tiny.rect, Rect::new(3.0, 4.0, 80.0, 60.0));
         assert!(ws.active().unwrap().nodes().all(|n| n.id == tiny.id || n.z < tiny.z));
@@ -863,16 +915,28 @@ mod tests {
     #[test]
     fn grouping_frames_members_and_moving_the_group_moves_them() {
         let mut ws = workspace();
-        let g = ws.apply(Command::GroupNodes { ids: vec![id("a"), id("b")], title: Some("pair".into()) }).unwrap().created[0].clone();
+        let g =
+            ws.apply(Command::GroupNodes { ids: vec![id("a"), id("b")], title: Some("pair".into()) }).unwrap().created
+                [0]
+            .clone();
         let group = ws.active().unwrap().node(&g).unwrap().clone();
         assert_eq!(group.title, "pair");
         assert_eq!(group.members(), &[id("a"), id("b")]);
         // a: (0,0,100,80), b: (200,0,100,80) → bbox (0,0,300,80), plus padding and header.
-        assert_eq!(group.rect, Rect::new(-GROUP_PADDING, -GROUP_PADDING - GROUP_HEADER, 300.0 + 2.0 * GROUP_PADDING, 80.0 + 2.0 * GROUP_PADDING + GROUP_HEADER));
+        assert_eq!(
+            group.rect,
+            Rect::new(
+                -GROUP_PADDING,
+                -GROUP_PADDING - GROUP_HEADER,
+                300.0 + 2.0 * GROUP_PADDING,
+                80.0 + 2.0 * GROUP_PADDING + GROUP_HEADER
+            )
+        );
         assert!(get(&ws, "a").z > group.z && get(&ws, "b").z > group.z, "frame beneath its members");
 
         // Nest: group the group with c; moving the outer group moves everything.
-        let outer = ws.apply(Command::GroupNodes { ids: vec![g.clone(), id("c")], title: None }).unwrap().created[0].clone();
+        let outer =
+            ws.apply(Command::GroupNodes { ids: vec![g.clone(), id("c")], title: None }).unwrap().created[0].clone();
         assert_eq!(ws.active().unwrap().node(&outer).unwrap().title, DEFAULT_GROUP_TITLE);
         let before = nodes(&ws);
         let moved = ws.apply(Command::MoveNodes { ids: vec![outer.clone()], dx: 10.0, dy: 20.0 }).unwrap();
@@ -899,15 +963,19 @@ mod tests {
     #[test]
     fn grouping_members_of_one_group_nests_inside_it_and_removal_updates_membership() {
         let mut ws = workspace();
-        let g = ws.apply(Command::GroupNodes { ids: vec![id("a"), id("b"), id("c")], title: None }).unwrap().created[0].clone();
-        let inner = ws.apply(Command::GroupNodes { ids: vec![id("a"), id("b")], title: None }).unwrap().created[0].clone();
+        let g = ws.apply(Command::GroupNodes { ids: vec![id("a"), id("b"), id("c")], title: None }).unwrap().created[0]
+            .clone();
+        let inner =
+            ws.apply(Command::GroupNodes { ids: vec![id("a"), id("b")], title: None }).unwrap().created[0].clone();
         assert_eq!(ws.active().unwrap().node(&g).unwrap().members(), &[id("c"), inner.clone()]);
         assert_eq!(ws.active().unwrap().group_of(&id("a")), Some(&inner));
         ws.apply(Command::RemoveNodes { ids: vec![id("a")] }).unwrap();
         assert_eq!(ws.active().unwrap().node(&inner).unwrap().members(), &[id("b")]);
         // Adding a group node takes its members out of their old group.
-        ws.apply(Command::AddNode { node: node("g2", NodeKind::Group { members: vec![id("b"), id("b")] }, Rect::new(0.0, 0.0, 500.0, 500.0)) })
-            .unwrap();
+        ws.apply(Command::AddNode {
+            node: node("g2", NodeKind::Group { members: vec![id("b"), id("b")] }, Rect::new(0.0, 0.0, 500.0, 500.0)),
+        })
+        .unwrap();
         assert_eq!(get(&ws, "g2").members(), &[id("b")]);
         assert!(ws.active().unwrap().node(&inner).unwrap().members().is_empty());
         assert!(get(&ws, "b").z > get(&ws, "g2").z);
@@ -951,7 +1019,8 @@ mod tests {
     #[test]
     fn duplicate_copies_with_new_ids_offset_and_remapped_groups() {
         let mut ws = workspace();
-        let g = ws.apply(Command::GroupNodes { ids: vec![id("a"), id("term")], title: None }).unwrap().created[0].clone();
+        let g =
+            ws.apply(Command::GroupNodes { ids: vec![id("a"), id("term")], title: None }).unwrap().created[0].clone();
         let top_before = ws.active().unwrap().next_z();
         let applied = ws.apply(Command::Duplicate { ids: vec![g.clone()] }).unwrap();
         assert_eq!(applied.created.len(), 3);
@@ -967,7 +1036,10 @@ mod tests {
         let copy_of = |n: &NodeId| applied.copies.iter().find(|(o, _)| o == n).unwrap().1.clone();
         let gc = p.node(&copy_of(&g)).unwrap();
         assert_eq!(gc.members(), &[copy_of(&id("a")), copy_of(&id("term"))]);
-        assert!(matches!(&p.node(&copy_of(&id("term"))).unwrap().kind, NodeKind::Terminal { tmux_session: None, command: Some(_), .. }));
+        assert!(matches!(
+            &p.node(&copy_of(&id("term"))).unwrap().kind,
+            NodeKind::Terminal { tmux_session: None, command: Some(_), .. }
+        ));
         assert!(gc.z < p.node(&copy_of(&id("a"))).unwrap().z);
         // The originals are untouched and still grouped.
         assert_eq!(p.node(&g).unwrap().members(), &[id("a"), id("term")]);
@@ -995,7 +1067,8 @@ mod tests {
         let pid = ws.active_id().unwrap().clone();
         ws.apply(Command::SetTitle { id: id("web"), title: "docs".into() }).unwrap();
         let steps = ws.history(&pid).unwrap().undo_len();
-        let a = ws.apply(Command::SetBrowserUrl { tab: addr("web", "t1"), url: "https://moved.test/x".into() }).unwrap();
+        let a =
+            ws.apply(Command::SetBrowserUrl { tab: addr("web", "t1"), url: "https://moved.test/x".into() }).unwrap();
         assert_eq!(a.history, HistoryEffect::None);
         assert!(a.layout_dirty);
         ws.apply(Command::SetBrowserTitle { tab: addr("web", "t1"), title: "Moved".into() }).unwrap();
@@ -1036,22 +1109,37 @@ mod tests {
     #[test]
     fn projects_open_close_activate_and_keep_separate_histories() {
         let mut ws = workspace();
-        assert!(matches!(Workspace::new().apply(Command::SetTitle { id: id("a"), title: String::new() }), Err(ModelError::NoActiveProject)));
+        assert!(matches!(
+            Workspace::new().apply(Command::SetTitle { id: id("a"), title: String::new() }),
+            Err(ModelError::NoActiveProject)
+        ));
         let p1 = ProjectId::new("p1").unwrap();
         let p2 = ProjectId::new("p2").unwrap();
         let p3 = ProjectId::new("p3").unwrap();
         assert!(matches!(
-            ws.apply(Command::AddProject { project: Box::new(Project::new(p1.clone(), "dup", "/elsewhere")), activate: false }),
+            ws.apply(Command::AddProject {
+                project: Box::new(Project::new(p1.clone(), "dup", "/elsewhere")),
+                activate: false
+            }),
             Err(ModelError::DuplicateProject(_))
         ));
         assert!(matches!(
-            ws.apply(Command::AddProject { project: Box::new(Project::new(p2.clone(), "same folder", "/w")), activate: false }),
+            ws.apply(Command::AddProject {
+                project: Box::new(Project::new(p2.clone(), "same folder", "/w")),
+                activate: false
+            }),
             Err(ModelError::DuplicateFolder(_))
         ));
-        let a = ws.apply(Command::AddProject { project: Box::new(Project::new(p2.clone(), "two", "/two")), activate: false }).unwrap();
+        let a = ws
+            .apply(Command::AddProject { project: Box::new(Project::new(p2.clone(), "two", "/two")), activate: false })
+            .unwrap();
         assert!(a.workspace_dirty);
         assert_eq!(ws.active_id(), Some(&p1));
-        ws.apply(Command::AddProject { project: Box::new(Project::new(p3.clone(), "three", "/three")), activate: true }).unwrap();
+        ws.apply(Command::AddProject {
+            project: Box::new(Project::new(p3.clone(), "three", "/three")),
+            activate: true,
+        })
+        .unwrap();
         assert_eq!(ws.active_id(), Some(&p3));
         ws.apply_in(&p2, Command::AddNode { node: sticky("x", 0.0, 0.0) }).unwrap();
         assert!(ws.project(&p2).unwrap().contains(&id("x")));

@@ -441,10 +441,14 @@ mod tests {
         let t2 = TabId::new("t2").unwrap();
         let tab = |id: &TabId, url: &str| BrowserTab { id: id.clone(), url: url.into(), title: url.into() };
         let mut old = sticky("b", 0.0);
-        old.kind = NodeKind::Browser { tabs: vec![tab(&t1, "about:blank"), tab(&t2, "about:blank")], active_tab: t1.clone() };
+        old.kind =
+            NodeKind::Browser { tabs: vec![tab(&t1, "about:blank"), tab(&t2, "about:blank")], active_tab: t1.clone() };
         let mut now = old.clone();
         now.title = "renamed".into();
-        now.kind = NodeKind::Browser { tabs: vec![tab(&t1, "https://a.test/"), tab(&t2, "about:blank")], active_tab: t2.clone() };
+        now.kind = NodeKind::Browser {
+            tabs: vec![tab(&t1, "https://a.test/"), tab(&t2, "about:blank")],
+            active_tab: t2.clone(),
+        };
         let mut nodes = BTreeMap::new();
         nodes.insert(now.id.clone(), now);
         let mut states = BTreeMap::new();

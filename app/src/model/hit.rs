@@ -90,10 +90,9 @@ impl Project {
     pub fn node_at(&self, p: Point, opts: &HitOptions) -> Option<Hit> {
         let zoom = if self.camera.zoom > 0.0 { self.camera.zoom } else { 1.0 };
         let tolerance = opts.edge_tolerance_px / zoom;
-        self.nodes_by_z()
-            .into_iter()
-            .rev()
-            .find_map(|n| hit_node(n, p, opts.title_bar_height, tolerance).map(|region| Hit { id: n.id.clone(), region }))
+        self.nodes_by_z().into_iter().rev().find_map(|n| {
+            hit_node(n, p, opts.title_bar_height, tolerance).map(|region| Hit { id: n.id.clone(), region })
+        })
     }
 }
 
@@ -105,11 +104,21 @@ mod tests {
     use crate::model::node::NodeKind;
 
     fn node(id: &str, rect: Rect, z: i64) -> Node {
-        Node { id: NodeId::new(id).unwrap(), kind: NodeKind::Sticky { text: String::new() }, title: String::new(), rect, z, colour: None, links: Default::default() }
+        Node {
+            id: NodeId::new(id).unwrap(),
+            kind: NodeKind::Sticky { text: String::new() },
+            title: String::new(),
+            rect,
+            z,
+            colour: None,
+            links: Default::default(),
+        }
     }
 
     fn project(nodes: Vec<Node>, zoom: f64) -> Project {
-        Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w", Camera { x: 0.0, y: 0.0, zoom }, nodes, 0).unwrap().0
+        Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w", Camera { x: 0.0, y: 0.0, zoom }, nodes, 0)
+            .unwrap()
+            .0
     }
 
     const OPTS: HitOptions = HitOptions { title_bar_height: 20.0, edge_tolerance_px: 4.0 };
@@ -142,11 +151,17 @@ mod tests {
     #[test]
     fn top_most_by_z_wins_and_tolerance_scales_with_zoom() {
         let p = project(
-            vec![node("low", Rect::new(0.0, 0.0, 200.0, 200.0), 5), node("high", Rect::new(100.0, 100.0, 200.0, 200.0), 9)],
+            vec![
+                node("low", Rect::new(0.0, 0.0, 200.0, 200.0), 5),
+                node("high", Rect::new(100.0, 100.0, 200.0, 200.0), 9),
+            ],
             1.0,
         );
         assert_eq!(p.node_at(Point::new(150.0, 150.0), &OPTS).unwrap().id.as_str(), "high");
-        assert_eq!(p.node_at(Point::new(50.0, 150.0), &OPTS), Some(Hit { id: NodeId::new("low").unwrap(), region: HitRegion::Body }));
+        assert_eq!(
+            p.node_at(Point::new(50.0, 150.0), &OPTS),
+            Some(Hit { id: NodeId::new("low").unwrap(), region: HitRegion::Body })
+        );
         assert_eq!(p.node_at(Point::new(500.0, 500.0), &OPTS), None);
         // 3 world units outside "high"'s right edge: grabbed at zoom 1 (4 px
         // = 4 units), missed at zoom 2 (4 px = 2 units).

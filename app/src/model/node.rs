@@ -272,7 +272,9 @@ impl Node {
     /// The address of every tab of a browser node, in tab-strip order.
     pub fn tab_addresses(&self) -> Vec<TabAddress> {
         match &self.kind {
-            NodeKind::Browser { tabs, .. } => tabs.iter().map(|t| TabAddress::new(self.id.clone(), t.id.clone())).collect(),
+            NodeKind::Browser { tabs, .. } => {
+                tabs.iter().map(|t| TabAddress::new(self.id.clone(), t.id.clone())).collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -330,7 +332,8 @@ mod tests {
 
     #[test]
     fn browser_nodes_need_valid_tabs() {
-        let mut n = Node::new(NodeKind::browser("https://example.com/").unwrap(), "b", Rect::new(0.0, 0.0, 100.0, 100.0));
+        let mut n =
+            Node::new(NodeKind::browser("https://example.com/").unwrap(), "b", Rect::new(0.0, 0.0, 100.0, 100.0));
         assert!(n.validate().is_ok());
         assert_eq!(n.tab_addresses().len(), 1);
         if let NodeKind::Browser { tabs, active_tab } = &mut n.kind {

@@ -316,9 +316,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<(), PersistE
         .map_err(|e| PersistError::io("set permissions of", tmp.path(), e))?;
     tmp.as_file().sync_all().map_err(|e| PersistError::io("fsync", tmp.path(), e))?;
     tmp.persist(path).map_err(|e| PersistError::io("rename temp file to", path, e.error))?;
-    fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| PersistError::io("fsync directory", dir, e))?;
+    fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| PersistError::io("fsync directory", dir, e))?;
     Ok(())
 }
 
@@ -336,7 +334,9 @@ fn remove_stale_temps(path: &Path) {
         if entry.file_name().to_str().is_some_and(|n| n.starts_with(&prefix)) {
             match fs::remove_file(entry.path()) {
                 Ok(()) => tracing::debug!(path = %entry.path().display(), "removed stale temp file"),
-                Err(e) => tracing::warn!(path = %entry.path().display(), error = %e, "could not remove stale temp file"),
+                Err(e) => {
+                    tracing::warn!(path = %entry.path().display(), error = %e, "could not remove stale temp file")
+                }
             }
         }
     }
@@ -356,7 +356,14 @@ fn quarantine(path: &Path, reason: String) -> Result<Recovery, PersistError> {
     match fs::rename(path, &target) {
         Ok(()) => {
             tracing::warn!(file = %path.display(), kept_as = %target.display(), %reason, "unreadable file moved aside");
-            Ok(Recovery { message: format!("{} could not be read ({reason}); it was kept as {}", path.display(), target.display()), kept_as: target })
+            Ok(Recovery {
+                message: format!(
+                    "{} could not be read ({reason}); it was kept as {}",
+                    path.display(),
+                    target.display()
+                ),
+                kept_as: target,
+            })
         }
         Err(source) => Err(PersistError::Quarantine { path: path.to_path_buf(), reason, source }),
     }
@@ -439,7 +446,10 @@ pub fn encode_workspace(workspace: &Workspace, home: Option<&Path>) -> Result<Ve
             camera: p.camera(),
         });
     }
-    to_pretty(&WorkspaceFile { version: WORKSPACE_VERSION, active: workspace.active_id().cloned(), projects }, "workspace")
+    to_pretty(
+        &WorkspaceFile { version: WORKSPACE_VERSION, active: workspace.active_id().cloned(), projects },
+        "workspace",
+    )
 }
 
 /// Saves workspace.json into the data directory (created if missing).
@@ -459,8 +469,12 @@ pub fn save_workspace(data_dir: &Path, workspace: &Workspace, home: Option<&Path
 pub fn load_workspace(data_dir: &Path, home: Option<&Path>) -> Result<LoadedWorkspace, PersistError> {
     let path = workspace_path(data_dir);
     remove_stale_temps(&path);
-    let mut loaded =
-        LoadedWorkspace { workspace: Workspace::new(), recoveries: Vec::new(), failed: Vec::new(), repairs: Vec::new() };
+    let mut loaded = LoadedWorkspace {
+        workspace: Workspace::new(),
+        recoveries: Vec::new(),
+        failed: Vec::new(),
+        repairs: Vec::new(),
+    };
     let file = match fs::read(&path) {
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(loaded),
         Err(e) => Err(format!("unreadable: {e}")),
@@ -469,7 +483,9 @@ pub fn load_workspace(data_dir: &Path, home: Option<&Path>) -> Result<LoadedWork
                 return Err(PersistError::UnsupportedVersion { path, found, supported: WORKSPACE_VERSION })
             }
             Err(Rejected::Corrupt(reason)) => Err(reason),
-            Ok(value) => serde_json::from_value::<WorkspaceFile>(value).map_err(|e| format!("not a valid workspace: {e}")),
+            Ok(value) => {
+                serde_json::from_value::<WorkspaceFile>(value).map_err(|e| format!("not a valid workspace: {e}"))
+            }
         },
     };
     let file = match file {
@@ -535,11 +551,26 @@ mod tests {
     /// A project in `folder` with one node of every kind, built through commands.
     fn sample(folder: &Path) -> Project {
         let mut ws = Workspace::new();
-        ws.apply(Command::AddProject { project: Box::new(Project::new(ProjectId::new("p1").unwrap(), "sample", folder)), activate: true })
-            .unwrap();
+        ws.apply(Command::AddProject {
+            project: Box::new(Project::new(ProjectId::new("p1").unwrap(), "sample", folder)),
+            activate: true,
+        })
+        .unwrap();
         let r = |x: f64| Rect::new(x, 10.5, 320.0, 240.0);
-        let node = |name: &str, kind: NodeKind, x: f64| Node { id: id(name), kind, title: format!("{name} ✓"), rect: r(x), z: 0, colour: None, links: Default::default() };
-        let tab = |t: &str, url: &str| BrowserTab { id: TabId::new(t).unwrap(), url: url.into(), title: format!("title {t}") };
+        let node = |name: &str, kind: NodeKind, x: f64| Node {
+            id: id(name),
+            kind,
+            title: format!("{name} ✓"),
+            rect: r(x),
+            z: 0,
+            colour: None,
+            links: Default::default(),
+        };
+        let tab = |t: &str, url: &str| BrowserTab {
+            id: TabId::new(t).unwrap(),
+            url: url.into(),
+            title: format!("title {t}"),
+        };
         let nodes = vec![
             node("zeta", NodeKind::Sticky { text: "line 1\nline \"2\"".into() }, 0.0),
             node(
@@ -559,7 +590,11 @@ mod tests {
                 },
                 800.0,
             ),
-            node("shell", NodeKind::Terminal { cwd: PathBuf::from(HOME).join("elsewhere"), command: None, tmux_session: None }, 1200.0),
+            node(
+                "shell",
+                NodeKind::Terminal { cwd: PathBuf::from(HOME).join("elsewhere"), command: None, tmux_session: None },
+                1200.0,
+            ),
             node("agent", NodeKind::Agent { agent: AgentKind::Codex, cwd: folder.to_path_buf() }, 1600.0),
             node("art", NodeKind::Artifact { path: folder.join("README.md"), view: ArtifactView::Diff }, 2000.0),
             node("abs", NodeKind::Artifact { path: "/etc/hosts".into(), view: ArtifactView::Editor }, 2400.0),
@@ -592,7 +627,10 @@ mod tests {
 
         let text = String::from_utf8(bytes).unwrap();
         assert!(text.starts_with("{\n  \"version\": 1,"), "{text}");
-        let ids: Vec<&str> = text.match_indices("\"id\": \"").map(|(i, _)| &text[i + 7..i + 7 + text[i + 7..].find('"').unwrap()]).collect();
+        let ids: Vec<&str> = text
+            .match_indices("\"id\": \"")
+            .map(|(i, _)| &text[i + 7..i + 7 + text[i + 7..].find('"').unwrap()])
+            .collect();
         let node_ids: Vec<&str> = ids.iter().copied().filter(|s| !s.starts_with('t')).collect::<Vec<_>>();
         let mut sorted = node_ids.clone();
         sorted.sort();
@@ -641,7 +679,9 @@ mod tests {
 
     #[test]
     fn a_corrupt_layout_is_kept_aside_and_the_project_opens_empty() {
-        for garbage in [&b"{\"version\": 1, \"nodes\": [tr"[..], b"", b"[]", b"{\"nodes\": []}", b"{\"version\": 1, \"nodes\": 5}"] {
+        for garbage in
+            [&b"{\"version\": 1, \"nodes\": [tr"[..], b"", b"[]", b"{\"nodes\": []}", b"{\"version\": 1, \"nodes\": 5}"]
+        {
             let dir = tempfile::tempdir().unwrap();
             let path = layout_path(dir.path());
             fs::create_dir(path.parent().unwrap()).unwrap();
@@ -734,7 +774,11 @@ mod tests {
         let p1 = sample(&f1);
         save_layout(&p1, Some(home.path())).unwrap();
         let mut ws = Workspace::from_projects(vec![p1.clone()], None).unwrap();
-        ws.apply(Command::AddProject { project: Box::new(Project::new(ProjectId::new("p2").unwrap(), "two", &f2)), activate: true }).unwrap();
+        ws.apply(Command::AddProject {
+            project: Box::new(Project::new(ProjectId::new("p2").unwrap(), "two", &f2)),
+            activate: true,
+        })
+        .unwrap();
         ws.apply(Command::SetCamera { camera: Camera { x: 1.0, y: 2.0, zoom: 0.5 } }).unwrap();
         let path = save_workspace(&data, &ws, Some(home.path())).unwrap();
         let text = fs::read_to_string(&path).unwrap();
@@ -778,7 +822,11 @@ mod tests {
         assert!(matches!(l.failed[0].error, PersistError::MissingFolder(_)));
         assert!(matches!(l.failed[1].error, PersistError::UnsupportedVersion { .. }));
         assert_eq!(l.workspace.projects().len(), 1);
-        assert_eq!(l.workspace.active_id().map(ProjectId::as_str), Some("p3"), "unknown active falls back to the first");
+        assert_eq!(
+            l.workspace.active_id().map(ProjectId::as_str),
+            Some("p3"),
+            "unknown active falls back to the first"
+        );
         assert_eq!(l.workspace.projects()[0].camera(), Camera::default(), "a bad camera costs only the camera");
         // A corrupt workspace.json is kept aside.
         fs::write(workspace_path(&data), b"\x00\x01").unwrap();
@@ -804,7 +852,14 @@ mod tests {
         const FOLDER: &str = "/w/proj";
 
         fn decode(bytes: &[u8]) -> Result<(Project, Vec<String>), Rejected> {
-            decode_layout(bytes, ProjectId::new("p1").unwrap(), "fuzz", Path::new(FOLDER), Camera::default(), Some(Path::new(HOME)))
+            decode_layout(
+                bytes,
+                ProjectId::new("p1").unwrap(),
+                "fuzz",
+                Path::new(FOLDER),
+                Camera::default(),
+                Some(Path::new(HOME)),
+            )
         }
 
         /// What must hold for any input.
@@ -817,7 +872,9 @@ mod tests {
                             assert_eq!(again, project, "a saved layout loads back as itself");
                             assert!(repairs.is_empty(), "a saved layout needs no repairs: {repairs:?}");
                         }
-                        Err(Rejected::Corrupt(e)) => panic!("a saved layout is refused: {e}\n{}", String::from_utf8_lossy(&saved)),
+                        Err(Rejected::Corrupt(e)) => {
+                            panic!("a saved layout is refused: {e}\n{}", String::from_utf8_lossy(&saved))
+                        }
                         Err(Rejected::Newer(v)) => panic!("a saved layout claims version {v}"),
                     }
                 }
@@ -833,7 +890,9 @@ mod tests {
         /// JSON pointers of every value in `v`.
         fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
             match v {
-                Value::Object(m) => m.iter().for_each(|(k, c)| pointers(c, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out)),
+                Value::Object(m) => m
+                    .iter()
+                    .for_each(|(k, c)| pointers(c, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out)),
                 Value::Array(a) => a.iter().enumerate().for_each(|(i, c)| pointers(c, format!("{at}/{i}"), out)),
                 _ => {}
             }

@@ -78,7 +78,8 @@ impl Project {
         // forever; break any cycle by emptying the group found on it.
         for gid in project.group_ids() {
             if project.reaches_itself(&gid) {
-                if let Some(super::node::NodeKind::Group { members }) = project.nodes.get_mut(&gid).map(|n| &mut n.kind) {
+                if let Some(super::node::NodeKind::Group { members }) = project.nodes.get_mut(&gid).map(|n| &mut n.kind)
+                {
                     members.clear();
                 }
                 repairs.push(format!("group {gid}: emptied (it contained itself through other groups)"));
@@ -235,7 +236,15 @@ mod tests {
     use crate::model::node::NodeKind;
 
     fn node(id: &str, kind: NodeKind, z: i64) -> Node {
-        Node { id: NodeId::new(id).unwrap(), kind, title: id.into(), rect: Rect::new(0.0, 0.0, 100.0, 80.0), z, colour: None, links: Default::default() }
+        Node {
+            id: NodeId::new(id).unwrap(),
+            kind,
+            title: id.into(),
+            rect: Rect::new(0.0, 0.0, 100.0, 80.0),
+            z,
+            colour: None,
+            links: Default::default(),
+        }
     }
 
     fn ids(v: &[&str]) -> Vec<NodeId> {
@@ -249,14 +258,18 @@ mod tests {
             node("g1", NodeKind::Group { members: ids(&["a", "ghost"]) }, 1),
             node("g2", NodeKind::Group { members: ids(&["a"]) }, 2),
         ];
-        let (p, repairs) = Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w", Camera::default(), nodes, 0).unwrap();
+        let (p, repairs) =
+            Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w", Camera::default(), nodes, 0).unwrap();
         assert_eq!(repairs.len(), 2, "{repairs:?}");
         assert_eq!(p.node(&ids(&["g1"])[0]).unwrap().members(), ids(&["a"]).as_slice());
         assert!(p.node(&ids(&["g2"])[0]).unwrap().members().is_empty());
         assert_eq!(p.next_z(), 4);
         assert_eq!(p.group_of(&ids(&["a"])[0]), Some(&ids(&["g1"])[0]));
 
-        let dup = vec![node("a", NodeKind::Sticky { text: String::new() }, 0), node("a", NodeKind::Sticky { text: String::new() }, 1)];
+        let dup = vec![
+            node("a", NodeKind::Sticky { text: String::new() }, 0),
+            node("a", NodeKind::Sticky { text: String::new() }, 1),
+        ];
         assert!(matches!(
             Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w", Camera::default(), dup, 0),
             Err(ModelError::DuplicateNode(_))
@@ -268,7 +281,8 @@ mod tests {
         let mut a = node("a", NodeKind::Sticky { text: String::new() }, 0);
         a.links = ids(&["b", "ghost", "a"]).into_iter().collect();
         let b = node("b", NodeKind::Sticky { text: String::new() }, 1);
-        let (p, repairs) = Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w", Camera::default(), vec![a, b], 0).unwrap();
+        let (p, repairs) =
+            Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w", Camera::default(), vec![a, b], 0).unwrap();
         assert_eq!(repairs.len(), 3, "{repairs:?}");
         let links = |id: &str| p.node(&ids(&[id])[0]).unwrap().links.iter().cloned().collect::<Vec<_>>();
         assert_eq!((links("a"), links("b")), (ids(&["b"]), ids(&["a"])));
@@ -280,7 +294,8 @@ mod tests {
             node("g1", NodeKind::Group { members: ids(&["g2"]) }, 0),
             node("g2", NodeKind::Group { members: ids(&["g1"]) }, 1),
         ];
-        let (p, repairs) = Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w", Camera::default(), nodes, 0).unwrap();
+        let (p, repairs) =
+            Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w", Camera::default(), nodes, 0).unwrap();
         assert!(!repairs.is_empty());
         let total: usize = p.nodes().map(|n| n.members().len()).sum();
         assert!(total < 2, "cycle must be broken");

@@ -101,7 +101,15 @@ mod tests {
     }
 
     fn project() -> Project {
-        let n = |name: &str, kind: NodeKind, rect: Rect| Node { id: id(name), kind, title: String::new(), rect, z: 0, colour: None, links: Default::default() };
+        let n = |name: &str, kind: NodeKind, rect: Rect| Node {
+            id: id(name),
+            kind,
+            title: String::new(),
+            rect,
+            z: 0,
+            colour: None,
+            links: Default::default(),
+        };
         let sticky = || NodeKind::Sticky { text: String::new() };
         let nodes = vec![
             n("a", sticky(), Rect::new(0.0, 0.0, 100.0, 100.0)),

@@ -43,23 +43,33 @@ done"#;
 
 /// The command line that shows `path` in `view`, with `var` reading the
 /// environment and `path_var` the PATH to search.
-pub fn artifact_command(path: &Path, view: ArtifactView, var: impl Fn(&str) -> Option<String>, path_var: Option<&OsStr>) -> Result<Vec<String>, NotLaunched> {
+pub fn artifact_command(
+    path: &Path,
+    view: ArtifactView,
+    var: impl Fn(&str) -> Option<String>,
+    path_var: Option<&OsStr>,
+) -> Result<Vec<String>, NotLaunched> {
     let file = path.display().to_string();
     match view {
         ArtifactView::Editor => {
-            if let Some(editor) = ["VISUAL", "EDITOR"].iter().filter_map(|v| var(v)).map(|e| e.trim().to_owned()).find(|e| !e.is_empty()) {
+            if let Some(editor) =
+                ["VISUAL", "EDITOR"].iter().filter_map(|v| var(v)).map(|e| e.trim().to_owned()).find(|e| !e.is_empty())
+            {
                 return Ok(vec!["/bin/sh".into(), "-c".into(), format!("{editor} \"$@\""), editor, file]);
             }
             FALLBACK_EDITORS
                 .iter()
                 .find_map(|e| terminal::agents::probe(e, path_var).ok())
                 .map(|exe| vec![exe.display().to_string(), file])
-                .ok_or_else(|| NotLaunched::NeedsSetup { looked_for: "an editor ($VISUAL, $EDITOR, nano, vim or vi)".into() })
-        },
+                .ok_or_else(|| NotLaunched::NeedsSetup {
+                    looked_for: "an editor ($VISUAL, $EDITOR, nano, vim or vi)".into(),
+                })
+        }
         ArtifactView::Diff => {
-            terminal::agents::probe("git", path_var).map_err(|_| NotLaunched::NeedsSetup { looked_for: "git".into() })?;
+            terminal::agents::probe("git", path_var)
+                .map_err(|_| NotLaunched::NeedsSetup { looked_for: "git".into() })?;
             Ok(vec!["/bin/sh".into(), "-c".into(), DIFF_SCRIPT.into(), "termsprawl-diff".into(), file])
-        },
+        }
     }
 }
 
@@ -94,7 +104,10 @@ mod tests {
             "VISUAL" => Some("  ".to_owned()),
             _ => None,
         };
-        assert_eq!(artifact_command(file, ArtifactView::Editor, env, path).unwrap(), ["/bin/sh", "-c", "code -w \"$@\"", "code -w", "/p/notes.md"]);
+        assert_eq!(
+            artifact_command(file, ArtifactView::Editor, env, path).unwrap(),
+            ["/bin/sh", "-c", "code -w \"$@\"", "code -w", "/p/notes.md"]
+        );
         let visual = |v: &str| (v == "VISUAL").then(|| "hx".to_owned());
         assert_eq!(artifact_command(file, ArtifactView::Editor, visual, path).unwrap()[2], "hx \"$@\"");
     }
@@ -104,7 +117,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = Some(dir.path().as_os_str());
         let file = Path::new("/p/notes.md");
-        assert!(matches!(artifact_command(file, ArtifactView::Diff, |_| None, path), Err(NotLaunched::NeedsSetup { looked_for }) if looked_for == "git"));
+        assert!(
+            matches!(artifact_command(file, ArtifactView::Diff, |_| None, path), Err(NotLaunched::NeedsSetup { looked_for }) if looked_for == "git")
+        );
         bin(dir.path(), "git");
         let cmd = artifact_command(file, ArtifactView::Diff, |_| None, path).unwrap();
         assert_eq!((cmd[0].as_str(), cmd[3].as_str(), cmd[4].as_str()), ("/bin/sh", "termsprawl-diff", "/p/notes.md"));
@@ -120,7 +135,15 @@ mod tests {
         }
         let repo = tempfile::tempdir().unwrap();
         let git = |args: &[&str]| {
-            let out = std::process::Command::new("git").args(args).current_dir(repo.path()).env("GIT_AUTHOR_NAME", "t").env("GIT_AUTHOR_EMAIL", "t@t").env("GIT_COMMITTER_NAME", "t").env("GIT_COMMITTER_EMAIL", "t@t").output().unwrap();
+            let out = std::process::Command::new("git")
+                .args(args)
+                .current_dir(repo.path())
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@t")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@t")
+                .output()
+                .unwrap();
             assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         };
         git(&["init", "-q"]);
@@ -130,8 +153,19 @@ mod tests {
         // No terminal: stdin is empty so the script shows the diff once and ends;
         // with no tty, less (if any) passes the text through.
         let run = |name: &str| {
-            let cmd = artifact_command(&repo.path().join(name), ArtifactView::Diff, |_| None, std::env::var_os("PATH").as_deref()).unwrap();
-            let out = std::process::Command::new(&cmd[0]).args(&cmd[1..]).current_dir(repo.path()).stdin(std::process::Stdio::null()).output().unwrap();
+            let cmd = artifact_command(
+                &repo.path().join(name),
+                ArtifactView::Diff,
+                |_| None,
+                std::env::var_os("PATH").as_deref(),
+            )
+            .unwrap();
+            let out = std::process::Command::new(&cmd[0])
+                .args(&cmd[1..])
+                .current_dir(repo.path())
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             // Strip SGR colours for the comparison.
             let mut plain = String::new();

@@ -13,7 +13,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-
 /// Live browsers of the active project's browser nodes.
 #[derive(Default)]
 pub struct BrowserNodes {
@@ -55,7 +54,11 @@ impl LiveBrowsers {
 
     /// Waits until `found` returns `Some` for the snapshot (re-checked after
     /// every change the main thread publishes) or `deadline` passes.
-    pub fn wait_for<R>(&self, deadline: Instant, mut found: impl FnMut(&[(TabAddress, BrowserHandle)]) -> Option<R>) -> Option<R> {
+    pub fn wait_for<R>(
+        &self,
+        deadline: Instant,
+        mut found: impl FnMut(&[(TabAddress, BrowserHandle)]) -> Option<R>,
+    ) -> Option<R> {
         let mut g = self.0.tabs.lock();
         loop {
             if let Some(r) = found(&g) {
@@ -107,7 +110,9 @@ impl BrowserNodes {
     /// True when every browser finished loading, painted after that, and had
     /// `quiet` to commit its first frames (a load ends before the page's first paint lands).
     pub fn settled(&self, quiet: std::time::Duration) -> bool {
-        self.by_tab.values().all(|b| !b.is_loading() && self.loaded.get(&b.id()).is_some_and(|(at, painted)| *painted && at.elapsed() >= quiet))
+        self.by_tab.values().all(|b| {
+            !b.is_loading() && self.loaded.get(&b.id()).is_some_and(|(at, painted)| *painted && at.elapsed() >= quiet)
+        })
     }
 
     /// Why a node's page is down, if it is.
@@ -142,18 +147,27 @@ pub fn view_geometry(rect: &Rect, zoom: f64) -> ((u32, u32), f32) {
 impl Runtime {
     /// Creates, resizes and closes browsers so they match the active project.
     pub fn sync_browsers(&mut self) {
-        let zoom = if self.config.views_follow_zoom { self.project().map_or(1.0, |p| p.camera().zoom) * self.ui_scale } else { 1.0 };
+        let zoom = if self.config.views_follow_zoom {
+            self.project().map_or(1.0, |p| p.camera().zoom) * self.ui_scale
+        } else {
+            1.0
+        };
         let mut wanted: Vec<(TabAddress, String, ((u32, u32), f32))> = vec![];
         if let Some(p) = self.project() {
             for node in p.nodes() {
                 if let NodeKind::Browser { tabs, active_tab } = &node.kind {
                     if let Some(tab) = tabs.iter().find(|t| &t.id == active_tab) {
-                        wanted.push((TabAddress::new(node.id.clone(), tab.id.clone()), tab.url.clone(), view_geometry(&node.rect, zoom)));
+                        wanted.push((
+                            TabAddress::new(node.id.clone(), tab.id.clone()),
+                            tab.url.clone(),
+                            view_geometry(&node.rect, zoom),
+                        ));
                     }
                 }
             }
         }
-        let stale: Vec<TabAddress> = self.browsers.by_tab.keys().filter(|t| !wanted.iter().any(|(w, _, _)| w == *t)).cloned().collect();
+        let stale: Vec<TabAddress> =
+            self.browsers.by_tab.keys().filter(|t| !wanted.iter().any(|(w, _, _)| w == *t)).cloned().collect();
         for tab in stale {
             if let Some(b) = self.browsers.by_tab.remove(&tab) {
                 self.browsers.by_browser.remove(&b.id());
@@ -172,7 +186,11 @@ impl Runtime {
                     }
                 }
                 None => {
-                    let url = if cef_bridge::url_policy::is_allowed_nav_url(&url) { url } else { cef_bridge::url_policy::ABOUT_BLANK.to_string() };
+                    let url = if cef_bridge::url_policy::is_allowed_nav_url(&url) {
+                        url
+                    } else {
+                        cef_bridge::url_policy::ABOUT_BLANK.to_string()
+                    };
                     match self.engine.create_browser(&BrowserOptions::new(url, w, h)) {
                         Ok(b) => {
                             if let Err(e) = b.set_scale(scale) {
@@ -198,7 +216,11 @@ impl Runtime {
         match ev {
             BrowserEvent::FrameReady { id } => {
                 if tracing::enabled!(tracing::Level::TRACE) {
-                    let centre = self.tab_for(id).and_then(|t| self.browsers.by_tab.get(&t)).and_then(|b| b.last_frame()).and_then(|f| f.rgba_at(f.width / 2, f.height / 2));
+                    let centre = self
+                        .tab_for(id)
+                        .and_then(|t| self.browsers.by_tab.get(&t))
+                        .and_then(|b| b.last_frame())
+                        .and_then(|f| f.rgba_at(f.width / 2, f.height / 2));
                     tracing::trace!(%id, ?centre, "frame");
                 }
                 if self.gfx.is_none() {
@@ -261,7 +283,8 @@ impl Runtime {
                 }
             }
             BrowserEvent::NewTabRequested { opener, url } => {
-                let near = self.tab_for(opener).and_then(|t| self.project().and_then(|p| p.node(&t.node)).map(|n| n.rect));
+                let near =
+                    self.tab_for(opener).and_then(|t| self.project().and_then(|p| p.node(&t.node)).map(|n| n.rect));
                 let at = near.map(|r| (r.x + r.w + 40.0, r.y));
                 match NodeKind::browser(&url) {
                     Ok(kind) => {
@@ -309,7 +332,11 @@ impl Runtime {
         let near = self.tab_for(opener).and_then(|t| self.project().and_then(|p| p.node(&t.node)).map(|n| n.rect));
         let at = near.map(|r| (r.x + 40.0, r.y + 40.0));
         let kind = NodeKind::Browser { active_tab: tab.id.clone(), tabs: vec![tab.clone()] };
-        let node = crate::model::Node::new(kind, "Sign-in", Rect { x: at.map_or(0.0, |a| a.0), y: at.map_or(0.0, |a| a.1), w: 520.0, h: 640.0 });
+        let node = crate::model::Node::new(
+            kind,
+            "Sign-in",
+            Rect { x: at.map_or(0.0, |a| a.0), y: at.map_or(0.0, |a| a.1), w: 520.0, h: 640.0 },
+        );
         let address = TabAddress::new(node.id.clone(), tab.id.clone());
         // Bind first so sync_browsers() keeps this browser instead of creating another.
         self.browsers.by_browser.insert(id, address.clone());

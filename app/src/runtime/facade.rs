@@ -14,8 +14,8 @@ use super::facade_setting;
 use super::{AppError, AppHandle, CALL_TIMEOUT};
 use crate::model::{Camera, Command, TabAddress};
 use cdp_facade::{
-    AgentServer, AgentServerConfig, BrowserVersion, Facade, FacadeConfig, FacadeError,
-    GuestChannel, GuestError, GuestId, Guests, RandomnessError, Token,
+    AgentServer, AgentServerConfig, BrowserVersion, Facade, FacadeConfig, FacadeError, GuestChannel, GuestError,
+    GuestId, Guests, RandomnessError, Token,
 };
 use cef_bridge::{BrowserHandle, BrowserId, DevToolsChannel};
 use parking_lot::Mutex;
@@ -39,7 +39,9 @@ pub fn fallback_version() -> BrowserVersion {
     BrowserVersion {
         product: "Chrome/131.0.6778.205".into(),
         revision: String::new(),
-        user_agent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36".into(),
+        user_agent:
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+                .into(),
         js_version: String::new(),
     }
 }
@@ -68,18 +70,11 @@ impl AppGuests {
 
     /// Live, created browsers in a stable order (oldest first).
     fn usable(&self) -> Vec<(TabAddress, BrowserHandle)> {
-        self.live
-            .snapshot()
-            .into_iter()
-            .filter(|(_, b)| b.is_created() && !b.is_closed())
-            .collect()
+        self.live.snapshot().into_iter().filter(|(_, b)| b.is_created() && !b.is_closed()).collect()
     }
 
     fn find(&self, id: &GuestId) -> Option<(TabAddress, BrowserHandle)> {
-        self.live
-            .snapshot()
-            .into_iter()
-            .find(|(t, _)| t.to_string() == id.as_str())
+        self.live.snapshot().into_iter().find(|(t, _)| t.to_string() == id.as_str())
     }
 
     /// Asks a guest for the real version once, on a helper thread (callers must not wait).
@@ -88,15 +83,13 @@ impl AppGuests {
             return;
         }
         let (version, learning) = (self.version.clone(), self.learning.clone());
-        let spawned = std::thread::Builder::new()
-            .name("cdp-version".into())
-            .spawn(move || {
-                match learn_version(&devtools) {
-                    Ok(v) => *version.lock() = Some(v),
-                    Err(e) => tracing::debug!(error = %e, "Browser.getVersion not learned yet"),
-                }
-                learning.store(false, Ordering::Release);
-            });
+        let spawned = std::thread::Builder::new().name("cdp-version".into()).spawn(move || {
+            match learn_version(&devtools) {
+                Ok(v) => *version.lock() = Some(v),
+                Err(e) => tracing::debug!(error = %e, "Browser.getVersion not learned yet"),
+            }
+            learning.store(false, Ordering::Release);
+        });
         if spawned.is_err() {
             self.learning.store(false, Ordering::Release);
         }
@@ -106,12 +99,7 @@ impl AppGuests {
 /// Reads product, revision, user agent and V8 version from a guest.
 fn learn_version(devtools: &DevToolsChannel) -> Result<BrowserVersion, cef_bridge::DevToolsError> {
     let v = devtools.call("Browser.getVersion", json!({}), VERSION_TIMEOUT)?;
-    let field = |name: &str| {
-        v.get(name)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
+    let field = |name: &str| v.get(name).and_then(Value::as_str).unwrap_or_default().to_string();
     let fallback = fallback_version();
     let or = |s: String, d: String| if s.is_empty() { d } else { s };
     Ok(BrowserVersion {
@@ -132,10 +120,7 @@ impl Guests for AppGuests {
         if let Some((_, b)) = usable.first() {
             self.learn_version_in_background(b.devtools());
         }
-        usable
-            .into_iter()
-            .map(|(t, _)| GuestId::new(t.to_string()))
-            .collect()
+        usable.into_iter().map(|(t, _)| GuestId::new(t.to_string())).collect()
     }
 
     fn channel(&self, id: &GuestId) -> Option<Arc<dyn GuestChannel>> {
@@ -143,12 +128,10 @@ impl Guests for AppGuests {
         let mut channels = self.channels.lock();
         // Forget browsers that are gone, so a reused id never gets a stale channel.
         channels.retain(|bid, _| usable.iter().any(|(_, b)| b.id() == *bid));
-        let (_, browser) = usable
-            .into_iter()
-            .find(|(t, _)| t.to_string() == id.as_str())?;
-        let channel = channels.entry(browser.id()).or_insert_with(|| {
-            Arc::new(FacadeChannel::new(browser.devtools())) as Arc<dyn GuestChannel>
-        });
+        let (_, browser) = usable.into_iter().find(|(t, _)| t.to_string() == id.as_str())?;
+        let channel = channels
+            .entry(browser.id())
+            .or_insert_with(|| Arc::new(FacadeChannel::new(browser.devtools())) as Arc<dyn GuestChannel>);
         Some(channel.clone())
     }
 
@@ -162,9 +145,7 @@ impl Guests for AppGuests {
         // sync_browsers ran inside open_browser: no browser bound now means CEF refused to create one.
         let bound = |all: &[(TabAddress, BrowserHandle)]| all.iter().any(|(t, _)| t.node == node);
         if !bound(&self.live.snapshot()) {
-            return Err(GuestError::new(
-                "the browser for the new node could not be created",
-            ));
+            return Err(GuestError::new("the browser for the new node could not be created"));
         }
         let created = self.live.wait_for(Instant::now() + OPEN_TIMEOUT, |all| {
             all.iter()
@@ -177,32 +158,21 @@ impl Guests for AppGuests {
                 Ok(GuestId::new(tab.to_string()))
             }
             Some(_) => Err(GuestError::new("the new browser closed while starting")),
-            None => Err(GuestError::new(format!(
-                "the new browser did not start within {OPEN_TIMEOUT:?}"
-            ))),
+            None => Err(GuestError::new(format!("the new browser did not start within {OPEN_TIMEOUT:?}"))),
         }
     }
 
     fn close(&self, id: &GuestId) -> Result<(), GuestError> {
-        let (tab, browser) = self
-            .find(id)
-            .ok_or_else(|| GuestError::new("no such browser node"))?;
+        let (tab, browser) = self.find(id).ok_or_else(|| GuestError::new("no such browser node"))?;
         let node = tab.node.clone();
         let removed = self
             .app
-            .call(CALL_TIMEOUT, move |rt| {
-                rt.apply(Command::RemoveNodes { ids: vec![node] })
-                    .map(|_| ())
-            })
+            .call(CALL_TIMEOUT, move |rt| rt.apply(Command::RemoveNodes { ids: vec![node] }).map(|_| ()))
             .map_err(app_error)?;
         removed.map_err(|e| GuestError::new(e.to_string()))?;
-        match self.live.wait_for(Instant::now() + CLOSE_TIMEOUT, |_| {
-            browser.is_closed().then_some(())
-        }) {
+        match self.live.wait_for(Instant::now() + CLOSE_TIMEOUT, |_| browser.is_closed().then_some(())) {
             Some(()) => Ok(()),
-            None => Err(GuestError::new(format!(
-                "the browser did not close within {CLOSE_TIMEOUT:?}"
-            ))),
+            None => Err(GuestError::new(format!("the browser did not close within {CLOSE_TIMEOUT:?}"))),
         }
     }
 
@@ -212,9 +182,8 @@ impl Guests for AppGuests {
         };
         let node = tab.node;
         let result = self.app.call(CALL_TIMEOUT, move |rt| {
-            let camera = rt
-                .project()
-                .and_then(|p| p.node(&node).map(|n| centred_on(&n.rect, &p.camera(), rt.viewport)));
+            let camera =
+                rt.project().and_then(|p| p.node(&node).map(|n| centred_on(&n.rect, &p.camera(), rt.viewport)));
             if let Some(camera) = camera {
                 if let Err(e) = rt.apply(Command::SetCamera { camera }) {
                     tracing::debug!(error = %e, "camera not moved to the activated node");
@@ -248,11 +217,7 @@ impl Guests for AppGuests {
 fn centred_on(rect: &crate::model::Rect, current: &Camera, viewport: (f64, f64)) -> Camera {
     let (vw, vh) = viewport;
     let zoom = current.zoom;
-    Camera {
-        x: rect.x + rect.w / 2.0 - vw / (2.0 * zoom),
-        y: rect.y + rect.h / 2.0 - vh / (2.0 * zoom),
-        zoom,
-    }
+    Camera { x: rect.x + rect.w / 2.0 - vw / (2.0 * zoom), y: rect.y + rect.h / 2.0 - vh / (2.0 * zoom), zoom }
 }
 
 /// Why the control planes did not start.
@@ -277,12 +242,7 @@ pub struct CdpServers {
 
 impl CdpServers {
     /// Starts the agent server (writing `<data_dir>/browser-agent.json`) and, when `facade` is true, the CDP facade.
-    pub fn start(
-        app: AppHandle,
-        live: LiveBrowsers,
-        data_dir: &Path,
-        facade: bool,
-    ) -> Result<Self, CdpServersError> {
+    pub fn start(app: AppHandle, live: LiveBrowsers, data_dir: &Path, facade: bool) -> Result<Self, CdpServersError> {
         let token = Token::generate()?;
         let guests: Arc<dyn Guests> = Arc::new(AppGuests::new(app, live.clone()));
         let facade = match facade {
@@ -298,14 +258,8 @@ impl CdpServers {
             live.watch(move || changed.notify());
         }
         let cdp_url = facade.as_ref().map(Facade::http_url);
-        let agent = AgentServer::start(
-            AgentServerConfig::default(),
-            token,
-            guests,
-            data_dir,
-            cdp_url,
-        )
-        .map_err(CdpServersError::Agent)?;
+        let agent = AgentServer::start(AgentServerConfig::default(), token, guests, data_dir, cdp_url)
+            .map_err(CdpServersError::Agent)?;
         Ok(Self { facade, agent })
     }
 
@@ -319,7 +273,11 @@ impl CdpServers {
         if let Some(url) = self.facade_url() {
             println!("termsprawl: CDP facade {url} (token in {})", self.discovery_file().display());
         }
-        println!("termsprawl: browser agent server {} (discovery file {})", self.agent_url(), self.discovery_file().display());
+        println!(
+            "termsprawl: browser agent server {} (discovery file {})",
+            self.agent_url(),
+            self.discovery_file().display()
+        );
     }
 
     /// The facade's `http://127.0.0.1:<port>` (discovery needs the token), if it runs.
@@ -353,27 +311,11 @@ mod tests {
 
     #[test]
     fn centring_puts_the_node_in_the_middle_of_the_viewport() {
-        let r = Rect {
-            x: 1000.0,
-            y: 500.0,
-            w: 400.0,
-            h: 200.0,
-        };
+        let r = Rect { x: 1000.0, y: 500.0, w: 400.0, h: 200.0 };
         for (zoom, view) in [(0.5, (1280.0, 800.0)), (1.0, (1920.0, 1080.0)), (2.0, (640.0, 480.0))] {
-            let c = centred_on(
-                &r,
-                &Camera {
-                    x: -7.0,
-                    y: 3.0,
-                    zoom,
-                },
-                view,
-            );
+            let c = centred_on(&r, &Camera { x: -7.0, y: 3.0, zoom }, view);
             let mid = c.screen_to_world(view.0 / 2.0, view.1 / 2.0);
-            assert!(
-                (mid.x - 1200.0).abs() < 1e-9 && (mid.y - 600.0).abs() < 1e-9,
-                "zoom {zoom}: {mid:?}"
-            );
+            assert!((mid.x - 1200.0).abs() < 1e-9 && (mid.y - 600.0).abs() < 1e-9, "zoom {zoom}: {mid:?}");
             assert_eq!(c.zoom, zoom);
         }
     }

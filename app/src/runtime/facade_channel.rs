@@ -23,16 +23,11 @@ impl FacadeChannel {
 
 impl GuestChannel for FacadeChannel {
     fn send(&self, message: &str) -> Result<(), GuestError> {
-        self.devtools
-            .send_text(message)
-            .map_err(|e| GuestError::new(e.to_string()))
+        self.devtools.send_text(message).map_err(|e| GuestError::new(e.to_string()))
     }
 
     fn subscribe(&self, sink: GuestSink) {
-        self.devtools.subscribe_raw(Arc::new(SinkBridge {
-            sink,
-            devtools: Arc::downgrade(&self.devtools),
-        }));
+        self.devtools.subscribe_raw(Arc::new(SinkBridge { sink, devtools: Arc::downgrade(&self.devtools) }));
     }
 
     fn crashed(&self) -> bool {
@@ -80,9 +75,7 @@ mod tests {
     struct Recorder(Mutex<Vec<String>>);
     impl RawSender for Recorder {
         fn send_raw(&self, message: &[u8]) {
-            self.0
-                .lock()
-                .push(String::from_utf8_lossy(message).into_owned());
+            self.0.lock().push(String::from_utf8_lossy(message).into_owned());
         }
     }
 

@@ -116,7 +116,11 @@ impl AppHandle {
     /// On [`AppError::Timeout`] `f` has not run and never will: a caller told
     /// "timed out" must not find its change applied later. Never call it from
     /// the main thread itself (it would wait on itself).
-    pub fn call<R: Send + 'static>(&self, timeout: Duration, f: impl FnOnce(&mut Runtime) -> R + Send + 'static) -> Result<R, AppError> {
+    pub fn call<R: Send + 'static>(
+        &self,
+        timeout: Duration,
+        f: impl FnOnce(&mut Runtime) -> R + Send + 'static,
+    ) -> Result<R, AppError> {
         let (tx, rx) = bounded(1);
         let ticket = Ticket::default();
         let job_ticket = ticket.clone();

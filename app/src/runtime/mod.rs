@@ -25,7 +25,10 @@ mod tools_terminal;
 
 pub use handle::{AppError, AppHandle, Job, Waker};
 
-use crate::model::{self, Applied, Autosaver, Command, DebouncePolicy, ModelError, Node, NodeId, NodeKind, Project, ProjectId, Rect, Selection, Workspace};
+use crate::model::{
+    self, Applied, Autosaver, Command, DebouncePolicy, ModelError, Node, NodeId, NodeKind, Project, ProjectId, Rect,
+    Selection, Workspace,
+};
 use browsers::BrowserNodes;
 use cef_bridge::{BrowserEvent, Engine, EngineHost};
 use crossbeam_channel::{Receiver, Sender};
@@ -127,16 +130,28 @@ pub struct Runtime {
 
 impl Runtime {
     /// Builds the runtime around a started engine and restores the last workspace.
-    pub fn new(config: RuntimeConfig, engine: Engine, handle: AppHandle, jobs: Receiver<Job>, events: Receiver<BrowserEvent>) -> Runtime {
+    pub fn new(
+        config: RuntimeConfig,
+        engine: Engine,
+        handle: AppHandle,
+        jobs: Receiver<Job>,
+        events: Receiver<BrowserEvent>,
+    ) -> Runtime {
         let home = model::persist::home_dir();
         let mut notices = Vec::new();
         let workspace = match model::persist::load_workspace(&config.data_dir, home.as_deref()) {
             Ok(loaded) => {
                 for r in loaded.recoveries {
-                    notices.push(Notice { text: format!("{} (kept as {})", r.message, r.kept_as.display()), warning: true });
+                    notices.push(Notice {
+                        text: format!("{} (kept as {})", r.message, r.kept_as.display()),
+                        warning: true,
+                    });
                 }
                 for f in loaded.failed {
-                    notices.push(Notice { text: format!("project {} not opened: {}", f.folder.display(), f.error), warning: true });
+                    notices.push(Notice {
+                        text: format!("project {} not opened: {}", f.folder.display(), f.error),
+                        warning: true,
+                    });
                 }
                 for r in loaded.repairs {
                     notices.push(Notice { text: r, warning: false });
@@ -216,7 +231,13 @@ impl Runtime {
             return;
         }
         let name = folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "project".into());
-        let loaded = model::persist::load_project(ProjectId::generate(), &name, &folder, model::Camera::default(), self.home.as_deref());
+        let loaded = model::persist::load_project(
+            ProjectId::generate(),
+            &name,
+            &folder,
+            model::Camera::default(),
+            self.home.as_deref(),
+        );
         match loaded {
             Ok(l) => {
                 if let Some(r) = l.recovery {
@@ -358,7 +379,13 @@ impl Runtime {
     }
 
     /// Adds a node at a free spot near the centre of the view (or at `at`) and returns its id.
-    pub fn add_node(&mut self, kind: NodeKind, title: &str, size: (f64, f64), at: Option<(f64, f64)>) -> Result<NodeId, ModelError> {
+    pub fn add_node(
+        &mut self,
+        kind: NodeKind,
+        title: &str,
+        size: (f64, f64),
+        at: Option<(f64, f64)>,
+    ) -> Result<NodeId, ModelError> {
         let (x, y) = at.unwrap_or_else(|| self.free_spot(size));
         let node = Node::new(kind, title, Rect { x, y, w: size.0, h: size.1 });
         let id = node.id.clone();
@@ -409,7 +436,8 @@ impl Runtime {
 
     /// One turn of the loop: CEF work, queued jobs, browser events.
     pub fn tick(&mut self) {
-        if Instant::now() >= self.engine.next_pump_deadline() || self.last_pump.elapsed() >= cef_bridge::pump_interval() {
+        if Instant::now() >= self.engine.next_pump_deadline() || self.last_pump.elapsed() >= cef_bridge::pump_interval()
+        {
             self.engine.pump();
             self.last_pump = Instant::now();
         }

@@ -103,7 +103,12 @@ impl Runtime {
         for node in p.nodes_by_z() {
             scene.nodes.push(self.node_view(node));
             // Each link once, from its lesser end.
-            scene.links.extend(node.links.iter().filter(|peer| node.id < **peer).map(|peer| (stable_key(node.id.as_str()), stable_key(peer.as_str()))));
+            scene.links.extend(
+                node.links
+                    .iter()
+                    .filter(|peer| node.id < **peer)
+                    .map(|peer| (stable_key(node.id.as_str()), stable_key(peer.as_str()))),
+            );
         }
         scene
     }
@@ -116,9 +121,15 @@ impl Runtime {
             },
             NodeKind::Sticky { text } => NodeContent::Text(text.clone()),
             NodeKind::Group { .. } => NodeContent::Empty,
-            NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. } => self.terminal_content(&node.id),
+            NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. } => {
+                self.terminal_content(&node.id)
+            }
         };
-        let badge = self.browsers.crash_of(&node.id).map(|why| Badge { text: format!("page {why}"), color: Color::hex(0xf7768e) }).or_else(|| self.node_badge(&node.id));
+        let badge = self
+            .browsers
+            .crash_of(&node.id)
+            .map(|why| Badge { text: format!("page {why}"), color: Color::hex(0xf7768e) })
+            .or_else(|| self.node_badge(&node.id));
         NodeView {
             id: stable_key(node.id.as_str()),
             rect: render_rect(&node.rect),
@@ -140,7 +151,8 @@ impl Runtime {
             let frame = if all { b.last_frame() } else { b.take_frame() };
             let Some(f) = frame else { continue };
             uploaded += 1;
-            let dirty: Vec<DirtyRect> = f.dirty.iter().map(|r| DirtyRect { x: r.x, y: r.y, w: r.width, h: r.height }).collect();
+            let dirty: Vec<DirtyRect> =
+                f.dirty.iter().map(|r| DirtyRect { x: r.x, y: r.y, w: r.width, h: r.height }).collect();
             if let Err(e) = renderer.upload_bgra(tab_key(tab), f.width, f.height, &f.bgra, &dirty) {
                 tracing::warn!(%tab, error = %e, "browser frame not uploaded");
             }
@@ -155,7 +167,10 @@ impl Runtime {
         }
         let scene = self.scene();
         let model_cam = self.project().map(|p| p.camera()).unwrap_or_default();
-        let mut camera = canvas_render::Camera::new(canvas_render::Vec2::new(model_cam.x as f32, model_cam.y as f32), model_cam.zoom as f32);
+        let mut camera = canvas_render::Camera::new(
+            canvas_render::Vec2::new(model_cam.x as f32, model_cam.y as f32),
+            model_cam.zoom as f32,
+        );
         if fit {
             let rects: Vec<canvas_render::Rect> = scene.nodes.iter().map(|n| n.rect).collect();
             let _ = camera.fit_all(&rects, canvas_render::Vec2::new(width as f32, height as f32), 24.0);

@@ -157,7 +157,11 @@ fn add_external_agent(rt: &mut Runtime, server: &ToolServer, name: &str) -> Resu
                 Some(b) => (b.x, b.y + b.h + 40.0),
                 None => (0.0, 0.0),
             };
-            let mut node = Node::new(NodeKind::Agent { agent: AgentKind::External, cwd: p.folder().to_path_buf() }, name, Rect::new(x, y, EXTERNAL_AGENT_SIZE.0, EXTERNAL_AGENT_SIZE.1));
+            let mut node = Node::new(
+                NodeKind::Agent { agent: AgentKind::External, cwd: p.folder().to_path_buf() },
+                name,
+                Rect::new(x, y, EXTERNAL_AGENT_SIZE.0, EXTERNAL_AGENT_SIZE.1),
+            );
             node.id = id;
             rt.apply(Command::AddNode { node }).map_err(|e| bad(e.to_string()))?;
         }

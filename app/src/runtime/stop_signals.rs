@@ -14,15 +14,13 @@ use std::sync::Arc;
 /// default action, and handlers registered earlier would be lost.
 pub fn install(stop: Arc<AtomicBool>, waker: Arc<Waker>) -> std::io::Result<()> {
     let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    std::thread::Builder::new()
-        .name("stop-signals".into())
-        .spawn(move || {
-            if let Some(sig) = signals.forever().next() {
-                tracing::info!(signal = sig, "stop signal received; shutting down");
-                stop.store(true, Ordering::Relaxed);
-                waker.wake();
-            }
-        })?;
+    std::thread::Builder::new().name("stop-signals".into()).spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            tracing::info!(signal = sig, "stop signal received; shutting down");
+            stop.store(true, Ordering::Relaxed);
+            waker.wake();
+        }
+    })?;
     Ok(())
 }
 

@@ -33,7 +33,10 @@ use std::time::{Duration, Instant};
 use terminal::agents::{self, AgentError, AgentSpec, AgentStatus, Preferences};
 use terminal::persist;
 use terminal::tmux::{Tmux, TmuxSession};
-use terminal::{CellFlags, CommandSpec, CursorShape, ExitStatus, GridSnapshot, Persistence, TermSize, Terminal, TerminalConfig, TerminalHost};
+use terminal::{
+    CellFlags, CommandSpec, CursorShape, ExitStatus, GridSnapshot, Persistence, TermSize, Terminal, TerminalConfig,
+    TerminalHost,
+};
 
 /// Cell size assumed before a renderer exists (DejaVu/Hack at 14 px).
 const FALLBACK_CELL: (f32, f32) = (8.0, 17.0);
@@ -90,7 +93,9 @@ impl NotLaunched {
     /// The line shown in the node's body.
     pub fn message(&self) -> String {
         match self {
-            Self::NeedsSetup { looked_for } => format!("needs setup: `{looked_for}` was not found on PATH; install it, then reopen this node"),
+            Self::NeedsSetup { looked_for } => {
+                format!("needs setup: `{looked_for}` was not found on PATH; install it, then reopen this node")
+            }
             Self::Misconfigured(why) | Self::Refused(why) => format!("not launched: {why}"),
         }
     }
@@ -242,7 +247,13 @@ pub fn grid_view(s: &GridSnapshot, focused: bool) -> TerminalGridView {
             bg: rgb(c.bg),
             bold: c.flags.contains(CellFlags::BOLD),
             italic: c.flags.contains(CellFlags::ITALIC),
-            underline: c.flags.intersects(CellFlags::UNDERLINE | CellFlags::DOUBLE_UNDERLINE | CellFlags::UNDERCURL | CellFlags::DOTTED_UNDERLINE | CellFlags::DASHED_UNDERLINE),
+            underline: c.flags.intersects(
+                CellFlags::UNDERLINE
+                    | CellFlags::DOUBLE_UNDERLINE
+                    | CellFlags::UNDERCURL
+                    | CellFlags::DOTTED_UNDERLINE
+                    | CellFlags::DASHED_UNDERLINE,
+            ),
             strikethrough: c.flags.contains(CellFlags::STRIKETHROUGH),
             dim: c.flags.contains(CellFlags::DIM),
             wide: c.flags.contains(CellFlags::WIDE),
@@ -266,7 +277,13 @@ pub fn grid_view(s: &GridSnapshot, focused: bool) -> TerminalGridView {
             selection.push((clamp16(row), clamp16(c0), clamp16(c1.min(s.cols))));
         }
     }
-    TerminalGridView { cols: clamp16(s.cols), rows: clamp16(s.rows), cells, cursor: shape.map(|sh| (clamp16(s.cursor.row), clamp16(s.cursor.col), sh)), selection }
+    TerminalGridView {
+        cols: clamp16(s.cols),
+        rows: clamp16(s.rows),
+        cells,
+        cursor: shape.map(|sh| (clamp16(s.cursor.row), clamp16(s.cursor.col), sh)),
+        selection,
+    }
 }
 
 /// 64-bit FNV-1a: stable across runs and builds (unlike std's hasher).
@@ -286,7 +303,8 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
 /// same session), within tmux's `[A-Za-z0-9_-]{1,64}`; the folder is mixed in
 /// because node ids are only unique within a project.
 pub fn session_name(project_folder: &Path, node: &NodeId) -> String {
-    let id: String = node.as_str().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(40).collect();
+    let id: String =
+        node.as_str().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(40).collect();
     let hash = fnv1a(&[project_folder.as_os_str().as_encoded_bytes(), node.as_str().as_bytes()]);
     format!("ts-{id}-{hash:016x}")
 }
@@ -372,7 +390,11 @@ pub fn registry_kind(kind: AgentKind) -> Option<agents::AgentKind> {
 }
 
 /// Resolves and probes an agent: its executable (absolute) and spec, or why it cannot start.
-pub fn resolve_agent(kind: AgentKind, preferences: &Path, path_var: Option<&std::ffi::OsStr>) -> Result<(AgentSpec, PathBuf), NotLaunched> {
+pub fn resolve_agent(
+    kind: AgentKind,
+    preferences: &Path,
+    path_var: Option<&std::ffi::OsStr>,
+) -> Result<(AgentSpec, PathBuf), NotLaunched> {
     let Some(reg) = registry_kind(kind) else {
         return Err(NotLaunched::Misconfigured("external agents run outside the app".into()));
     };
@@ -424,7 +446,8 @@ impl Runtime {
                 (c, r, m.width, m.height)
             }
             None => {
-                let body = canvas_render::content_rect(super::scene::render_rect(rect), &canvas_render::Theme::default());
+                let body =
+                    canvas_render::content_rect(super::scene::render_rect(rect), &canvas_render::Theme::default());
                 let c = (body.w / FALLBACK_CELL.0).floor().clamp(2.0, 1000.0) as u16;
                 let r = (body.h / FALLBACK_CELL.1).floor().clamp(1.0, 1000.0) as u16;
                 (c, r, FALLBACK_CELL.0, FALLBACK_CELL.1)
@@ -494,7 +517,8 @@ impl Runtime {
                 wanted.push(Wanted { id: node.id.clone(), rect: node.rect, cwd, command, agent, artifact, session });
             }
         }
-        let gone: Vec<NodeId> = self.terminals.map.keys().filter(|id| !wanted.iter().any(|w| &w.id == *id)).cloned().collect();
+        let gone: Vec<NodeId> =
+            self.terminals.map.keys().filter(|id| !wanted.iter().any(|w| &w.id == *id)).cloned().collect();
         for id in gone {
             self.put_away_terminal(&id);
         }
@@ -540,7 +564,10 @@ impl Runtime {
     fn session_job(&mut self, job: SessionJob) {
         if self.terminals.worker.is_none() {
             let (tx, rx) = mpsc::channel();
-            match std::thread::Builder::new().name("term-sessions".into()).spawn(move || rx.into_iter().for_each(run_session_job)) {
+            match std::thread::Builder::new()
+                .name("term-sessions".into())
+                .spawn(move || rx.into_iter().for_each(run_session_job))
+            {
                 Ok(_) => self.terminals.worker = Some(tx),
                 Err(e) => tracing::warn!("terminal session worker not started; working inline: {e}"),
             }
@@ -577,9 +604,16 @@ impl Runtime {
         let mut agent_executable = None;
         let mut command = w.command.as_deref().and_then(command_spec);
         if let Some((path, view)) = &w.artifact {
-            match super::artifact_views::artifact_command(path, *view, |v| std::env::var(v).ok(), std::env::var_os("PATH").as_deref()) {
+            match super::artifact_views::artifact_command(
+                path,
+                *view,
+                |v| std::env::var(v).ok(),
+                std::env::var_os("PATH").as_deref(),
+            ) {
                 Ok(argv) => command = command_spec(&argv),
-                Err(why) => return self.not_launched(w.id, format!("artifact {}: {}", path.display(), why.message()), why),
+                Err(why) => {
+                    return self.not_launched(w.id, format!("artifact {}: {}", path.display(), why.message()), why)
+                }
             }
         }
         if let Some(kind) = w.agent {
@@ -589,7 +623,13 @@ impl Runtime {
                     command = Some(CommandSpec { program: exe.display().to_string(), args: spec.launch_args(None) });
                     agent_executable = Some(exe);
                 }
-                Err(why) => return self.not_launched(w.id.clone(), format!("agent node {} ({kind}): {}", w.id, why.message()), why),
+                Err(why) => {
+                    return self.not_launched(
+                        w.id.clone(),
+                        format!("agent node {} ({kind}): {}", w.id, why.message()),
+                        why,
+                    )
+                }
             }
         }
         // A node closed and brought back (undo) must not attach to the session being ended.
@@ -629,7 +669,13 @@ impl Runtime {
                     self.terminals.deferred.insert(w.id);
                     return;
                 }
-                LaunchDecision::Refuse(why) => return self.not_launched(w.id.clone(), format!("node {} not launched: {why}", w.id), NotLaunched::Refused(why)),
+                LaunchDecision::Refuse(why) => {
+                    return self.not_launched(
+                        w.id.clone(),
+                        format!("node {} not launched: {why}", w.id),
+                        NotLaunched::Refused(why),
+                    )
+                }
             }
         }
         let mut config = TerminalConfig::new(w.cwd, size);
@@ -650,7 +696,17 @@ impl Runtime {
         match Terminal::spawn(config, host) {
             Ok(term) => {
                 tracing::debug!(node = %w.id, session = %w.session, warm, "terminal started");
-                let live = LiveTerminal { term, exited: None, bell: false, project: project.clone(), session: w.session, agent: w.agent, warm, saved_generation: None, shown_status: None };
+                let live = LiveTerminal {
+                    term,
+                    exited: None,
+                    bell: false,
+                    project: project.clone(),
+                    session: w.session,
+                    agent: w.agent,
+                    warm,
+                    saved_generation: None,
+                    shown_status: None,
+                };
                 self.terminals.map.insert(w.id, live);
             }
             Err(e) => self.notify(format!("terminal {} did not start: {e}", w.id), true),
@@ -771,9 +827,13 @@ impl Runtime {
         if let Some(status) = self.agent_node_status(id) {
             return Some(match status {
                 AgentNodeStatus::Running => Badge { text: "running".into(), color: Color::hex(0x9ece6a) },
-                AgentNodeStatus::WaitingForInput => Badge { text: "waiting for input".into(), color: Color::hex(0xe0af68) },
+                AgentNodeStatus::WaitingForInput => {
+                    Badge { text: "waiting for input".into(), color: Color::hex(0xe0af68) }
+                }
                 AgentNodeStatus::Exited(s) => exited_badge(&s),
-                AgentNodeStatus::NotLaunched(NotLaunched::NeedsSetup { looked_for }) => Badge { text: format!("needs setup: {looked_for}"), color: Color::hex(0xf7768e) },
+                AgentNodeStatus::NotLaunched(NotLaunched::NeedsSetup { looked_for }) => {
+                    Badge { text: format!("needs setup: {looked_for}"), color: Color::hex(0xf7768e) }
+                }
                 AgentNodeStatus::NotLaunched(_) => Badge { text: "not launched".into(), color: Color::hex(0xf7768e) },
                 AgentNodeStatus::Pending => Badge { text: "starting".into(), color: Color::hex(0x9aa5ce) },
             });

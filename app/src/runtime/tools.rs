@@ -34,7 +34,8 @@ pub fn launch_hook() -> super::terminals::LaunchHook {
 /// File (in `agent-tools/`) holding the browser ownership map.
 pub const OWNERS_FILE: &str = "browser-owners.json";
 /// The message an agent gets when the main thread does not acknowledge in time.
-pub const TIMEOUT_MESSAGE: &str = "the app did not answer within 10 s (its main thread is busy); nothing was changed, try again";
+pub const TIMEOUT_MESSAGE: &str =
+    "the app did not answer within 10 s (its main thread is busy); nothing was changed, try again";
 
 /// Which browser node each agent node owns (browser node id → agent node id).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -50,7 +51,9 @@ impl Owners {
     /// Makes `agent` the owner unless another agent owns it.
     pub fn claim(&mut self, browser: &str, agent: &str) -> Result<(), String> {
         match self.owner(browser) {
-            Some(o) if o != agent => Err(format!("browser {browser} is owned by agent {o}; ask it to transfer it with browser_transfer")),
+            Some(o) if o != agent => {
+                Err(format!("browser {browser} is owned by agent {o}; ask it to transfer it with browser_transfer"))
+            }
             _ => {
                 self.0.insert(browser.to_owned(), agent.to_owned());
                 Ok(())
@@ -82,7 +85,9 @@ impl Owners {
     /// Whether `agent` may read (inspect, screenshot) the browser: not owned by someone else.
     pub fn check_read(&self, browser: &str, agent: &str) -> Result<(), String> {
         match self.owner(browser) {
-            Some(o) if o != agent => Err(format!("browser {browser} is owned by agent {o}; operations on it are refused")),
+            Some(o) if o != agent => {
+                Err(format!("browser {browser} is owned by agent {o}; operations on it are refused"))
+            }
             _ => Ok(()),
         }
     }
@@ -205,7 +210,13 @@ impl ToolLink {
     pub fn new(browser_control: bool) -> Self {
         let shared = Arc::new(ToolShared::default());
         shared.set_browser_control(browser_control);
-        Self { shared, server: None, phase: ToolPhase::Pending, pending_prompts: HashMap::new(), known_agents: HashMap::new() }
+        Self {
+            shared,
+            server: None,
+            phase: ToolPhase::Pending,
+            pending_prompts: HashMap::new(),
+            known_agents: HashMap::new(),
+        }
     }
 
     /// The running tool server, if any.
@@ -261,7 +272,13 @@ impl Runtime {
         self.tools.shared.set_browser_control(on);
         match super::services::save_browser_control(&dir, on) {
             Ok(()) => self.notify(format!("agent browser control {}", if on { "enabled" } else { "disabled" }), false),
-            Err(e) => self.notify(format!("agent browser control {} for now, but not saved: {e}", if on { "enabled" } else { "disabled" }), true),
+            Err(e) => self.notify(
+                format!(
+                    "agent browser control {} for now, but not saved: {e}",
+                    if on { "enabled" } else { "disabled" }
+                ),
+                true,
+            ),
         }
     }
 
@@ -307,7 +324,10 @@ pub(crate) struct OpContext {
 
 impl OpContext {
     /// Runs `f` on the main thread with the 10 s acknowledgement deadline.
-    pub(crate) fn on_main<R: Send + 'static>(&self, f: impl FnOnce(&mut Runtime) -> Result<R, String> + Send + 'static) -> Result<R, String> {
+    pub(crate) fn on_main<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Runtime) -> Result<R, String> + Send + 'static,
+    ) -> Result<R, String> {
         match self.app.call(CALL_TIMEOUT, f) {
             Ok(r) => r,
             Err(AppError::Timeout(_)) => Err(TIMEOUT_MESSAGE.into()),
@@ -323,7 +343,12 @@ impl OpContext {
 
 impl ToolHost for RuntimeToolHost {
     fn execute(&self, identity: &ToolIdentity, request: ToolRequest) -> ExecuteFuture {
-        let ctx = OpContext { app: self.app.clone(), shared: self.shared.clone(), data_dir: self.data_dir.clone(), identity: identity.clone() };
+        let ctx = OpContext {
+            app: self.app.clone(),
+            shared: self.shared.clone(),
+            data_dir: self.data_dir.clone(),
+            identity: identity.clone(),
+        };
         let (tx, rx) = tokio::sync::oneshot::channel();
         let operation = request.operation;
         let spawned = std::thread::Builder::new().name(format!("tool-{}", operation.name())).spawn(move || {
@@ -396,7 +421,10 @@ pub(crate) fn arg<'a>(req: &'a ToolRequest, name: &str) -> Result<&'a str, Strin
 pub(crate) fn caller_project<'a>(rt: &'a Runtime, identity: &ToolIdentity) -> Result<&'a Project, String> {
     let p = rt.project().ok_or("no project is open")?;
     if p.id().as_str() != identity.project_id {
-        return Err(format!("this operation requires your project tab to be visible; the visible project is {}", p.name()));
+        return Err(format!(
+            "this operation requires your project tab to be visible; the visible project is {}",
+            p.name()
+        ));
     }
     if !p.nodes().any(|n| n.id.as_str() == identity.node_id) {
         return Err("your agent node is no longer on the canvas".into());
@@ -412,13 +440,23 @@ pub(crate) fn target_node<'a>(p: &'a Project, id: &str) -> Result<&'a crate::mod
 
 /// A free spot for a new node of `size` to the right of the caller's node.
 pub(crate) fn beside(p: &Project, caller: &str, size: (f64, f64)) -> (f64, f64) {
-    let anchor = p.nodes().find(|n| n.id.as_str() == caller).map(|n| n.rect).or_else(|| p.bounds()).unwrap_or(Rect::new(0.0, 0.0, 0.0, 0.0));
+    let anchor = p
+        .nodes()
+        .find(|n| n.id.as_str() == caller)
+        .map(|n| n.rect)
+        .or_else(|| p.bounds())
+        .unwrap_or(Rect::new(0.0, 0.0, 0.0, 0.0));
     let x = anchor.x + anchor.w + 40.0;
     let mut y = anchor.y;
     // Step down past whatever already sits there so new nodes do not pile up.
     for _ in 0..200 {
         let r = Rect::new(x, y, size.0, size.1);
-        match p.nodes().filter(|n| n.rect.intersects(&r)).map(|n| n.rect.bottom()).fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b)))) {
+        match p
+            .nodes()
+            .filter(|n| n.rect.intersects(&r))
+            .map(|n| n.rect.bottom())
+            .fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b))))
+        {
             Some(bottom) => y = bottom + 24.0,
             None => break,
         }
@@ -476,7 +514,9 @@ mod tests {
         let a = Node::new(NodeKind::Sticky { text: "a".into() }, "a", Rect::new(0.0, 0.0, 100.0, 100.0));
         let b = Node::new(NodeKind::Sticky { text: "b".into() }, "b", Rect::new(140.0, 0.0, 100.0, 100.0));
         let caller = a.id.to_string();
-        let (p, _) = Project::from_nodes(ProjectId::generate(), "p", "/tmp/p", crate::model::Camera::default(), vec![a, b], 0).unwrap();
+        let (p, _) =
+            Project::from_nodes(ProjectId::generate(), "p", "/tmp/p", crate::model::Camera::default(), vec![a, b], 0)
+                .unwrap();
         let (x, y) = beside(&p, &caller, (100.0, 50.0));
         assert_eq!(x, 140.0);
         assert_eq!(y, 124.0);

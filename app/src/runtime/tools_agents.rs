@@ -34,13 +34,19 @@ pub fn ctl_path() -> PathBuf {
 /// Resolves and probes an agent's executable (presets on PATH, `custom` from
 /// `agent-tools/preferences.json`); a missing one is a needs-setup error naming what was looked for.
 pub fn resolve_agent(kind: AgentKind, agent_tools: &Path) -> Result<(AgentSpec, PathBuf), String> {
-    super::terminals::resolve_agent(kind, &agent_tools.join("preferences.json"), std::env::var_os("PATH").as_deref()).map_err(|why| why.message())
+    super::terminals::resolve_agent(kind, &agent_tools.join("preferences.json"), std::env::var_os("PATH").as_deref())
+        .map_err(|why| why.message())
 }
 
 /// Writes the agent's MCP configuration under `launch/<nodeId>/` and returns
 /// the CLI arguments that load it (none for CLIs without native MCP config,
 /// which use `$TERMSPRAWL_CTL call …` as the guides describe).
-pub fn write_launch_config(agent_tools: &Path, node: &str, kind: AgentKind, data_dir: &Path) -> Result<Vec<String>, String> {
+pub fn write_launch_config(
+    agent_tools: &Path,
+    node: &str,
+    kind: AgentKind,
+    data_dir: &Path,
+) -> Result<Vec<String>, String> {
     let launch = agent_tools.join("launch");
     let dir = launch.join(node);
     for d in [&launch, &dir] {
@@ -77,7 +83,8 @@ pub fn write_launch_config(agent_tools: &Path, node: &str, kind: AgentKind, data
 }
 
 /// Why a warm agent needs a fresh launch (also how that state is recognised later).
-const WARM_WITHOUT_CREDENTIALS: &str = "this agent started before its tool credentials existed; close it and launch a fresh one";
+const WARM_WITHOUT_CREDENTIALS: &str =
+    "this agent started before its tool credentials existed; close it and launch a fresh one";
 
 /// Whether a warm (still running) agent started without this app's tool
 /// integration: it has no session file, or the one it has says exactly that (a
@@ -159,7 +166,8 @@ pub(crate) fn launch(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String
 /// Claude Code's transcript folder for a working directory: every character
 /// that is not ASCII alphanumeric becomes `-`.
 pub fn claude_project_dir(home: &Path, cwd: &Path) -> PathBuf {
-    let escaped: String = cwd.display().to_string().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let escaped: String =
+        cwd.display().to_string().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
     home.join(".claude").join("projects").join(escaped)
 }
 
@@ -170,8 +178,13 @@ fn content_text(content: &Value) -> String {
             .iter()
             .filter_map(|p| match p.get("type").and_then(Value::as_str) {
                 Some("text") => p.get("text").and_then(Value::as_str).map(str::to_owned),
-                Some("tool_use") => Some(format!("[tool call {}]", p.get("name").and_then(Value::as_str).unwrap_or("?"))),
-                Some("tool_result") => Some(format!("[tool result] {}", content_text(p.get("content").unwrap_or(&Value::Null)).chars().take(500).collect::<String>())),
+                Some("tool_use") => {
+                    Some(format!("[tool call {}]", p.get("name").and_then(Value::as_str).unwrap_or("?")))
+                }
+                Some("tool_result") => Some(format!(
+                    "[tool result] {}",
+                    content_text(p.get("content").unwrap_or(&Value::Null)).chars().take(500).collect::<String>()
+                )),
                 _ => None,
             })
             .collect::<Vec<_>>()
@@ -231,7 +244,10 @@ pub fn read_transcripts(home: &Path, cwds: &[PathBuf]) -> (Vec<String>, String, 
     for (_, path) in files {
         match read_tail(&path) {
             Ok(jsonl) => {
-                text.push_str(&format!("## transcript {}\n\n", path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()));
+                text.push_str(&format!(
+                    "## transcript {}\n\n",
+                    path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+                ));
                 text.push_str(&render_claude_jsonl(&jsonl));
                 sources.push(path.display().to_string());
             }
@@ -260,8 +276,11 @@ pub(crate) fn linked_peers(p: &crate::model::Project, caller: &Node) -> (Vec<(St
                 let cwd = if cwd.as_os_str().is_empty() { p.folder().to_path_buf() } else { p.folder().join(cwd) };
                 peers.push((n.id.to_string(), cwd));
             }
-            NodeKind::Agent { agent, .. } => skipped.push(json!({"nodeId": n.id, "reason": format!("no transcript reader for {} agents", agent.as_str())})),
-            other => skipped.push(json!({"nodeId": n.id, "reason": format!("a {} node has no transcript", other.name())})),
+            NodeKind::Agent { agent, .. } => skipped
+                .push(json!({"nodeId": n.id, "reason": format!("no transcript reader for {} agents", agent.as_str())})),
+            other => {
+                skipped.push(json!({"nodeId": n.id, "reason": format!("a {} node has no transcript", other.name())}))
+            }
         }
     }
     (peers, skipped)
@@ -283,7 +302,8 @@ pub(crate) fn context_read(ctx: &OpContext) -> Result<Value, String> {
     let home = crate::model::persist::home_dir().ok_or("HOME is not set")?;
     let (sources, text, truncated) = read_transcripts(&home, &cwds);
     let ids: Vec<&String> = peers.iter().map(|(id, _)| id).collect();
-    let mut v = json!({"reader": "claude-jsonl", "peers": ids, "sources": sources, "text": text, "truncated": truncated});
+    let mut v =
+        json!({"reader": "claude-jsonl", "peers": ids, "sources": sources, "text": text, "truncated": truncated});
     if !skipped.is_empty() {
         v["skipped"] = json!(skipped);
     }
@@ -301,7 +321,8 @@ mod tests {
     fn context_peers_are_the_linked_claude_agents_only() {
         use crate::model::{Camera, Project, ProjectId};
         let agent = |name: &str, kind: AgentKind, cwd: &str| {
-            let mut n = Node::new(NodeKind::Agent { agent: kind, cwd: cwd.into() }, name, Rect::new(0.0, 0.0, 100.0, 100.0));
+            let mut n =
+                Node::new(NodeKind::Agent { agent: kind, cwd: cwd.into() }, name, Rect::new(0.0, 0.0, 100.0, 100.0));
             n.id = crate::model::NodeId::new(name).unwrap();
             n
         };
@@ -315,11 +336,15 @@ mod tests {
             caller.links.insert(peer.id.clone());
         }
         let nodes = vec![caller.clone(), linked_claude, unlinked_claude, codex, sticky];
-        let (p, _) = Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w/proj", Camera::default(), nodes, 0).unwrap();
+        let (p, _) =
+            Project::from_nodes(ProjectId::new("p").unwrap(), "p", "/w/proj", Camera::default(), nodes, 0).unwrap();
         let caller = p.nodes().find(|n| n.id.as_str() == "me").unwrap();
         let (peers, skipped) = linked_peers(&p, caller);
         assert_eq!(peers, [("claude-1".to_owned(), PathBuf::from("/w/proj/sub"))]);
-        let reasons: Vec<String> = skipped.iter().map(|s| format!("{} {}", s["nodeId"].as_str().unwrap(), s["reason"].as_str().unwrap())).collect();
+        let reasons: Vec<String> = skipped
+            .iter()
+            .map(|s| format!("{} {}", s["nodeId"].as_str().unwrap(), s["reason"].as_str().unwrap()))
+            .collect();
         assert_eq!(reasons, ["codex-1 no transcript reader for codex agents", "note a sticky node has no transcript"]);
     }
 
@@ -329,16 +354,22 @@ mod tests {
         let tools = dir.path().join("agent-tools");
         tool_server::ensure_private_dir(&tools).unwrap();
         let args = write_launch_config(&tools, "agent-7", AgentKind::Codex, Path::new("/data dir")).unwrap();
-        let overrides: Vec<&str> = args.chunks(2).map(|pair| {
-            assert_eq!(pair[0], "-c", "{args:?}");
-            pair[1].as_str()
-        }).collect();
+        let overrides: Vec<&str> = args
+            .chunks(2)
+            .map(|pair| {
+                assert_eq!(pair[0], "-c", "{args:?}");
+                pair[1].as_str()
+            })
+            .collect();
         let ctl = json!(ctl_path().display().to_string()).to_string();
-        assert_eq!(overrides, [
-            format!("mcp_servers.termsprawl.command={ctl}").as_str(),
-            r#"mcp_servers.termsprawl.args=["mcp","--adapter","codex-mcp"]"#,
-            r#"mcp_servers.termsprawl.env={TERMSPRAWL_NODE_ID="agent-7",TERMSPRAWL_DATA_DIR="/data dir"}"#,
-        ]);
+        assert_eq!(
+            overrides,
+            [
+                format!("mcp_servers.termsprawl.command={ctl}").as_str(),
+                r#"mcp_servers.termsprawl.args=["mcp","--adapter","codex-mcp"]"#,
+                r#"mcp_servers.termsprawl.env={TERMSPRAWL_NODE_ID="agent-7",TERMSPRAWL_DATA_DIR="/data dir"}"#,
+            ]
+        );
         // Nothing else is written for codex: its own config stays the user's.
         assert_eq!(std::fs::read_dir(tools.join("launch/agent-7")).unwrap().count(), 0);
     }
@@ -364,7 +395,8 @@ mod tests {
         assert!(text.contains("assistant: Done: parser.rs\n[tool call Edit]"), "{text}");
         assert!(!text.contains("ignored"));
 
-        let big = json!({"type": "user", "message": {"role": "user", "content": "x".repeat(CONTEXT_CHARS + 10) + "END"}});
+        let big =
+            json!({"type": "user", "message": {"role": "user", "content": "x".repeat(CONTEXT_CHARS + 10) + "END"}});
         std::fs::write(dir.join("s2.jsonl"), big.to_string()).unwrap();
         let (_, text, truncated) = read_transcripts(home.path(), &[cwd]);
         assert!(truncated);

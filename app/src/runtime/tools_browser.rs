@@ -112,9 +112,19 @@ const FOCUSED_JS: &str = r#"(() => { const a = document.activeElement; return {f
 
 /// Runs `expression` in the page and returns its value (by value).
 fn evaluate(dt: &DevToolsChannel, expression: &str) -> Result<Value, String> {
-    let r = dt.call("Runtime.evaluate", json!({"expression": expression, "returnByValue": true, "awaitPromise": true}), DEVTOOLS_TIMEOUT).map_err(|e| e.to_string())?;
+    let r = dt
+        .call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+            DEVTOOLS_TIMEOUT,
+        )
+        .map_err(|e| e.to_string())?;
     if let Some(ex) = r.get("exceptionDetails") {
-        let msg = ex.pointer("/exception/description").and_then(Value::as_str).or_else(|| ex.get("text").and_then(Value::as_str)).unwrap_or("script error");
+        let msg = ex
+            .pointer("/exception/description")
+            .and_then(Value::as_str)
+            .or_else(|| ex.get("text").and_then(Value::as_str))
+            .unwrap_or("script error");
         return Err(format!("page script failed: {}", msg.lines().next().unwrap_or(msg)));
     }
     Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
@@ -148,11 +158,18 @@ fn target(ctx: &OpContext, node_id: &str) -> Result<Target, String> {
                 return Err(format!("node {id} is a {} node, not a browser", n.kind.name()));
             }
             let nid = n.id.clone();
-            Ok(rt.browsers.for_node(&nid).map(|(_, h)| h.clone()).filter(|h| !h.is_closed()).map(|handle| Target { handle, node: nid }))
+            Ok(rt
+                .browsers
+                .for_node(&nid)
+                .map(|(_, h)| h.clone())
+                .filter(|h| !h.is_closed())
+                .map(|handle| Target { handle, node: nid }))
         })?;
         match found {
             Some(t) => return Ok(t),
-            None if Instant::now() >= end => return Err(format!("browser {node_id} has no live page (it is still starting or was closed)")),
+            None if Instant::now() >= end => {
+                return Err(format!("browser {node_id} has no live page (it is still starting or was closed)"))
+            }
             None => std::thread::sleep(Duration::from_millis(50)),
         }
     }
@@ -274,10 +291,15 @@ pub(crate) fn navigate(ctx: &OpContext, req: &ToolRequest) -> Result<Value, Stri
 
 /// Captures the viewport as PNG, saves it under `<data>/screenshots/`, and describes it.
 fn capture(ctx: &OpContext, t: &Target) -> Result<Value, String> {
-    let shot = t.handle.devtools().call("Page.captureScreenshot", json!({"format": "png"}), DEVTOOLS_TIMEOUT).map_err(|e| e.to_string())?;
+    let shot = t
+        .handle
+        .devtools()
+        .call("Page.captureScreenshot", json!({"format": "png"}), DEVTOOLS_TIMEOUT)
+        .map_err(|e| e.to_string())?;
     let data = shot.get("data").and_then(Value::as_str).ok_or("the page returned no screenshot")?;
     let png = base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| format!("screenshot data: {e}"))?;
-    let info = png::Decoder::new(std::io::Cursor::new(&png)).read_info().map_err(|e| format!("unreadable screenshot: {e}"))?;
+    let info =
+        png::Decoder::new(std::io::Cursor::new(&png)).read_info().map_err(|e| format!("unreadable screenshot: {e}"))?;
     let (width, height) = (info.info().width, info.info().height);
     // Pages can show private things: screenshots are the user's alone (0700/0600).
     let dir = ctx.data_dir.join("screenshots");
@@ -291,7 +313,9 @@ fn capture(ctx: &OpContext, t: &Target) -> Result<Value, String> {
     }
     let path = dir.join(&name);
     tool_server::write_private(&dir, &name, &png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(json!({"path": path.display().to_string(), "mimeType": "image/png", "data": data, "width": width, "height": height}))
+    Ok(
+        json!({"path": path.display().to_string(), "mimeType": "image/png", "data": data, "width": width, "height": height}),
+    )
 }
 
 /// `browser_inspect`: the compact page model, optionally with a screenshot.
@@ -372,7 +396,10 @@ fn typing_events(text: &str) -> Vec<(&'static str, Value)> {
             down["unmodifiedText"] = json!(t);
         }
         events.push(("Input.dispatchKeyEvent", down));
-        events.push(("Input.dispatchKeyEvent", json!({"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk})));
+        events.push((
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}),
+        ));
     };
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -396,7 +423,7 @@ fn typing_events(text: &str) -> Vec<(&'static str, Value)> {
             None => {
                 let s = c.to_string();
                 key(&mut events, &s, code.unwrap_or_default(), char_key_code(c), Some(&s));
-            },
+            }
         }
     }
     if !other.is_empty() {
@@ -413,7 +440,10 @@ fn send_in_order(dt: &DevToolsChannel, commands: &[(&'static str, Value)]) -> Re
             .map(|(method, params)| dt.request(method, params.clone(), None).map_err(|e| e.to_string()))
             .collect::<Result<Vec<_>, String>>()?;
         for reply in pending {
-            reply.wait(DEVTOOLS_TIMEOUT).map_err(|e| e.to_string())?.map_err(|e| format!("typing failed: {}", e.message))?;
+            reply
+                .wait(DEVTOOLS_TIMEOUT)
+                .map_err(|e| e.to_string())?
+                .map_err(|e| format!("typing failed: {}", e.message))?;
         }
     }
     Ok(())
@@ -438,7 +468,14 @@ mod tests {
             .iter()
             .map(|(m, p)| match *m {
                 "Input.insertText" => format!("insert {}", p["text"].as_str().unwrap()),
-                _ => format!("{} {} {} {} {}", p["type"].as_str().unwrap(), p["key"].as_str().unwrap(), p["code"].as_str().unwrap(), p["windowsVirtualKeyCode"], p["text"].as_str().unwrap_or("-")),
+                _ => format!(
+                    "{} {} {} {} {}",
+                    p["type"].as_str().unwrap(),
+                    p["key"].as_str().unwrap(),
+                    p["code"].as_str().unwrap(),
+                    p["windowsVirtualKeyCode"],
+                    p["text"].as_str().unwrap_or("-")
+                ),
             })
             .collect()
     }
@@ -446,15 +483,24 @@ mod tests {
     #[test]
     fn typing_sends_key_events_per_character_and_commits_the_rest_as_text() {
         let got = summary(&typing_events("aZ!\r\n\té日本x"));
-        assert_eq!(got, [
-            "keyDown a KeyA 65 a", "keyUp a KeyA 65 -",
-            "keyDown Z KeyZ 90 Z", "keyUp Z KeyZ 90 -",
-            "keyDown ! Digit1 49 !", "keyUp ! Digit1 49 -",
-            "keyDown Enter Enter 13 \r", "keyUp Enter Enter 13 -",
-            "keyDown Tab Tab 9 -", "keyUp Tab Tab 9 -",
-            "insert é日本",
-            "keyDown x KeyX 88 x", "keyUp x KeyX 88 -",
-        ]);
+        assert_eq!(
+            got,
+            [
+                "keyDown a KeyA 65 a",
+                "keyUp a KeyA 65 -",
+                "keyDown Z KeyZ 90 Z",
+                "keyUp Z KeyZ 90 -",
+                "keyDown ! Digit1 49 !",
+                "keyUp ! Digit1 49 -",
+                "keyDown Enter Enter 13 \r",
+                "keyUp Enter Enter 13 -",
+                "keyDown Tab Tab 9 -",
+                "keyUp Tab Tab 9 -",
+                "insert é日本",
+                "keyDown x KeyX 88 x",
+                "keyUp x KeyX 88 -",
+            ]
+        );
         assert_eq!(summary(&typing_events("😀")), ["insert 😀"]);
         assert!(typing_events("").is_empty());
     }

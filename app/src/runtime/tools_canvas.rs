@@ -21,9 +21,10 @@ const LIST_TEXT_CHARS: usize = 200;
 const IMAGE_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "gif", "webp", "bmp", "ico", "tif", "tiff", "avif", "svg"];
 /// Formats that are binary whatever their first bytes say.
 const BINARY_EXTENSIONS: &[&str] = &[
-    "exe", "dll", "so", "dylib", "o", "a", "lib", "bin", "class", "jar", "war", "zip", "gz", "tgz", "xz", "bz2", "zst", "7z", "rar", "tar", "pdf", "doc", "docx", "xls",
-    "xlsx", "ppt", "pptx", "odt", "mp3", "mp4", "m4a", "mov", "avi", "mkv", "webm", "wav", "flac", "ogg", "woff", "woff2", "ttf", "otf", "eot", "sqlite", "sqlite3",
-    "db", "pyc", "wasm", "iso", "dmg", "deb", "rpm", "psd",
+    "exe", "dll", "so", "dylib", "o", "a", "lib", "bin", "class", "jar", "war", "zip", "gz", "tgz", "xz", "bz2", "zst",
+    "7z", "rar", "tar", "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt", "mp3", "mp4", "m4a", "mov", "avi",
+    "mkv", "webm", "wav", "flac", "ogg", "woff", "woff2", "ttf", "otf", "eot", "sqlite", "sqlite3", "db", "pyc",
+    "wasm", "iso", "dmg", "deb", "rpm", "psd",
 ];
 
 /// A node as agents see it: compact JSON.
@@ -107,7 +108,10 @@ pub(crate) fn move_node(ctx: &OpContext, req: &ToolRequest) -> Result<Value, Str
 pub(crate) fn resize(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
     let identity = ctx.identity.clone();
     let id = arg(req, "nodeId")?.to_owned();
-    let (w, h) = (req.number_arg("width").ok_or("missing argument width")?, req.number_arg("height").ok_or("missing argument height")?);
+    let (w, h) = (
+        req.number_arg("width").ok_or("missing argument width")?,
+        req.number_arg("height").ok_or("missing argument height")?,
+    );
     ctx.on_main(move |rt| {
         let n = target_node(caller_project(rt, &identity)?, &id)?;
         let (nid, r) = (n.id.clone(), n.rect);
@@ -146,7 +150,10 @@ pub(crate) fn check_artifact(path: &Path, view: ArtifactView) -> Result<(), Stri
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
     let image = IMAGE_EXTENSIONS.contains(&ext.as_str());
     if image && view == ArtifactView::Diff {
-        return Err(format!("{} is an image; image diffs are not supported (open it with view editor)", path.display()));
+        return Err(format!(
+            "{} is an image; image diffs are not supported (open it with view editor)",
+            path.display()
+        ));
     }
     if BINARY_EXTENSIONS.contains(&ext.as_str()) {
         return Err(format!("{} is a binary file (.{ext}) and cannot be opened", path.display()));
@@ -155,7 +162,9 @@ pub(crate) fn check_artifact(path: &Path, view: ArtifactView) -> Result<(), Stri
         return Ok(());
     }
     let mut head = Vec::new();
-    std::fs::File::open(path).and_then(|f| f.take(SNIFF_BYTES).read_to_end(&mut head)).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    std::fs::File::open(path)
+        .and_then(|f| f.take(SNIFF_BYTES).read_to_end(&mut head))
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if head.contains(&0) {
         return Err(format!("{} is a binary file and cannot be opened", path.display()));
     }
@@ -169,7 +178,8 @@ pub(crate) fn resolve_inside(folder: &Path, raw: &str) -> Result<PathBuf, String
         return Err(format!("path must be absolute: {raw}"));
     }
     let real = std::fs::canonicalize(path).map_err(|e| format!("cannot resolve {raw}: {e}"))?;
-    let root = std::fs::canonicalize(folder).map_err(|e| format!("cannot resolve the project folder {}: {e}", folder.display()))?;
+    let root = std::fs::canonicalize(folder)
+        .map_err(|e| format!("cannot resolve the project folder {}: {e}", folder.display()))?;
     if !real.starts_with(&root) {
         return Err(format!("{raw} resolves outside the project folder {}", root.display()));
     }

@@ -20,11 +20,17 @@ fn shell() -> String {
 }
 
 /// Opens a terminal node beside the caller; `command` runs as the node's program.
-fn open_node(rt: &mut Runtime, identity: &ToolIdentity, title: &str, command: Option<Vec<String>>) -> Result<NodeId, String> {
+fn open_node(
+    rt: &mut Runtime,
+    identity: &ToolIdentity,
+    title: &str,
+    command: Option<Vec<String>>,
+) -> Result<NodeId, String> {
     let p = caller_project(rt, identity)?;
     let at = beside(p, &identity.node_id, TERMINAL_SIZE);
     let cwd = p.folder().to_path_buf();
-    rt.add_node(NodeKind::Terminal { cwd, command, tmux_session: None }, title, TERMINAL_SIZE, Some(at)).map_err(|e| e.to_string())
+    rt.add_node(NodeKind::Terminal { cwd, command, tmux_session: None }, title, TERMINAL_SIZE, Some(at))
+        .map_err(|e| e.to_string())
 }
 
 /// `terminal_open`: a shell beside the caller; a command is typed into it, so
@@ -62,14 +68,15 @@ pub(crate) fn external(ctx: &OpContext, req: &ToolRequest) -> Result<Value, Stri
         let folder = super::tools::caller_project(rt, &identity)?.folder().to_owned();
         match found {
             Ok(terminal) => {
-                let env = [(super::tools_agents::CTL_ENV.to_owned(), super::tools_agents::ctl_path().display().to_string())];
+                let env =
+                    [(super::tools_agents::CTL_ENV.to_owned(), super::tools_agents::ctl_path().display().to_string())];
                 let pid = terminal.launch(&title, &command, &folder, &env).map_err(|e| e.to_string())?;
                 Ok(json!({"where": "external", "terminal": terminal.program.display().to_string(), "pid": pid}))
-            },
+            }
             Err(why @ (ExternalTerminalError::NoDisplay | ExternalTerminalError::NoneFound(_))) => {
                 let id = open_node(rt, &identity, &title, Some(vec![shell(), "-c".into(), command]))?;
                 Ok(json!({"nodeId": id, "where": "canvas", "reason": why.to_string()}))
-            },
+            }
             Err(e) => Err(e.to_string()),
         }
     })
@@ -85,7 +92,12 @@ enum Access {
 
 /// Runs `f` with the live terminal of a terminal or agent node (or, to read, an
 /// artifact node) of the caller's canvas.
-fn with_terminal<R: Send + 'static>(ctx: &OpContext, req: &ToolRequest, access: Access, f: impl FnOnce(&super::terminals::LiveTerminal) -> Result<R, String> + Send + 'static) -> Result<R, String> {
+fn with_terminal<R: Send + 'static>(
+    ctx: &OpContext,
+    req: &ToolRequest,
+    access: Access,
+    f: impl FnOnce(&super::terminals::LiveTerminal) -> Result<R, String> + Send + 'static,
+) -> Result<R, String> {
     let identity = ctx.identity.clone();
     let id = arg(req, "nodeId")?.to_owned();
     ctx.on_main(move |rt| {

@@ -80,23 +80,41 @@ fn cef_named(n: NamedKey) -> Option<CefNamed> {
 
 fn function_number(n: NamedKey) -> Option<u8> {
     use NamedKey::*;
-    let all = [F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21, F22, F23, F24];
+    let all =
+        [F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21, F22, F23, F24];
     all.iter().position(|k| *k == n).and_then(|i| u8::try_from(i + 1).ok())
 }
 
 /// A key event for a browser page. `text` is what the key types (winit's
 /// `KeyEvent::text`); with Ctrl or Alt held it is dropped so shortcuts reach
 /// the page as shortcuts, not as control characters.
-pub fn cef_key(key: &Key, location: KeyLocation, text: Option<&str>, pressed: bool, m: Mods, native_code: i32) -> Option<KeyInput> {
+pub fn cef_key(
+    key: &Key,
+    location: KeyLocation,
+    text: Option<&str>,
+    pressed: bool,
+    m: Mods,
+    native_code: i32,
+) -> Option<KeyInput> {
     let cef = match key {
         Key::Named(n) => CefKey::Named(cef_named(*n)?),
         Key::Character(s) => CefKey::Character(s.to_string()),
         _ => return None,
     };
-    let text = text.filter(|t| !(t.is_empty() || t.chars().any(char::is_control) || m.ctrl || m.alt)).map(str::to_string);
+    let text =
+        text.filter(|t| !(t.is_empty() || t.chars().any(char::is_control) || m.ctrl || m.alt)).map(str::to_string);
     // Space is named in winit but types a character.
-    let text = text.or_else(|| (matches!(key, Key::Named(NamedKey::Space)) && pressed && !(m.ctrl || m.alt)).then(|| " ".to_string()));
-    Some(KeyInput { key: cef, text: if pressed { text } else { None }, pressed, modifiers: cef_mods(m), keypad: location == KeyLocation::Numpad, native_code })
+    let text = text.or_else(|| {
+        (matches!(key, Key::Named(NamedKey::Space)) && pressed && !(m.ctrl || m.alt)).then(|| " ".to_string())
+    });
+    Some(KeyInput {
+        key: cef,
+        text: if pressed { text } else { None },
+        pressed,
+        modifiers: cef_mods(m),
+        keypad: location == KeyLocation::Numpad,
+        native_code,
+    })
 }
 
 /// The terminal key for a key press, or None for keys a terminal does not
@@ -162,23 +180,31 @@ mod tests {
 
     #[test]
     fn browser_keys_carry_text_only_when_typing() {
-        let k = cef_key(&ch("A"), KeyLocation::Standard, Some("A"), true, Mods { shift: true, ..Mods::default() }, 38).unwrap();
+        let k = cef_key(&ch("A"), KeyLocation::Standard, Some("A"), true, Mods { shift: true, ..Mods::default() }, 38)
+            .unwrap();
         assert_eq!(k.key, CefKey::Character("A".into()));
         assert_eq!(k.text.as_deref(), Some("A"));
         assert!(k.modifiers.shift);
         assert_eq!(k.native_code, 38);
-        let ctrl_a = cef_key(&ch("a"), KeyLocation::Standard, Some("\u{1}"), true, Mods { ctrl: true, ..Mods::default() }, 0).unwrap();
+        let ctrl_a =
+            cef_key(&ch("a"), KeyLocation::Standard, Some("\u{1}"), true, Mods { ctrl: true, ..Mods::default() }, 0)
+                .unwrap();
         assert_eq!(ctrl_a.text, None, "Ctrl+A selects all, it does not type");
         let release = cef_key(&ch("a"), KeyLocation::Standard, Some("a"), false, Mods::default(), 0).unwrap();
         assert_eq!(release.text, None);
-        let space = cef_key(&Key::Named(NamedKey::Space), KeyLocation::Standard, None, true, Mods::default(), 0).unwrap();
+        let space =
+            cef_key(&Key::Named(NamedKey::Space), KeyLocation::Standard, None, true, Mods::default(), 0).unwrap();
         assert_eq!(space.text.as_deref(), Some(" "));
         let f5 = cef_key(&Key::Named(NamedKey::F5), KeyLocation::Standard, None, true, Mods::default(), 0).unwrap();
         assert_eq!(f5.key, CefKey::Named(CefNamed::F(5)));
-        let enter = cef_key(&Key::Named(NamedKey::Enter), KeyLocation::Numpad, Some("\r"), true, Mods::default(), 0).unwrap();
+        let enter =
+            cef_key(&Key::Named(NamedKey::Enter), KeyLocation::Numpad, Some("\r"), true, Mods::default(), 0).unwrap();
         assert!(enter.keypad);
         assert_eq!(enter.text, None, "control characters are never sent as text");
-        assert_eq!(cef_key(&Key::Named(NamedKey::MediaPlay), KeyLocation::Standard, None, true, Mods::default(), 0), None);
+        assert_eq!(
+            cef_key(&Key::Named(NamedKey::MediaPlay), KeyLocation::Standard, None, true, Mods::default(), 0),
+            None
+        );
     }
 
     #[test]

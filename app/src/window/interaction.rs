@@ -210,22 +210,46 @@ impl View<'_> {
 
 /// Whether a node's body takes keyboard and pointer input.
 pub fn is_interactive(kind: &NodeKind) -> bool {
-    matches!(kind, NodeKind::Browser { .. } | NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. })
+    matches!(
+        kind,
+        NodeKind::Browser { .. } | NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. }
+    )
 }
 
 #[derive(Debug, Clone, PartialEq)]
 enum Gesture {
     Idle,
     /// Dragging the canvas (left on empty canvas, or middle anywhere).
-    Pan { start: Vec2, last: Vec2, button: Button, additive: bool },
+    Pan {
+        start: Vec2,
+        last: Vec2,
+        button: Button,
+        additive: bool,
+    },
     /// Moving nodes by a title bar (or a sticky's body).
-    Move { ids: Vec<NodeId>, last: Point, moved: bool },
+    Move {
+        ids: Vec<NodeId>,
+        last: Point,
+        moved: bool,
+    },
     /// Resizing one node.
-    Resize { id: NodeId, edge: ResizeEdge, start_rect: Rect, start: Point },
+    Resize {
+        id: NodeId,
+        edge: ResizeEdge,
+        start_rect: Rect,
+        start: Point,
+    },
     /// Drawing a selection box (Shift + drag on empty canvas).
-    Marquee { start: Vec2, current: Vec2, base: Selection },
+    Marquee {
+        start: Vec2,
+        current: Vec2,
+        base: Selection,
+    },
     /// A button went down in a node's body: the node gets the pointer until release.
-    Captured { id: NodeId, button: Button },
+    Captured {
+        id: NodeId,
+        button: Button,
+    },
 }
 
 /// The pointer state between events.
@@ -257,9 +281,12 @@ impl Interaction {
     /// The selection box being drawn, in window pixels (x, y, w, h).
     pub fn marquee(&self) -> Option<(f32, f32, f32, f32)> {
         match &self.gesture {
-            Gesture::Marquee { start, current, .. } => {
-                Some((start.x.min(current.x), start.y.min(current.y), (start.x - current.x).abs(), (start.y - current.y).abs()))
-            }
+            Gesture::Marquee { start, current, .. } => Some((
+                start.x.min(current.x),
+                start.y.min(current.y),
+                (start.x - current.x).abs(),
+                (start.y - current.y).abs(),
+            )),
             _ => None,
         }
     }
@@ -299,7 +326,11 @@ impl Interaction {
     fn click_count(&mut self, pos: Vec2) -> u32 {
         let now = std::time::Instant::now();
         let n = match self.last_click {
-            Some((at, p, n)) if now.duration_since(at) < std::time::Duration::from_millis(450) && dist(p, pos) < CLICK_SLOP => n % 3 + 1,
+            Some((at, p, n))
+                if now.duration_since(at) < std::time::Duration::from_millis(450) && dist(p, pos) < CLICK_SLOP =>
+            {
+                n % 3 + 1
+            }
             _ => 1,
         };
         self.last_click = Some((now, pos, n));
@@ -307,7 +338,14 @@ impl Interaction {
     }
 
     /// A button went down at `pos` (window pixels).
-    pub fn pointer_down(&mut self, view: &View<'_>, selection: &mut Selection, pos: Vec2, button: Button, mods: Mods) -> Vec<Effect> {
+    pub fn pointer_down(
+        &mut self,
+        view: &View<'_>,
+        selection: &mut Selection,
+        pos: Vec2,
+        button: Button,
+        mods: Mods,
+    ) -> Vec<Effect> {
         self.pointer = pos;
         let mut out = self.cancel();
         let hit = view.hit(pos);
@@ -372,7 +410,8 @@ impl Interaction {
                     selection.click(id.clone());
                     out.push(Effect::SelectionChanged);
                 }
-                let wants_focus = matches!(kind, Some(NodeKind::Sticky { .. })) || kind.as_ref().is_some_and(is_interactive);
+                let wants_focus =
+                    matches!(kind, Some(NodeKind::Sticky { .. })) || kind.as_ref().is_some_and(is_interactive);
                 let focus = if wants_focus { Some(id.clone()) } else { None };
                 if view.focus != focus.as_ref() {
                     out.push(Effect::Focus(focus));
@@ -384,7 +423,15 @@ impl Interaction {
         out
     }
 
-    fn empty_canvas_down(&mut self, view: &View<'_>, pos: Vec2, button: Button, mods: Mods, selection: &Selection, mut out: Vec<Effect>) -> Vec<Effect> {
+    fn empty_canvas_down(
+        &mut self,
+        view: &View<'_>,
+        pos: Vec2,
+        button: Button,
+        mods: Mods,
+        selection: &Selection,
+        mut out: Vec<Effect>,
+    ) -> Vec<Effect> {
         match button {
             Button::Right => out.push(Effect::OpenPalette { at: Some(view.world(pos)) }),
             _ if mods.shift => self.gesture = Gesture::Marquee { start: pos, current: pos, base: selection.clone() },
@@ -397,14 +444,21 @@ impl Interaction {
     }
 
     /// The pointer moved to `pos`.
-    pub fn pointer_move(&mut self, view: &View<'_>, selection: &mut Selection, camera: &mut Camera, pos: Vec2) -> Vec<Effect> {
+    pub fn pointer_move(
+        &mut self,
+        view: &View<'_>,
+        selection: &mut Selection,
+        camera: &mut Camera,
+        pos: Vec2,
+    ) -> Vec<Effect> {
         let prev = self.pointer;
         self.pointer = pos;
         let mut out = vec![];
         match &mut self.gesture {
             Gesture::Idle => {
                 // Hover goes to the focused node only: other pages do not see a pointer that cannot click them.
-                let over = view.hit(pos).filter(|(id, r)| *r == HitRegion::Body && view.focus == Some(id)).map(|(id, _)| id);
+                let over =
+                    view.hit(pos).filter(|(id, r)| *r == HitRegion::Body && view.focus == Some(id)).map(|(id, _)| id);
                 if let Some(old) = self.hover.take() {
                     if over.as_ref() != Some(&old) {
                         out.push(Effect::Route(NodeInput::Leave { id: old }));
@@ -473,7 +527,9 @@ impl Interaction {
             }
             Gesture::Move { .. } | Gesture::Resize { .. } => vec![Effect::EndCoalescing],
             Gesture::Marquee { .. } => vec![Effect::SelectionChanged],
-            Gesture::Captured { id, button: b } if b == button => vec![Effect::Route(NodeInput::Up { id, pos, button })],
+            Gesture::Captured { id, button: b } if b == button => {
+                vec![Effect::Route(NodeInput::Up { id, pos, button })]
+            }
             other => {
                 // Another button than the one that started the gesture: keep going.
                 self.gesture = other;
@@ -507,7 +563,14 @@ impl Interaction {
     }
 
     /// A key pressed while the canvas (no node) has keyboard focus.
-    pub fn canvas_key(&mut self, view: &View<'_>, selection: &mut Selection, camera: &mut Camera, key: CanvasKey, mods: Mods) -> Vec<Effect> {
+    pub fn canvas_key(
+        &mut self,
+        view: &View<'_>,
+        selection: &mut Selection,
+        camera: &mut Camera,
+        key: CanvasKey,
+        mods: Mods,
+    ) -> Vec<Effect> {
         let step = if mods.shift { PAN_PER_ARROW * 4.0 } else { PAN_PER_ARROW };
         let pan = |camera: &mut Camera, dx: f32, dy: f32| {
             camera.pan_by_screen(Vec2::new(dx, dy));
@@ -531,14 +594,18 @@ impl Interaction {
             (CanvasKey::Enter, false) if selection.len() == 1 => {
                 let id = selection.to_vec().remove(0);
                 match view.kind(&id) {
-                    Some(k) if is_interactive(k) || matches!(k, NodeKind::Sticky { .. }) => vec![Effect::Focus(Some(id))],
+                    Some(k) if is_interactive(k) || matches!(k, NodeKind::Sticky { .. }) => {
+                        vec![Effect::Focus(Some(id))]
+                    }
                     _ => vec![],
                 }
             }
             (CanvasKey::Char('z'), true) if mods.shift => vec![Effect::Redo],
             (CanvasKey::Char('z'), true) => vec![Effect::Undo],
             (CanvasKey::Char('y'), true) => vec![Effect::Redo],
-            (CanvasKey::Char('d'), true) if !selection.is_empty() => vec![Effect::Apply(Command::Duplicate { ids: selection.to_vec() })],
+            (CanvasKey::Char('d'), true) if !selection.is_empty() => {
+                vec![Effect::Apply(Command::Duplicate { ids: selection.to_vec() })]
+            }
             (CanvasKey::Char('g'), true) if !selection.is_empty() => {
                 vec![Effect::Apply(Command::GroupNodes { ids: selection.to_vec(), title: None })]
             }
@@ -560,7 +627,8 @@ impl Interaction {
 
 /// Frames every node of the project in the window ("fit all").
 pub fn fit_all(view: &View<'_>, camera: &mut Camera) -> Vec<Effect> {
-    let rects: Vec<canvas_render::Rect> = view.project.nodes().map(|n| crate::runtime::scene::render_rect(&n.rect)).collect();
+    let rects: Vec<canvas_render::Rect> =
+        view.project.nodes().map(|n| crate::runtime::scene::render_rect(&n.rect)).collect();
     if camera.fit_all(&rects, view.viewport, FIT_MARGIN).is_none() {
         return vec![];
     }
@@ -630,7 +698,8 @@ mod tests {
         let mut it = Interaction::new();
         let mut live = cam;
         // Node "a" title bar: world (50, 10) → screen ((50+100)*2, (10+100)*2).
-        let down = it.pointer_down(&view(&p, &cam, None), &mut sel, Vec2::new(300.0, 220.0), Button::Left, Mods::default());
+        let down =
+            it.pointer_down(&view(&p, &cam, None), &mut sel, Vec2::new(300.0, 220.0), Button::Left, Mods::default());
         assert!(sel.contains(&id("a")));
         assert!(cmds(&down).contains(&&Command::BringToFront { ids: vec![id("a")] }));
         let moved = it.pointer_move(&view(&p, &cam, None), &mut sel, &mut live, Vec2::new(340.0, 200.0));
@@ -682,7 +751,10 @@ mod tests {
         // Past the minimum size the node stops shrinking.
         let e = it.pointer_move(&view(&p, &cam, None), &mut sel, &mut live, Vec2::new(-500.0, -500.0));
         assert_eq!(cmds(&e), vec![&Command::SetRect { id: id("a"), rect: Rect::new(0.0, 0.0, 80.0, 60.0) }]);
-        assert_eq!(it.pointer_up(&view(&p, &cam, None), &mut sel, Vec2::new(0.0, 0.0), Button::Left), vec![Effect::EndCoalescing]);
+        assert_eq!(
+            it.pointer_up(&view(&p, &cam, None), &mut sel, Vec2::new(0.0, 0.0), Button::Left),
+            vec![Effect::EndCoalescing]
+        );
     }
 
     #[test]
@@ -694,7 +766,13 @@ mod tests {
         let mut it = Interaction::new();
         let mut live = cam;
         let web = id("web");
-        let down = it.pointer_down(&view(&p, &cam, Some(&web)), &mut sel, Vec2::new(700.0, 100.0), Button::Left, Mods::default());
+        let down = it.pointer_down(
+            &view(&p, &cam, Some(&web)),
+            &mut sel,
+            Vec2::new(700.0, 100.0),
+            Button::Left,
+            Mods::default(),
+        );
         assert!(down.contains(&Effect::Focus(None)));
         it.pointer_move(&view(&p, &cam, None), &mut sel, &mut live, Vec2::new(650.0, 130.0));
         assert_eq!(live.offset, Vec2::new(50.0, -30.0));
@@ -738,13 +816,28 @@ mod tests {
         let pos = Vec2::new(100.0, 300.0);
         let down = it.pointer_down(&view(&p, &cam, None), &mut sel, pos, Button::Left, Mods::default());
         assert!(down.contains(&Effect::Focus(Some(web.clone()))));
-        assert!(down.contains(&Effect::Route(NodeInput::Down { id: web.clone(), pos, button: Button::Left, clicks: 1 })));
+        assert!(down.contains(&Effect::Route(NodeInput::Down {
+            id: web.clone(),
+            pos,
+            button: Button::Left,
+            clicks: 1
+        })));
         assert!(cmds(&down).is_empty(), "already on top: no BringToFront undo step");
         // While held, the pointer stays with the page even outside it.
         let m = it.pointer_move(&view(&p, &cam, Some(&web)), &mut sel, &mut live, Vec2::new(700.0, 50.0));
-        assert_eq!(m, vec![Effect::Route(NodeInput::Move { id: web.clone(), pos: Vec2::new(700.0, 50.0), held: Some(Button::Left) })]);
+        assert_eq!(
+            m,
+            vec![Effect::Route(NodeInput::Move {
+                id: web.clone(),
+                pos: Vec2::new(700.0, 50.0),
+                held: Some(Button::Left)
+            })]
+        );
         let up = it.pointer_up(&view(&p, &cam, Some(&web)), &mut sel, Vec2::new(700.0, 50.0), Button::Left);
-        assert_eq!(up, vec![Effect::Route(NodeInput::Up { id: web.clone(), pos: Vec2::new(700.0, 50.0), button: Button::Left })]);
+        assert_eq!(
+            up,
+            vec![Effect::Route(NodeInput::Up { id: web.clone(), pos: Vec2::new(700.0, 50.0), button: Button::Left })]
+        );
         // Wheel over the focused page scrolls the page; over the canvas it pans.
         it.pointer_move(&view(&p, &cam, Some(&web)), &mut sel, &mut live, pos);
         let w = it.wheel(&view(&p, &cam, Some(&web)), &mut live, 0.0, -2.0, Mods::default());
@@ -768,7 +861,10 @@ mod tests {
         it.wheel(&view(&p, &cam, None), &mut live, 0.0, 3.0, ctrl);
         assert!((live.zoom() - 1.1f32.powi(3)).abs() < 1e-4);
         let after = live.screen_to_world(anchor);
-        assert!((before.x - after.x).abs() < 1e-3 && (before.y - after.y).abs() < 1e-3, "the point under the cursor stays put");
+        assert!(
+            (before.x - after.x).abs() < 1e-3 && (before.y - after.y).abs() < 1e-3,
+            "the point under the cursor stays put"
+        );
         for _ in 0..100 {
             it.wheel(&view(&p, &cam, None), &mut live, 0.0, 5.0, ctrl);
         }
@@ -789,13 +885,26 @@ mod tests {
         let mut live = cam;
         let ctrl = Mods { ctrl: true, ..Mods::default() };
         let v = view(&p, &cam, None);
-        assert_eq!(it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Delete, Mods::default()), vec![], "nothing selected");
+        assert_eq!(
+            it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Delete, Mods::default()),
+            vec![],
+            "nothing selected"
+        );
         sel.click(id("a"));
         sel.shift_click(id("b"));
-        assert_eq!(it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Char('d'), ctrl), vec![Effect::Apply(Command::Duplicate { ids: vec![id("a"), id("b")] })]);
-        assert_eq!(it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Char('g'), ctrl), vec![Effect::Apply(Command::GroupNodes { ids: vec![id("a"), id("b")], title: None })]);
+        assert_eq!(
+            it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Char('d'), ctrl),
+            vec![Effect::Apply(Command::Duplicate { ids: vec![id("a"), id("b")] })]
+        );
+        assert_eq!(
+            it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Char('g'), ctrl),
+            vec![Effect::Apply(Command::GroupNodes { ids: vec![id("a"), id("b")], title: None })]
+        );
         assert_eq!(it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Char('z'), ctrl), vec![Effect::Undo]);
-        assert_eq!(it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Char('z'), Mods { shift: true, ..ctrl }), vec![Effect::Redo]);
+        assert_eq!(
+            it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Char('z'), Mods { shift: true, ..ctrl }),
+            vec![Effect::Redo]
+        );
         let del = it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Delete, Mods::default());
         assert_eq!(cmds(&del), vec![&Command::RemoveNodes { ids: vec![id("a"), id("b")] }]);
         assert!(sel.is_empty());
@@ -806,10 +915,17 @@ mod tests {
         it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Char('1'), ctrl);
         for n in p.nodes() {
             let r = live.world_rect_to_screen(crate::runtime::scene::render_rect(&n.rect));
-            assert!(r.x >= 0.0 && r.y >= 0.0 && r.right() <= 800.0 && r.bottom() <= 600.0, "fit all shows {}: {r:?}", n.id);
+            assert!(
+                r.x >= 0.0 && r.y >= 0.0 && r.right() <= 800.0 && r.bottom() <= 600.0,
+                "fit all shows {}: {r:?}",
+                n.id
+            );
         }
         sel.click(id("web"));
-        assert_eq!(it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Enter, Mods::default()), vec![Effect::Focus(Some(id("web")))]);
+        assert_eq!(
+            it.canvas_key(&v, &mut sel, &mut live, CanvasKey::Enter, Mods::default()),
+            vec![Effect::Focus(Some(id("web")))]
+        );
     }
 
     #[test]
@@ -818,7 +934,8 @@ mod tests {
         let cam = Camera::new(Vec2::new(100.0, 0.0), 0.5);
         let mut sel = Selection::new();
         let mut it = Interaction::new();
-        let e = it.pointer_down(&view(&p, &cam, None), &mut sel, Vec2::new(600.0, 500.0), Button::Right, Mods::default());
+        let e =
+            it.pointer_down(&view(&p, &cam, None), &mut sel, Vec2::new(600.0, 500.0), Button::Right, Mods::default());
         assert_eq!(e, vec![Effect::OpenPalette { at: Some(Point::new(1300.0, 1000.0)) }]);
         // On a node's title bar, the menu is about that node: it becomes the selection.
         let e = it.pointer_down(&view(&p, &cam, None), &mut sel, Vec2::new(150.0, 5.0), Button::Right, Mods::default());

@@ -195,7 +195,9 @@ impl App {
     }
 
     fn title_height(rt: &Runtime) -> f64 {
-        f64::from(rt.gfx.as_ref().map_or(canvas_render::Theme::default().title_height, |g| g.renderer.theme().title_height))
+        f64::from(
+            rt.gfx.as_ref().map_or(canvas_render::Theme::default().title_height, |g| g.renderer.theme().title_height),
+        )
     }
 
     /// Follows the model's camera when it changed outside the window (tool server, project switch).
@@ -320,13 +322,23 @@ impl App {
     }
 
     /// Runs one interaction call with a view of the active project.
-    fn gesture(&mut self, f: impl FnOnce(&mut Interaction, &View<'_>, &mut model::Selection, &mut Camera) -> Vec<Effect>) {
+    fn gesture(
+        &mut self,
+        f: impl FnOnce(&mut Interaction, &View<'_>, &mut model::Selection, &mut Camera) -> Vec<Effect>,
+    ) {
         let viewport = self.viewport();
         let Some(rt) = self.rt.as_mut() else { return };
         let title_height = Self::title_height(rt);
         let Some(project) = rt.workspace.active() else { return };
         let before = self.camera;
-        let view = View { project, camera: &before, viewport, title_height, focus: rt.focus.as_ref(), ui_scale: self.ui_scale };
+        let view = View {
+            project,
+            camera: &before,
+            viewport,
+            title_height,
+            focus: rt.focus.as_ref(),
+            ui_scale: self.ui_scale,
+        };
         let effects = f(&mut self.interaction, &view, &mut rt.selection, &mut self.camera);
         let cursor = self.interaction.cursor(&view);
         if cursor != self.cursor {
@@ -380,8 +392,13 @@ impl App {
     fn open_palette(&mut self, at: Option<Point>, anchor: Option<(f32, f32)>) {
         let Some(rt) = self.rt.as_ref() else { return };
         let control = rt.tools.server.is_some().then(|| rt.tools.shared.browser_control());
-        let pair = rt.selection_pair().map(|(a, b)| rt.project().and_then(|p| p.node(&a)).is_some_and(|n| n.links.contains(&b)));
-        let palette = Palette::new(at, anchor, !rt.selection.is_empty()).with_browser_control(control).with_selected_pair(pair).with_project(rt.project().is_some());
+        let pair = rt
+            .selection_pair()
+            .map(|(a, b)| rt.project().and_then(|p| p.node(&a)).is_some_and(|n| n.links.contains(&b)));
+        let palette = Palette::new(at, anchor, !rt.selection.is_empty())
+            .with_browser_control(control)
+            .with_selected_pair(pair)
+            .with_project(rt.project().is_some());
         self.palette = Some(palette);
         self.dirty = true;
     }
@@ -425,7 +442,11 @@ impl App {
             PaletteAction::Duplicate | PaletteAction::Delete => {
                 let Some(rt) = self.rt.as_mut() else { return };
                 let ids = rt.selection.to_vec();
-                let cmd = if action == PaletteAction::Duplicate { Command::Duplicate { ids } } else { Command::RemoveNodes { ids } };
+                let cmd = if action == PaletteAction::Duplicate {
+                    Command::Duplicate { ids }
+                } else {
+                    Command::RemoveNodes { ids }
+                };
                 return self.apply(vec![Effect::Apply(cmd), Effect::SelectionChanged]);
             }
             PaletteAction::OpenProject(path) => {
@@ -450,7 +471,11 @@ impl App {
             }
             PaletteAction::Link | PaletteAction::Unlink => {
                 let Some((a, b)) = self.rt.as_ref().and_then(|rt| rt.selection_pair()) else { return };
-                let cmd = if action == PaletteAction::Link { Command::LinkNodes { a, b } } else { Command::UnlinkNodes { a, b } };
+                let cmd = if action == PaletteAction::Link {
+                    Command::LinkNodes { a, b }
+                } else {
+                    Command::UnlinkNodes { a, b }
+                };
                 return self.apply(vec![Effect::Apply(cmd)]);
             }
             PaletteAction::SetBrowserControl(on) => {
@@ -469,7 +494,9 @@ impl App {
                 let size = (960.0, 640.0);
                 let spot = self.new_node_spot(at, size);
                 let Some(rt) = self.rt.as_mut() else { return };
-                let kind = cef_bridge::url_policy::normalize_address(&url).map_err(|e| e.to_string()).and_then(|u| NodeKind::browser(&u).map(|k| (k, u)).map_err(|e| e.to_string()));
+                let kind = cef_bridge::url_policy::normalize_address(&url)
+                    .map_err(|e| e.to_string())
+                    .and_then(|u| NodeKind::browser(&u).map(|k| (k, u)).map_err(|e| e.to_string()));
                 match kind {
                     Ok((kind, url)) => rt.add_node(kind, &url, size, Some(spot)).map_err(|e| e.to_string()),
                     Err(e) => Err(format!("cannot open {url}: {e}")),
@@ -480,13 +507,15 @@ impl App {
                 let spot = self.new_node_spot(at, size);
                 let Some(rt) = self.rt.as_mut() else { return };
                 let cwd = rt.project().map(|p| p.folder().to_path_buf()).unwrap_or_default();
-                rt.add_node(NodeKind::Terminal { cwd, command: None, tmux_session: None }, "Terminal", size, Some(spot)).map_err(|e| e.to_string())
+                rt.add_node(NodeKind::Terminal { cwd, command: None, tmux_session: None }, "Terminal", size, Some(spot))
+                    .map_err(|e| e.to_string())
             }
             PaletteAction::AddSticky => {
                 let size = (260.0, 200.0);
                 let spot = self.new_node_spot(at, size);
                 let Some(rt) = self.rt.as_mut() else { return };
-                rt.add_node(NodeKind::Sticky { text: String::new() }, "Note", size, Some(spot)).map_err(|e| e.to_string())
+                rt.add_node(NodeKind::Sticky { text: String::new() }, "Note", size, Some(spot))
+                    .map_err(|e| e.to_string())
             }
             PaletteAction::AddGroup => {
                 let size = (520.0, 360.0);
@@ -499,7 +528,10 @@ impl App {
         match added {
             Ok(id) => {
                 rt.selection.click(id.clone());
-                let takes_keys = rt.project().and_then(|p| p.node(&id)).is_some_and(|n| interaction::is_interactive(&n.kind) || matches!(n.kind, NodeKind::Sticky { .. }));
+                let takes_keys = rt
+                    .project()
+                    .and_then(|p| p.node(&id))
+                    .is_some_and(|n| interaction::is_interactive(&n.kind) || matches!(n.kind, NodeKind::Sticky { .. }));
                 self.set_focus(if takes_keys { Some(id) } else { None });
             }
             Err(e) => rt.notify(e, true),
@@ -514,13 +546,15 @@ impl App {
             Key::Named(NamedKey::Backspace) => PaletteKey::Backspace,
             Key::Named(NamedKey::ArrowUp) => PaletteKey::Up,
             Key::Named(NamedKey::ArrowDown) => PaletteKey::Down,
-            _ if input::is_shortcut(key, self.mods, 'v', false) || input::is_shortcut(key, self.mods, 'v', true) => match self.clipboard.text() {
-                Ok(t) => PaletteKey::Text(t.lines().next().unwrap_or_default().to_string()),
-                Err(e) => {
-                    tracing::info!("paste into the palette: {e}");
-                    return;
+            _ if input::is_shortcut(key, self.mods, 'v', false) || input::is_shortcut(key, self.mods, 'v', true) => {
+                match self.clipboard.text() {
+                    Ok(t) => PaletteKey::Text(t.lines().next().unwrap_or_default().to_string()),
+                    Err(e) => {
+                        tracing::info!("paste into the palette: {e}");
+                        return;
+                    }
                 }
-            },
+            }
             _ if self.mods.ctrl || self.mods.alt => return,
             Key::Named(NamedKey::Space) => PaletteKey::Text(" ".into()),
             _ => match text.filter(|t| !t.is_empty() && !t.chars().any(char::is_control)) {
@@ -578,7 +612,11 @@ impl App {
             let mods = if escape { Mods { shift: false, ..self.mods } } else { self.mods };
             let native = event.physical_key.to_scancode().and_then(|s| i32::try_from(s + 8).ok()).unwrap_or(0);
             let Some(rt) = self.rt.as_mut() else { return };
-            if routing::key_to_node(rt, &id, routing::KeyPress { key, location: event.location, text, pressed, mods, native }) {
+            if routing::key_to_node(
+                rt,
+                &id,
+                routing::KeyPress { key, location: event.location, text, pressed, mods, native },
+            ) {
                 return;
             }
         }
@@ -668,7 +706,12 @@ impl ApplicationHandler<Wake> for App {
         if self.ws.is_some() {
             return;
         }
-        let title = self.rt.as_ref().and_then(Runtime::project).map(|p| format!("termsprawl — {}", p.name())).unwrap_or_else(|| "termsprawl".into());
+        let title = self
+            .rt
+            .as_ref()
+            .and_then(Runtime::project)
+            .map(|p| format!("termsprawl — {}", p.name()))
+            .unwrap_or_else(|| "termsprawl".into());
         let opened = WindowSurface::open(event_loop, &title).and_then(|(ws, gpu)| Ok((ws, Gfx::with_gpu(gpu)?)));
         match opened {
             Ok((ws, gfx)) => {
@@ -683,7 +726,10 @@ impl ApplicationHandler<Wake> for App {
                     rt.request_redraw();
                 }
                 self.adopt_model_camera();
-                println!("termsprawl: window open, data dir {}", self.rt.as_ref().map(|rt| rt.data_dir().display().to_string()).unwrap_or_default());
+                println!(
+                    "termsprawl: window open, data dir {}",
+                    self.rt.as_ref().map(|rt| rt.data_dir().display().to_string()).unwrap_or_default()
+                );
             }
             Err(e) => {
                 self.error = Some(e.into());
@@ -790,7 +836,8 @@ impl ApplicationHandler<Wake> for App {
                 ws.window.request_redraw();
             }
         }
-        let deadline = [Some(rt.next_deadline()), self.commit_at, toast_deadline].into_iter().flatten().min().unwrap_or(now);
+        let deadline =
+            [Some(rt.next_deadline()), self.commit_at, toast_deadline].into_iter().flatten().min().unwrap_or(now);
         event_loop.set_control_flow(ControlFlow::WaitUntil(deadline.max(now)));
     }
 }

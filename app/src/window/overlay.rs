@@ -42,11 +42,23 @@ fn panel(id: u64, rect: Rect, kind: NodeKind, title: String, color: Color, conte
 }
 
 /// The overlay nodes for this frame, in window pixels.
-pub fn build(viewport: (f32, f32), palette: Option<&Palette>, marquee: Option<(f32, f32, f32, f32)>, toasts: &[Toast]) -> Vec<NodeView> {
+pub fn build(
+    viewport: (f32, f32),
+    palette: Option<&Palette>,
+    marquee: Option<(f32, f32, f32, f32)>,
+    toasts: &[Toast],
+) -> Vec<NodeView> {
     let mut out = vec![];
     if let Some((x, y, w, h)) = marquee {
         if w >= 1.0 && h >= 1.0 {
-            let mut m = panel(MARQUEE_ID, Rect::new(x, y, w, h), NodeKind::Group, String::new(), Color::hex(0xf0b44c), NodeContent::Empty);
+            let mut m = panel(
+                MARQUEE_ID,
+                Rect::new(x, y, w, h),
+                NodeKind::Group,
+                String::new(),
+                Color::hex(0xf0b44c),
+                NodeContent::Empty,
+            );
             m.z = 1;
             out.push(m);
         }
@@ -56,8 +68,16 @@ pub fn build(viewport: (f32, f32), palette: Option<&Palette>, marquee: Option<(f
         let h = 30.0 + 24.0 + LINE_HEIGHT * lines.min(4) as f32;
         let w = 460.0f32.min(viewport.0 - 32.0).max(120.0);
         let y = viewport.1 - 16.0 - (i as f32 + 1.0) * (h + 10.0);
-        let (title, color) = if t.notice.warning { ("Problem", Color::hex(0xf7768e)) } else { ("Note", Color::hex(0x9ece6a)) };
-        let mut n = panel(TOAST_BASE + i as u64, Rect::new(16.0, y, w, h), NodeKind::Sticky, title.into(), color, NodeContent::Text(t.notice.text.clone()));
+        let (title, color) =
+            if t.notice.warning { ("Problem", Color::hex(0xf7768e)) } else { ("Note", Color::hex(0x9ece6a)) };
+        let mut n = panel(
+            TOAST_BASE + i as u64,
+            Rect::new(16.0, y, w, h),
+            NodeKind::Sticky,
+            title.into(),
+            color,
+            NodeContent::Text(t.notice.text.clone()),
+        );
         n.z = 2;
         out.push(n);
     }
@@ -69,7 +89,14 @@ pub fn build(viewport: (f32, f32), palette: Option<&Palette>, marquee: Option<(f
             Some((ax, ay)) => (ax.min(viewport.0 - w - 8.0).max(8.0), ay.min(viewport.1 - h - 8.0).max(8.0)),
             None => (((viewport.0 - w) / 2.0).max(8.0), (viewport.1 * 0.12).min(96.0)),
         };
-        let mut n = panel(PALETTE_ID, Rect::new(x, y, w, h), NodeKind::Artifact, title, Color::hex(0x5b9cff), NodeContent::Text(lines.join("\n")));
+        let mut n = panel(
+            PALETTE_ID,
+            Rect::new(x, y, w, h),
+            NodeKind::Artifact,
+            title,
+            Color::hex(0x5b9cff),
+            NodeContent::Text(lines.join("\n")),
+        );
         n.focused = true;
         n.z = 3;
         out.push(n);
@@ -88,7 +115,11 @@ mod tests {
         let nodes = build((800.0, 600.0), Some(&p), Some((10.0, 10.0, 50.0, 40.0)), &[]);
         assert_eq!(nodes.len(), 2);
         let pal = nodes.iter().find(|n| n.id == PALETTE_ID).unwrap();
-        assert!(pal.rect.right() <= 800.0 && pal.rect.bottom() <= 600.0, "a context menu near the corner stays inside: {:?}", pal.rect);
+        assert!(
+            pal.rect.right() <= 800.0 && pal.rect.bottom() <= 600.0,
+            "a context menu near the corner stays inside: {:?}",
+            pal.rect
+        );
         assert!(matches!(&pal.content, NodeContent::Text(t) if t.contains("Sticky note")));
     }
 

@@ -181,7 +181,12 @@ pub struct Palette {
 impl Palette {
     /// A palette listing everything; `has_selection` changes what "Group" does.
     pub fn new(at: Option<Point>, anchor: Option<(f32, f32)>, has_selection: bool) -> Self {
-        Self { mode: Mode::List { filter: String::new(), chosen: 0 }, at, anchor, state: State { has_selection, browser_control: None, pair_linked: None, has_project: true } }
+        Self {
+            mode: Mode::List { filter: String::new(), chosen: 0 },
+            at,
+            anchor,
+            state: State { has_selection, browser_control: None, pair_linked: None, has_project: true },
+        }
     }
 
     /// Says whether a project is open (no tab to close otherwise).
@@ -204,7 +209,11 @@ impl Palette {
 
     fn matches(&self, filter: &str) -> Vec<Item> {
         let f = filter.to_lowercase();
-        ITEMS.iter().copied().filter(|i| i.available(self.state) && i.label(self.state).to_lowercase().contains(f.trim())).collect()
+        ITEMS
+            .iter()
+            .copied()
+            .filter(|i| i.available(self.state) && i.label(self.state).to_lowercase().contains(f.trim()))
+            .collect()
     }
 
     /// Whether the URL prompt is showing.
@@ -252,8 +261,12 @@ impl Palette {
                         Item::Delete => PaletteOutcome::Run(PaletteAction::Delete),
                         Item::Undo => PaletteOutcome::Run(PaletteAction::Undo),
                         Item::Redo => PaletteOutcome::Run(PaletteAction::Redo),
-                        Item::BrowserControl => PaletteOutcome::Run(PaletteAction::SetBrowserControl(self.state.browser_control != Some(true))),
-                        Item::Link if self.state.pair_linked == Some(true) => PaletteOutcome::Run(PaletteAction::Unlink),
+                        Item::BrowserControl => PaletteOutcome::Run(PaletteAction::SetBrowserControl(
+                            self.state.browser_control != Some(true),
+                        )),
+                        Item::Link if self.state.pair_linked == Some(true) => {
+                            PaletteOutcome::Run(PaletteAction::Unlink)
+                        }
                         Item::Link => PaletteOutcome::Run(PaletteAction::Link),
                     };
                 }
@@ -369,9 +382,21 @@ mod tests {
     #[test]
     fn filtering_and_choosing() {
         let mut p = Palette::new(None, None, true);
-        assert_eq!(p.lines().1.len(), 1 + ITEMS.len() - 2, "no tool server, no pair: no browser-control switch, no link");
-        assert_eq!(Palette::new(None, None, false).lines().1.len(), 1 + ITEMS.len() - 4, "no selection: no duplicate or delete");
-        assert_eq!(Palette::new(None, None, false).with_project(false).lines().1.len(), 1 + ITEMS.len() - 5, "no project: no tab to close");
+        assert_eq!(
+            p.lines().1.len(),
+            1 + ITEMS.len() - 2,
+            "no tool server, no pair: no browser-control switch, no link"
+        );
+        assert_eq!(
+            Palette::new(None, None, false).lines().1.len(),
+            1 + ITEMS.len() - 4,
+            "no selection: no duplicate or delete"
+        );
+        assert_eq!(
+            Palette::new(None, None, false).with_project(false).lines().1.len(),
+            1 + ITEMS.len() - 5,
+            "no project: no tab to close"
+        );
         typed(&mut p, "STICKY");
         assert_eq!(p.lines().1, vec!["› STICKY▏".to_string(), "▸ Sticky note".to_string()]);
         assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::AddSticky));
@@ -380,7 +405,11 @@ mod tests {
         assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::AddTerminal));
         let mut p = Palette::new(None, None, true);
         p.key(PaletteKey::Up);
-        assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::CloseProject), "Up from the first wraps to the last");
+        assert_eq!(
+            p.key(PaletteKey::Enter),
+            PaletteOutcome::Run(PaletteAction::CloseProject),
+            "Up from the first wraps to the last"
+        );
         let mut p = Palette::new(None, None, true);
         typed(&mut p, "del");
         assert_eq!(p.key(PaletteKey::Enter), PaletteOutcome::Run(PaletteAction::Delete));

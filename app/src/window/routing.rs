@@ -10,7 +10,9 @@ use crate::runtime::scene::render_rect;
 use crate::runtime::Runtime;
 use canvas_render::{Camera, Rect, Vec2};
 use cef_bridge::input::{ButtonsHeld, MouseButton as CefButton};
-use terminal::mouse::{encode_mouse, wheel_action, MouseAction, MouseButton as TermButton, MouseEvent, MouseMode, WheelAction};
+use terminal::mouse::{
+    encode_mouse, wheel_action, MouseAction, MouseButton as TermButton, MouseEvent, MouseMode, WheelAction,
+};
 use terminal::{SelectionKind, Side};
 
 /// Page pixels CEF scrolls per wheel line.
@@ -69,17 +71,31 @@ impl Router {
     /// Forwards pointer input to its node.
     pub fn pointer(&mut self, rt: &mut Runtime, camera: &Camera, input: NodeInput, mods: Mods) {
         let id = match &input {
-            NodeInput::Down { id, .. } | NodeInput::Up { id, .. } | NodeInput::Move { id, .. } | NodeInput::Wheel { id, .. } | NodeInput::Leave { id } => id.clone(),
+            NodeInput::Down { id, .. }
+            | NodeInput::Up { id, .. }
+            | NodeInput::Move { id, .. }
+            | NodeInput::Wheel { id, .. }
+            | NodeInput::Leave { id } => id.clone(),
         };
         let Some(node) = rt.project().and_then(|p| p.node(&id)).cloned() else { return };
         match node.kind {
             NodeKind::Browser { .. } => self.browser_pointer(rt, camera, &node.rect, &id, input, mods),
-            NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. } => self.terminal_pointer(rt, camera, &node.rect, &id, input, mods),
+            NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. } => {
+                self.terminal_pointer(rt, camera, &node.rect, &id, input, mods)
+            }
             _ => {}
         }
     }
 
-    fn browser_pointer(&mut self, rt: &Runtime, camera: &Camera, rect: &crate::model::Rect, id: &NodeId, input: NodeInput, mods: Mods) {
+    fn browser_pointer(
+        &mut self,
+        rt: &Runtime,
+        camera: &Camera,
+        rect: &crate::model::Rect,
+        id: &NodeId,
+        input: NodeInput,
+        mods: Mods,
+    ) {
         let Some((_, b)) = rt.browsers.for_node(id) else { return };
         let theme = rt.gfx.as_ref().map(|g| g.renderer.theme().clone()).unwrap_or_default();
         let body_world = canvas_render::body_rect(render_rect(rect), &theme);
@@ -99,7 +115,11 @@ impl Router {
             }
             NodeInput::Move { pos, held, .. } => {
                 let (x, y) = at(pos);
-                let buttons = ButtonsHeld { left: held == Some(Button::Left), middle: held == Some(Button::Middle), right: held == Some(Button::Right) };
+                let buttons = ButtonsHeld {
+                    left: held == Some(Button::Left),
+                    middle: held == Some(Button::Middle),
+                    right: held == Some(Button::Right),
+                };
                 b.send_mouse_move(x, y, m, buttons, false)
             }
             NodeInput::Wheel { pos, dx, dy, .. } => {
@@ -113,7 +133,15 @@ impl Router {
         }
     }
 
-    fn terminal_pointer(&mut self, rt: &mut Runtime, camera: &Camera, rect: &crate::model::Rect, id: &NodeId, input: NodeInput, mods: Mods) {
+    fn terminal_pointer(
+        &mut self,
+        rt: &mut Runtime,
+        camera: &Camera,
+        rect: &crate::model::Rect,
+        id: &NodeId,
+        input: NodeInput,
+        mods: Mods,
+    ) {
         let Some((theme, cell)) = rt.gfx.as_ref().map(|g| {
             let m = g.renderer.cell_metrics();
             (g.renderer.theme().clone(), (m.width, m.height))
@@ -307,9 +335,15 @@ mod tests {
     fn cells_under_the_pointer() {
         let content = Rect::new(10.0, 20.0, 800.0, 340.0);
         assert_eq!(cell_at(Vec2::new(10.0, 20.0), content, 1.0, (8.0, 17.0), (20, 100)), (0, 0, Side::Left));
-        assert_eq!(cell_at(Vec2::new(10.0 + 8.0 * 3.0 + 6.0, 20.0 + 17.0 * 2.0 + 1.0), content, 1.0, (8.0, 17.0), (20, 100)), (2, 3, Side::Right));
+        assert_eq!(
+            cell_at(Vec2::new(10.0 + 8.0 * 3.0 + 6.0, 20.0 + 17.0 * 2.0 + 1.0), content, 1.0, (8.0, 17.0), (20, 100)),
+            (2, 3, Side::Right)
+        );
         // At zoom 2 a cell is twice as large on screen.
-        assert_eq!(cell_at(Vec2::new(10.0 + 32.0, 20.0 + 34.0), content, 2.0, (8.0, 17.0), (20, 100)), (1, 2, Side::Left));
+        assert_eq!(
+            cell_at(Vec2::new(10.0 + 32.0, 20.0 + 34.0), content, 2.0, (8.0, 17.0), (20, 100)),
+            (1, 2, Side::Left)
+        );
         // Outside the grid clamps to its edge.
         assert_eq!(cell_at(Vec2::new(5000.0, -50.0), content, 1.0, (8.0, 17.0), (20, 100)), (0, 99, Side::Right));
     }

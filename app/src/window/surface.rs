@@ -20,7 +20,8 @@ pub struct WindowSurface {
 }
 
 /// Where distributions put the system Vulkan loader.
-const SYSTEM_VULKAN_LOADERS: [&str; 3] = ["/usr/lib/x86_64-linux-gnu/libvulkan.so.1", "/usr/lib64/libvulkan.so.1", "/usr/lib/libvulkan.so.1"];
+const SYSTEM_VULKAN_LOADERS: [&str; 3] =
+    ["/usr/lib/x86_64-linux-gnu/libvulkan.so.1", "/usr/lib64/libvulkan.so.1", "/usr/lib/libvulkan.so.1"];
 
 /// Loads the system's Vulkan loader before wgpu looks for `libvulkan.so.1`.
 ///
@@ -37,7 +38,12 @@ fn prefer_system_vulkan_loader() {
             continue;
         }
         // SAFETY: the Vulkan loader's initialisers only set up its own state.
-        match unsafe { libloading::os::unix::Library::open(Some(path), libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_GLOBAL) } {
+        match unsafe {
+            libloading::os::unix::Library::open(
+                Some(path),
+                libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_GLOBAL,
+            )
+        } {
             Ok(lib) => {
                 tracing::debug!(path, "system Vulkan loader preloaded");
                 // Kept for the life of the process: wgpu's handle refers to the same library.
@@ -53,7 +59,8 @@ impl WindowSurface {
     /// Opens the window and a GPU context able to present to it.
     pub fn open(event_loop: &ActiveEventLoop, title: &str) -> Result<(WindowSurface, Gpu), WindowError> {
         prefer_system_vulkan_loader();
-        let attrs = Window::default_attributes().with_title(title).with_inner_size(winit::dpi::LogicalSize::new(1280.0, 800.0));
+        let attrs =
+            Window::default_attributes().with_title(title).with_inner_size(winit::dpi::LogicalSize::new(1280.0, 800.0));
         let window = Arc::new(event_loop.create_window(attrs).map_err(|e| WindowError::Window(e.to_string()))?);
         let desc = Gpu::instance_descriptor().with_display_handle(Box::new(event_loop.owned_display_handle()));
         let instance = wgpu::Instance::new(desc);
@@ -61,7 +68,12 @@ impl WindowSurface {
         let gpu = Gpu::from_instance(instance, Some(&surface))?;
         let caps = surface.get_capabilities(&gpu.adapter);
         // The renderer handles sRGB and linear targets alike; prefer plain 8-bit BGRA/RGBA.
-        let preferred = [wgpu::TextureFormat::Bgra8Unorm, wgpu::TextureFormat::Rgba8Unorm, wgpu::TextureFormat::Bgra8UnormSrgb, wgpu::TextureFormat::Rgba8UnormSrgb];
+        let preferred = [
+            wgpu::TextureFormat::Bgra8Unorm,
+            wgpu::TextureFormat::Rgba8Unorm,
+            wgpu::TextureFormat::Bgra8UnormSrgb,
+            wgpu::TextureFormat::Rgba8UnormSrgb,
+        ];
         let format = preferred
             .iter()
             .copied()
@@ -69,7 +81,11 @@ impl WindowSurface {
             .or_else(|| caps.formats.first().copied())
             .ok_or_else(|| WindowError::Surface("the surface offers no format".into()))?;
         // Mailbox never blocks the main loop (which also pumps CEF); FIFO is always there.
-        let present_mode = if caps.present_modes.contains(&wgpu::PresentMode::Mailbox) { wgpu::PresentMode::Mailbox } else { wgpu::PresentMode::Fifo };
+        let present_mode = if caps.present_modes.contains(&wgpu::PresentMode::Mailbox) {
+            wgpu::PresentMode::Mailbox
+        } else {
+            wgpu::PresentMode::Fifo
+        };
         let alpha_mode = caps.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto);
         let size = window.inner_size();
         // A copy target too where the surface allows: frames while pages animate are

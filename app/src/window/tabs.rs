@@ -32,7 +32,10 @@ pub struct Tab {
 /// The tabs of `ws`'s open projects, in order.
 pub fn tabs(ws: &Workspace) -> Vec<Tab> {
     let active = ws.active().map(|p| p.id().clone());
-    ws.projects().iter().map(|p| Tab { id: p.id().clone(), name: p.name().to_owned(), active: Some(p.id()) == active.as_ref() }).collect()
+    ws.projects()
+        .iter()
+        .map(|p| Tab { id: p.id().clone(), name: p.name().to_owned(), active: Some(p.id()) == active.as_ref() })
+        .collect()
 }
 
 /// Where each tab sits in a window `width` pixels wide: equal widths that shrink

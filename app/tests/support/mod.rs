@@ -46,7 +46,8 @@ pub fn ctl(data: &std::path::Path, node: &str, op: &str, args: serde_json::Value
         .output()
         .unwrap();
     match out.status.code() {
-        Some(0) => Ok(serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{op}: bad JSON {e}: {}", String::from_utf8_lossy(&out.stdout)))),
+        Some(0) => Ok(serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{op}: bad JSON {e}: {}", String::from_utf8_lossy(&out.stdout)))),
         Some(1) => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
         other => panic!("{op}: ctl exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
     }
@@ -66,5 +67,10 @@ pub fn eventually<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) ->
 
 /// Ends the tmux server the app's terminals ran in (it outlives the app by design).
 pub fn kill_tmux(data: &std::path::Path) {
-    let _ = std::process::Command::new("tmux").arg("-S").arg(data.join("tmux/termsprawl.sock")).arg("kill-server").stderr(std::process::Stdio::null()).status();
+    let _ = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(data.join("tmux/termsprawl.sock"))
+        .arg("kill-server")
+        .stderr(std::process::Stdio::null())
+        .status();
 }

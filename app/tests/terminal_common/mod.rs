@@ -32,7 +32,8 @@ pub fn short_tempdir() -> tempfile::TempDir {
 pub fn write_project(folder: &Path, nodes: Vec<Node>) -> PathBuf {
     std::fs::create_dir_all(folder).expect("project folder");
     let n = nodes.len() as i64;
-    let (project, repairs) = Project::from_nodes(ProjectId::generate(), "proj", folder, Camera::default(), nodes, n).expect("project");
+    let (project, repairs) =
+        Project::from_nodes(ProjectId::generate(), "proj", folder, Camera::default(), nodes, n).expect("project");
     assert!(repairs.is_empty(), "{repairs:?}");
     persist::save_layout(&project, None).expect("save layout");
     persist::normalise(folder)
@@ -118,13 +119,22 @@ impl PrivateTmux {
 
     /// Runs a tmux command on the socket; `None` when it fails.
     pub fn run(&self, args: &[&str]) -> Option<String> {
-        let out = Command::new("tmux").arg("-S").arg(&self.socket).args(args).env_remove("TMUX").stdin(Stdio::null()).output().ok()?;
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .env_remove("TMUX")
+            .stdin(Stdio::null())
+            .output()
+            .ok()?;
         out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
     /// Session names on the socket.
     pub fn sessions(&self) -> Vec<String> {
-        self.run(&["list-sessions", "-F", "#{session_name}"]).map(|s| s.lines().map(str::to_owned).collect()).unwrap_or_default()
+        self.run(&["list-sessions", "-F", "#{session_name}"])
+            .map(|s| s.lines().map(str::to_owned).collect())
+            .unwrap_or_default()
     }
 
     /// Whether the session exists.

@@ -120,10 +120,14 @@ impl FakeGuest {
         let mut st = self.state.lock().unwrap();
         if let Some(child) = session {
             if !st.children.contains(child) {
-                return vec![json!({"id": id, "error": {"code": -32001, "message": "Session with given id not found."}, "sessionId": child})];
+                return vec![
+                    json!({"id": id, "error": {"code": -32001, "message": "Session with given id not found."}, "sessionId": child}),
+                ];
             }
             return match method {
-                "Runtime.evaluate" => vec![Self::reply(id, json!({"result": {"type": "string", "value": "in-iframe"}}), Some(child))],
+                "Runtime.evaluate" => {
+                    vec![Self::reply(id, json!({"result": {"type": "string", "value": "in-iframe"}}), Some(child))]
+                }
                 "Test.hang" => vec![],
                 _ => vec![Self::reply(id, json!({}), Some(child))],
             };
@@ -135,7 +139,9 @@ impl FakeGuest {
                        "attached": true, "canAccessOpener": false, "browserContextId": GUEST_CONTEXT}}),
                 None,
             )],
-            "Runtime.evaluate" => vec![Self::reply(id, json!({"result": {"type": "number", "value": 2, "description": "2"}}), None)],
+            "Runtime.evaluate" => {
+                vec![Self::reply(id, json!({"result": {"type": "number", "value": 2, "description": "2"}}), None)]
+            }
             "Page.getFrameTree" => vec![Self::reply(
                 id,
                 json!({"frameTree": {"frame": {"id": self.target_id, "loaderId": "L1", "url": st.url,

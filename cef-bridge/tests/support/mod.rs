@@ -62,7 +62,11 @@ impl PageServer {
                     let mut out = stream;
                     let resp = match pages.get(path.as_str()) {
                         Some(p) => {
-                            let mut head = format!("HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n", p.content_type, p.body.len());
+                            let mut head = format!(
+                                "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+                                p.content_type,
+                                p.body.len()
+                            );
                             for (k, v) in &p.headers {
                                 head.push_str(&format!("{k}: {v}\r\n"));
                             }
@@ -71,7 +75,8 @@ impl PageServer {
                             bytes.extend_from_slice(&p.body);
                             bytes
                         }
-                        None => b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found".to_vec(),
+                        None => b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found"
+                            .to_vec(),
                     };
                     let _ = out.write_all(&resp);
                 });
@@ -107,7 +112,13 @@ impl EventLog {
     }
 
     /// Pumps until an event after `from` matches, returning it.
-    pub fn wait(&self, engine: &Engine, from: usize, timeout: Duration, mut pred: impl FnMut(&BrowserEvent) -> bool) -> Option<BrowserEvent> {
+    pub fn wait(
+        &self,
+        engine: &Engine,
+        from: usize,
+        timeout: Duration,
+        mut pred: impl FnMut(&BrowserEvent) -> bool,
+    ) -> Option<BrowserEvent> {
         let mut found = None;
         engine.pump_until(timeout, || {
             let ev = self.events.lock();

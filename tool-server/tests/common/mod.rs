@@ -16,8 +16,8 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tool_server::{
-    ExecuteFuture, IntegrationState, IntegrationStatus, ServerConfig, ToolHost, ToolIdentity,
-    ToolRequest, ToolServer, ToolSession,
+    ExecuteFuture, IntegrationState, IntegrationStatus, ServerConfig, ToolHost, ToolIdentity, ToolRequest, ToolServer,
+    ToolSession,
 };
 
 /// Generous bound for anything that waits on another thread or socket.
@@ -81,10 +81,7 @@ impl FakeHost {
 }
 
 fn label(call: &Call) -> String {
-    call.args
-        .get("text")
-        .and_then(Value::as_str)
-        .map_or_else(|| call.operation.clone(), str::to_owned)
+    call.args.get("text").and_then(Value::as_str).map_or_else(|| call.operation.clone(), str::to_owned)
 }
 
 impl ToolHost for FakeHost {
@@ -127,9 +124,7 @@ impl ToolHost for FakeHost {
     }
 
     fn on_status(&self, node_id: &str, status: &IntegrationStatus) {
-        self.statuses
-            .lock()
-            .push((node_id.to_owned(), status.clone()));
+        self.statuses.lock().push((node_id.to_owned(), status.clone()));
     }
 }
 
@@ -159,11 +154,7 @@ impl Fixture {
 
     pub fn provision(&self, node: &str, project: &str) -> ToolSession {
         self.server
-            .provision(
-                ToolIdentity::new(node, project),
-                IntegrationStatus::new(IntegrationState::Ready),
-                false,
-            )
+            .provision(ToolIdentity::new(node, project), IntegrationStatus::new(IntegrationState::Ready), false)
             .unwrap()
     }
 
@@ -204,19 +195,12 @@ pub struct Response {
 
 impl Response {
     pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!(
-                "body is not JSON ({e}): {:?}",
-                String::from_utf8_lossy(&self.body)
-            )
-        })
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", String::from_utf8_lossy(&self.body)))
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 }
 
@@ -231,10 +215,7 @@ impl Conn {
         let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
         stream.set_read_timeout(Some(PATIENCE)).unwrap();
         stream.set_write_timeout(Some(PATIENCE)).unwrap();
-        Conn {
-            stream,
-            buffer: Vec::new(),
-        }
+        Conn { stream, buffer: Vec::new() }
     }
 
     pub fn send(&mut self, bytes: &str) {
@@ -285,11 +266,7 @@ impl Conn {
         }
         let body = self.buffer[head_end + 4..total].to_vec();
         self.buffer.drain(..total);
-        Response {
-            status,
-            headers,
-            body,
-        }
+        Response { status, headers, body }
     }
 
     /// True once the server has closed the connection (EOF or reset) with
@@ -298,10 +275,7 @@ impl Conn {
         let mut chunk = [0u8; 1024];
         match self.stream.read(&mut chunk) {
             Ok(0) => true,
-            Ok(n) => panic!(
-                "unexpected bytes: {:?}",
-                String::from_utf8_lossy(&chunk[..n])
-            ),
+            Ok(n) => panic!("unexpected bytes: {:?}", String::from_utf8_lossy(&chunk[..n])),
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => true,
             Err(e) => panic!("connection still open after waiting: {e}"),
         }
