@@ -24,6 +24,7 @@ mod renderer;
 mod scene;
 mod text;
 mod theme;
+#[cfg(feature = "visual-test")]
 pub mod visual_test;
 
 pub use camera::{Camera, MAX_ZOOM, MIN_ZOOM};

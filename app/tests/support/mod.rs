@@ -53,6 +53,15 @@ pub fn ctl(data: &std::path::Path, node: &str, op: &str, args: serde_json::Value
     }
 }
 
+/// Reports a test that cannot run here (a missing tool or a refused
+/// privilege). Under `./dev test` (TERMSPRAWL_TEST_STRICT) setup provided
+/// everything, so there it fails instead of skipping.
+pub fn skip_unless_strict(test: &str, why: &str) {
+    assert!(std::env::var_os("TERMSPRAWL_TEST_STRICT").is_none(), "{test} cannot run: {why}");
+    println!("SKIPPED {test}: {why}");
+    eprintln!("SKIPPED {test}: {why}");
+}
+
 /// Polls `f` every 100 ms until it yields, for at most `secs`.
 pub fn eventually<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
