@@ -68,6 +68,11 @@ fn write_fixture(data: &Path, folder: &Path, base: &str) -> Result<()> {
     let nodes: Vec<Node> = layout(base).into_iter().skip(4).collect();
     let cam = fitted_camera(&nodes);
     let camera = model::Camera { x: f64::from(cam.offset.x), y: f64::from(cam.offset.y), zoom: f64::from(cam.zoom()) };
+    // Where the drag phase grabs a sticky: a point on the title bar of the
+    // first sticky (n12), in window pixels at the fitted camera.
+    let sticky = nodes.iter().find(|n| matches!(n.kind, NodeKind::Sticky { .. })).expect("the layout has stickies");
+    let grab = cam.world_to_screen(Vec2::new(sticky.rect.x as f32 + 60.0, sticky.rect.y as f32 + 10.0));
+    println!("drag-from {} {}", grab.x.round(), grab.y.round());
     let (project, _) = Project::from_nodes(ProjectId::new("bench")?, "bench", folder, camera, nodes, 40)?;
     model::persist::save_layout(&project, None)?;
     let ws = Workspace::from_projects(vec![project], Some(ProjectId::new("bench")?))?;
