@@ -83,8 +83,22 @@ async function startFacade() {
     ws: async () => ws,
     http: `${app.cdp}/?token=${app.token}`,
     headers: { Authorization: `Bearer ${app.token}` },
-    stop: async () => app.stop(),
+    stop: async () => {
+      appCpu = cpuSeconds(app.proc.pid);
+      return app.stop();
+    },
   };
+}
+
+// utime + stime of a process, in seconds (what the app's main process spent over the run).
+let appCpu = null;
+function cpuSeconds(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
 }
 
 const clients = {
@@ -162,3 +176,4 @@ for (const client of Object.keys(clients)) {
   }
 }
 console.log('\ngoals: evaluate <= 1.1x, screenshot <= 1.2x');
+if (appCpu !== null) console.log(`\napp main process: ${appCpu.toFixed(2)} CPU s over the whole run (both clients against the facade)`);
