@@ -14,8 +14,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use tool_server::{
-    guide, write_private_json, ExecuteFuture, GuideTopic, IntegrationState, IntegrationStatus, Operation, ToolHost,
-    ToolIdentity, ToolRequest, ToolServer, AGENT_TOOLS,
+    guide, write_private_json, ExecuteFuture, GuideTopic, IntegrationState, IntegrationStatus, Operation, ToolCall,
+    ToolError, ToolHost, ToolIdentity, ToolServer, AGENT_TOOLS,
 };
 
 const CTL: &str = env!("CARGO_BIN_EXE_termsprawl-ctl");
@@ -27,16 +27,13 @@ const PROJECT: &str = "proj-ctl";
 struct EchoHost;
 
 impl ToolHost for EchoHost {
-    fn execute(&self, identity: &ToolIdentity, request: ToolRequest) -> ExecuteFuture {
-        let reply = if request.operation == Operation::TerminalClose {
-            Err(format!(
-                "terminal {} is not open\n(it was closed by the user)",
-                request.str_arg("nodeId").unwrap_or("?")
-            ))
+    fn execute(&self, identity: &ToolIdentity, call: ToolCall) -> ExecuteFuture {
+        let reply = if let ToolCall::TerminalClose(args) = &call {
+            Err(ToolError::not_found(format!("terminal {} is not open\n(it was closed by the user)", args.node_id)))
         } else {
             Ok(json!({
-                "operation": request.operation.name(),
-                "args": request.args,
+                "operation": call.operation().name(),
+                "args": call.args(),
                 "nodeId": identity.node_id,
                 "projectId": identity.project_id,
             }))
