@@ -59,7 +59,7 @@ fn node_ids(p: &Project, ids: &[String]) -> Result<Vec<NodeId>, ToolError> {
 }
 
 /// A node's bounds after a command changed them.
-fn bounds_of(rt: &super::super::Runtime, id: &NodeId) -> Result<Rect, ToolError> {
+fn bounds_of(rt: &crate::runtime::Runtime, id: &NodeId) -> Result<Rect, ToolError> {
     rt.project().and_then(|p| p.node(id)).map(|n| n.rect).ok_or_else(|| ToolError::not_found("the node vanished"))
 }
 

@@ -4,8 +4,8 @@
 //! browser ownership ([`Owners`]), and the lookups every surface shares
 //! (the caller's project, a target node, a free spot beside the caller).
 
-use super::super::{AppError, AppHandle, Runtime, CALL_TIMEOUT};
 use crate::model::{Node, NodeId, NodeKind, Project, Rect};
+use crate::runtime::{AppError, AppHandle, Runtime, CALL_TIMEOUT};
 use parking_lot::{Mutex, RwLock};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -6,11 +6,11 @@
 //! (or the `termsprawl-ctl mcp` server its CLI starts) reads it from the
 //! private session file named by `TERMSPRAWL_NODE_ID` and `TERMSPRAWL_DATA_DIR`.
 
-use super::super::terminals::{self, LaunchDecision, LaunchHook, NotLaunched, PtyLaunch};
-use super::super::Runtime;
 use super::context::model_error;
 use super::link::ToolPhase;
 use crate::model::AgentKind;
+use crate::runtime::terminals::{self, LaunchDecision, LaunchHook, NotLaunched, PtyLaunch};
+use crate::runtime::Runtime;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -3,9 +3,9 @@
 //! bookkeeping that republishes the node index and revokes the sessions of
 //! agent nodes that left their canvas.
 
-use super::super::Runtime;
 use super::context::{KindTag, ToolShared};
 use crate::model::{NodeId, NodeKind, ProjectId};
+use crate::runtime::Runtime;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use tool_server::ToolServer;

@@ -1,11 +1,11 @@
 //! Terminal operations of the agent tool runtime: terminal nodes on the
 //! caller's canvas, driven through their live PTY sessions.
 
-use super::super::terminals::LiveTerminal;
-use super::super::Runtime;
 use super::context::{beside, caller_project, model_error, target_node, OpContext};
 use super::launch::{ctl_path, CTL_ENV};
 use crate::model::{Command, NodeId, NodeKind};
+use crate::runtime::terminals::LiveTerminal;
+use crate::runtime::Runtime;
 use serde_json::{json, Value};
 use tool_server::{ExternalArgs, NodeArgs, NodeTextArgs, ReadArgs, TerminalOpenArgs, ToolError, ToolIdentity};
 
