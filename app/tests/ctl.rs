@@ -433,6 +433,7 @@ fn mcp_serves_the_catalogue_and_survives_a_server_restart() {
     let failed = mcp.call(4, "terminal_close", json!({"nodeId": "n-9"}));
     assert_eq!(failed["isError"], true, "{failed}");
     assert!(failed["content"][0]["text"].as_str().unwrap().contains("terminal n-9 is not open"));
+    assert_eq!(failed["structuredContent"]["code"], "not_found", "{failed}");
 
     // The app restarts on a new port: the adapter re-reads endpoint.json and
     // the session file for each call, so the agent's tools keep working.

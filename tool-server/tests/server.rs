@@ -766,8 +766,9 @@ fn the_client_finds_its_session_from_the_state_directory() {
     assert_eq!(value["args"]["nodeIds"], json!(["n1", "n2"]));
     assert_eq!(client.call("canvas_list", Value::Null).unwrap()["echo"], "canvas_list");
     match client.call("canvas_move", json!({"nodeId": "n"})) {
-        Err(tool_server::ClientError::Refused { status: 400, message }) => {
-            assert_eq!(message, "canvas_move requires argument x")
+        Err(tool_server::ClientError::Refused { status: 400, message, code }) => {
+            assert_eq!(message, "canvas_move requires argument x");
+            assert_eq!(code.as_deref(), Some("invalid_argument"));
         }
         other => panic!("{other:?}"),
     }
