@@ -14,8 +14,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use tool_server::{
-    guide, write_private_json, ExecuteFuture, GuideTopic, IntegrationState, IntegrationStatus, Operation, ToolHost,
-    ToolIdentity, ToolRequest, ToolServer, AGENT_TOOLS,
+    guide, write_private_json, ExecuteFuture, GuideTopic, IntegrationState, IntegrationStatus, Operation, ToolCall,
+    ToolError, ToolHost, ToolIdentity, ToolServer, AGENT_TOOLS,
 };
 
 const CTL: &str = env!("CARGO_BIN_EXE_termsprawl-ctl");
@@ -27,16 +27,13 @@ const PROJECT: &str = "proj-ctl";
 struct EchoHost;
 
 impl ToolHost for EchoHost {
-    fn execute(&self, identity: &ToolIdentity, request: ToolRequest) -> ExecuteFuture {
-        let reply = if request.operation == Operation::TerminalClose {
-            Err(format!(
-                "terminal {} is not open\n(it was closed by the user)",
-                request.str_arg("nodeId").unwrap_or("?")
-            ))
+    fn execute(&self, identity: &ToolIdentity, call: ToolCall) -> ExecuteFuture {
+        let reply = if let ToolCall::TerminalClose(args) = &call {
+            Err(ToolError::not_found(format!("terminal {} is not open\n(it was closed by the user)", args.node_id)))
         } else {
             Ok(json!({
-                "operation": request.operation.name(),
-                "args": request.args,
+                "operation": call.operation().name(),
+                "args": call.args(),
                 "nodeId": identity.node_id,
                 "projectId": identity.project_id,
             }))
@@ -436,6 +433,7 @@ fn mcp_serves_the_catalogue_and_survives_a_server_restart() {
     let failed = mcp.call(4, "terminal_close", json!({"nodeId": "n-9"}));
     assert_eq!(failed["isError"], true, "{failed}");
     assert!(failed["content"][0]["text"].as_str().unwrap().contains("terminal n-9 is not open"));
+    assert_eq!(failed["structuredContent"]["code"], "not_found", "{failed}");
 
     // The app restarts on a new port: the adapter re-reads endpoint.json and
     // the session file for each call, so the agent's tools keep working.

@@ -19,9 +19,9 @@ pub const MAX_ARRAY_ITEMS: usize = 100;
 pub const MAX_ITEM_CHARS: usize = 256;
 
 /// The agents `agent_launch` can start.
-pub(crate) const AGENT_KINDS: &[&str] = &["claude", "codex", "gemini", "grok", "openclaude", "custom"];
+pub(crate) const AGENT_KINDS: &[&str] = crate::call::AgentChoice::NAMES;
 /// The views `artifact_open` offers.
-pub(crate) const ARTIFACT_VIEWS: &[&str] = &["editor", "diff"];
+pub(crate) const ARTIFACT_VIEWS: &[&str] = crate::call::ArtifactChoice::NAMES;
 
 macro_rules! operations {
     ($($variant:ident => $name:literal,)*) => {

@@ -31,13 +31,15 @@ pub enum ClientError {
     /// The connection failed.
     #[error("tool server unreachable: {0}")]
     Io(#[from] io::Error),
-    /// The server answered with `{ok:false, error}`.
+    /// The server answered with `{ok:false, error, code}`.
     #[error("{message}")]
     Refused {
         /// The HTTP status (400, 401, 403).
         status: u16,
         /// The server's error message.
         message: String,
+        /// The body's stable error code (`refused`, `busy`, …), when it has one.
+        code: Option<String>,
     },
     /// The response was not the expected JSON envelope.
     #[error("malformed response from tool server: {0}")]
@@ -162,6 +164,7 @@ fn parse_response(response: &[u8]) -> Result<Value, ClientError> {
         (Some(false), _) => Err(ClientError::Refused {
             status,
             message: envelope.get("error").and_then(Value::as_str).unwrap_or("request refused").to_owned(),
+            code: envelope.get("code").and_then(Value::as_str).map(str::to_owned),
         }),
         _ => Err(protocol("unexpected envelope")),
     }
@@ -194,8 +197,15 @@ mod tests {
         assert_eq!(parse_response(ok).unwrap(), json!([1]));
         let refused = b"HTTP/1.1 401 Unauthorized\r\n\r\n{\"ok\":false,\"error\":\"Unknown or revoked session\"}";
         match parse_response(refused) {
-            Err(ClientError::Refused { status, message }) => {
-                assert_eq!((status, message.as_str()), (401, "Unknown or revoked session"))
+            Err(ClientError::Refused { status, message, code }) => {
+                assert_eq!((status, message.as_str(), code), (401, "Unknown or revoked session", None))
+            }
+            other => panic!("{other:?}"),
+        }
+        let coded = b"HTTP/1.1 400 Bad Request\r\n\r\n{\"ok\":false,\"error\":\"try again\",\"code\":\"busy\"}";
+        match parse_response(coded) {
+            Err(ClientError::Refused { status, message, code }) => {
+                assert_eq!((status, message.as_str(), code.as_deref()), (400, "try again", Some("busy")))
             }
             other => panic!("{other:?}"),
         }

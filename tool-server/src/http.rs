@@ -20,6 +20,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use crate::error::ErrorCode;
 use crate::invoke::Invoker;
 use crate::server::ServerConfig;
 use crate::sessions::ToolSession;
@@ -123,21 +124,25 @@ async fn handle(
 
 async fn respond(state: &HttpState, request: Request<Incoming>, started: Instant) -> Response<Full<Bytes>> {
     if !supported(&request, state.port) {
-        return reply(StatusCode::FORBIDDEN, json!({"ok": false, "error": UNSUPPORTED}), false);
+        return reply(StatusCode::FORBIDDEN, failure(ErrorCode::Unsupported, UNSUPPORTED), false);
     }
     let Some(session) = authenticate(&request, state) else {
-        return reply(StatusCode::UNAUTHORIZED, json!({"ok": false, "error": "Unknown or revoked session"}), false);
+        return reply(StatusCode::UNAUTHORIZED, failure(ErrorCode::Unauthorized, "Unknown or revoked session"), false);
     };
     // Headers and body share one budget, counted from when the request could start.
     let deadline = started + state.config.request_timeout;
     let body = match read_body(request.into_body(), state.config.max_body_bytes, deadline).await {
         Ok(body) => body,
-        Err(message) => return reply(StatusCode::BAD_REQUEST, json!({"ok": false, "error": message}), true),
+        Err((code, message)) => return reply(StatusCode::BAD_REQUEST, failure(code, &message), true),
     };
     let raw: Value = match serde_json::from_slice(&body) {
         Ok(raw) => raw,
         Err(_) => {
-            return reply(StatusCode::BAD_REQUEST, json!({"ok": false, "error": "Request body must be JSON"}), false)
+            return reply(
+                StatusCode::BAD_REQUEST,
+                failure(ErrorCode::InvalidRequest, "Request body must be JSON"),
+                false,
+            )
         }
     };
     call(state, &session, &raw).await
@@ -148,7 +153,7 @@ async fn call(state: &HttpState, session: &ToolSession, raw: &Value) -> Response
         Ok(value) => reply(StatusCode::OK, json!({"ok": true, "value": value}), false),
         Err(e) => {
             let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
-            reply(status, json!({"ok": false, "error": e.to_string()}), false)
+            reply(status, failure(e.code(), &e.to_string()), false)
         }
     }
 }
@@ -199,15 +204,15 @@ fn authenticate(request: &Request<Incoming>, state: &HttpState) -> Option<ToolSe
 
 /// Reads the body, refusing it by its declared length before reading a byte,
 /// cutting chunked bodies off at the cap, and giving up at `deadline`.
-async fn read_body(mut body: Incoming, limit: usize, deadline: Instant) -> Result<Bytes, String> {
-    let too_large = || format!("Request body exceeds {limit} bytes");
+async fn read_body(mut body: Incoming, limit: usize, deadline: Instant) -> Result<Bytes, (ErrorCode, String)> {
+    let too_large = || (ErrorCode::InvalidRequest, format!("Request body exceeds {limit} bytes"));
     if body.size_hint().lower() > limit as u64 {
         return Err(too_large());
     }
     let collect = async {
         let mut buffer = BytesMut::new();
         while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|_| "Could not read request body".to_owned())?;
+            let frame = frame.map_err(|_| (ErrorCode::InvalidRequest, "Could not read request body".to_owned()))?;
             if let Ok(data) = frame.into_data() {
                 if buffer.len() + data.len() > limit {
                     return Err(too_large());
@@ -219,8 +224,13 @@ async fn read_body(mut body: Incoming, limit: usize, deadline: Instant) -> Resul
     };
     match tokio::time::timeout_at(deadline, collect).await {
         Ok(result) => result,
-        Err(_) => Err("Request timed out".to_owned()),
+        Err(_) => Err((ErrorCode::Timeout, "Request timed out".to_owned())),
     }
+}
+
+/// An error body: the message for the agent and its stable code.
+fn failure(code: ErrorCode, message: &str) -> Value {
+    json!({"ok": false, "error": message, "code": code.as_str()})
 }
 
 fn reply(status: StatusCode, body: Value, close: bool) -> Response<Full<Bytes>> {

@@ -1,6 +1,6 @@
 //! The invoke path: validate → recheck the identity → answer discovery
 //! operations directly → gate browser operations → queue per project →
-//! recheck the token at dequeue → hand the operation to the app's [`ToolHost`].
+//! recheck the token at dequeue → hand the typed [`ToolCall`] to the app's [`ToolHost`].
 
 use std::future::Future;
 use std::pin::Pin;
@@ -10,16 +10,17 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use thiserror::Error;
 
+use crate::call::{AgentStatusArgs, GuideReadArgs, SessionInfoArgs, ToolCall};
 use crate::catalogue::Operation;
+use crate::error::{ErrorCode, ToolError};
 use crate::guides::{guide, GuideTopic};
 use crate::queue::ProjectQueues;
 use crate::server::Endpoint;
 use crate::sessions::{IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession};
-use crate::validate::{validate_tool_request, ToolRequest, ValidationError};
+use crate::validate::{validate_tool_request, ValidationError};
 
-/// What [`ToolHost::execute`] returns: the operation's JSON value, or an
-/// error message for the agent.
-pub type ExecuteFuture = Pin<Box<dyn Future<Output = Result<Value, String>> + Send + 'static>>;
+/// What [`ToolHost::execute`] returns: the operation's JSON value, or why it failed.
+pub type ExecuteFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send + 'static>>;
 
 /// Adapters whose `session_info` call marks a session connected.
 const CONNECTING_ADAPTERS: &[&str] = &["claude-mcp", "codex-mcp"];
@@ -32,9 +33,9 @@ pub trait ToolHost: Send + Sync + 'static {
     /// Runs an accepted, validated operation for `identity`. Operations of one
     /// project are never run concurrently: the next starts only when the
     /// returned future resolves, so it should carry its own deadline (the
-    /// seed's is 10 s). Error strings go to the agent verbatim and must not
+    /// seed's is 10 s). Error messages go to the agent verbatim and must not
     /// contain secrets.
-    fn execute(&self, identity: &ToolIdentity, request: ToolRequest) -> ExecuteFuture;
+    fn execute(&self, identity: &ToolIdentity, call: ToolCall) -> ExecuteFuture;
 
     /// Whether `identity` may still act: its project exists (and is local) and
     /// its agent node is active or still on that project's canvas.
@@ -66,10 +67,13 @@ pub enum InvokeError {
     BrowserDisabled,
     /// A discovery operation could not be answered.
     #[error("{0}")]
-    Refused(String),
+    Refused(ToolError),
     /// The host's `execute` failed.
     #[error("{0}")]
-    Failed(String),
+    Failed(ToolError),
+    /// A validated request did not fit its arguments type (a catalogue bug).
+    #[error("{0}")]
+    Untyped(#[from] crate::call::CallError),
     /// The host's `execute` did not resolve within the operation timeout.
     #[error("{0} timed out")]
     TimedOut(Operation),
@@ -84,6 +88,20 @@ impl InvokeError {
         match self {
             InvokeError::Unauthorized => 401,
             _ => 400,
+        }
+    }
+
+    /// The error body's stable `code`.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            InvokeError::Invalid(e) => e.code(),
+            InvokeError::Unauthorized => ErrorCode::Unauthorized,
+            InvokeError::InvalidSession => ErrorCode::InvalidSession,
+            InvokeError::BrowserDisabled => ErrorCode::BrowserDisabled,
+            InvokeError::Refused(e) | InvokeError::Failed(e) => e.code,
+            InvokeError::Untyped(_) => ErrorCode::Failed,
+            InvokeError::TimedOut(_) => ErrorCode::Timeout,
+            InvokeError::Interrupted => ErrorCode::Interrupted,
         }
     }
 }
@@ -102,17 +120,20 @@ impl Invoker {
     /// authentication; the live token is rechecked before any effect).
     pub(crate) async fn invoke(self: &Arc<Self>, session: &ToolSession, raw: &Value) -> Result<Value, InvokeError> {
         let request = validate_tool_request(raw)?;
+        // The validator wrote every message; typing a checked request cannot
+        // fail unless the catalogue and the types disagree (tested not to).
+        let call = ToolCall::from_request(&request).inspect_err(|e| tracing::error!(error = %e, "catalogue bug"))?;
         if !self.host.valid(&session.identity) {
             return Err(InvokeError::InvalidSession);
         }
-        let operation = request.operation;
+        let operation = call.operation();
         tracing::debug!(node = %session.identity.node_id, %operation, "tool call");
-        match operation {
-            Operation::SessionInfo => return self.session_info(session, &request).await,
-            Operation::GuideRead => return guide_read(&request),
-            Operation::AgentStatus => return self.agent_status(session, &request),
-            _ => {}
-        }
+        let call = match call {
+            ToolCall::SessionInfo(args) => return self.session_info(session, &args).await,
+            ToolCall::GuideRead(args) => return Ok(guide_read(&args)),
+            ToolCall::AgentStatus(args) => return self.agent_status(session, &args),
+            call => call,
+        };
         if operation.is_browser() && !self.host.browser_enabled() {
             return Err(InvokeError::BrowserDisabled);
         }
@@ -131,7 +152,7 @@ impl Invoker {
             if !this.host.valid(&session.identity) {
                 return Err(InvokeError::InvalidSession);
             }
-            let execution = this.host.execute(&session.identity, request);
+            let execution = this.host.execute(&session.identity, call);
             let result = match tokio::time::timeout(this.operation_timeout, execution).await {
                 Ok(result) => result.map_err(InvokeError::Failed),
                 Err(_) => {
@@ -151,14 +172,14 @@ impl Invoker {
         }
     }
 
-    async fn session_info(&self, session: &ToolSession, request: &ToolRequest) -> Result<Value, InvokeError> {
+    async fn session_info(&self, session: &ToolSession, args: &SessionInfoArgs) -> Result<Value, InvokeError> {
         let node_id = session.identity.node_id.clone();
         let mut current = self
             .sessions
             .get(&node_id)
             .filter(|s| s.token.matches(session.token.expose().as_bytes()))
             .ok_or(InvokeError::Unauthorized)?;
-        if let Some(adapter) = request.str_arg("adapter").filter(|a| CONNECTING_ADAPTERS.contains(a)) {
+        if let Some(adapter) = args.adapter.as_deref().filter(|a| CONNECTING_ADAPTERS.contains(a)) {
             let connected = IntegrationStatus {
                 state: IntegrationState::Connected,
                 adapter: Some(adapter.to_owned()),
@@ -179,7 +200,7 @@ impl Invoker {
                     }
                     Err(e) => {
                         tracing::warn!(node = %node_id, error = %e, "could not record connected status");
-                        return Err(InvokeError::Refused("Could not record the session status".into()));
+                        return Err(InvokeError::Refused(ToolError::failed("Could not record the session status")));
                     }
                 }
             }
@@ -194,8 +215,8 @@ impl Invoker {
         }))
     }
 
-    fn agent_status(&self, session: &ToolSession, request: &ToolRequest) -> Result<Value, InvokeError> {
-        let wanted = request.str_arg("nodeId");
+    fn agent_status(&self, session: &ToolSession, args: &AgentStatusArgs) -> Result<Value, InvokeError> {
+        let wanted = args.node_id.as_deref();
         let agents: Vec<Value> = self
             .sessions
             .in_project(&session.identity.project_id)
@@ -205,17 +226,13 @@ impl Invoker {
             .map(|s| json!({"nodeId": s.identity.node_id, "status": s.status}))
             .collect();
         if let (Some(node), true) = (wanted, agents.is_empty()) {
-            return Err(InvokeError::Refused(format!("No agent session for node {}", node.escape_debug())));
+            let message = format!("No agent session for node {}", node.escape_debug());
+            return Err(InvokeError::Refused(ToolError::not_found(message)));
         }
         Ok(json!({ "agents": agents }))
     }
 }
 
-fn guide_read(request: &ToolRequest) -> Result<Value, InvokeError> {
-    // The validator guarantees topic is one of the enum's names.
-    let topic = request
-        .str_arg("topic")
-        .and_then(GuideTopic::from_name)
-        .ok_or_else(|| InvokeError::Refused("Unknown guide topic".into()))?;
-    Ok(json!({"topic": topic.name(), "text": guide(topic)}))
+fn guide_read(args: &GuideReadArgs) -> Value {
+    json!({"topic": args.topic.name(), "text": guide(args.topic)})
 }

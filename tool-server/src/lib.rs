@@ -12,8 +12,10 @@
 
 #![warn(missing_docs)]
 
+mod call;
 mod catalogue;
 mod client;
+mod error;
 mod files;
 mod guides;
 mod http;
@@ -25,10 +27,16 @@ mod server;
 mod sessions;
 mod validate;
 
+pub use call::{
+    AgentChoice, AgentLaunchArgs, AgentStatusArgs, ArtifactArgs, ArtifactChoice, CallError, ClickArgs, ExternalArgs,
+    GroupArgs, GuideReadArgs, InspectArgs, MoveArgs, NavigateArgs, NoArgs, NodeArgs, NodeTextArgs, NodesArgs, ReadArgs,
+    ResizeArgs, SessionInfoArgs, StickyArgs, TerminalOpenArgs, ToolArgs, ToolCall, TransferArgs, TypeArgs, UrlArgs,
+};
 pub use catalogue::{
     tool_spec, Operation, ToolSpec, AGENT_TOOLS, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS,
 };
 pub use client::{ClientError, ToolClient};
+pub use error::{ErrorCode, ToolError};
 pub use files::{ensure_private_dir, read_private, remove_private, write_private, write_private_json, FileError};
 pub use guides::{guide, GuideTopic, TOOL_GUIDES};
 pub use invoke::{ExecuteFuture, InvokeError, ToolHost};

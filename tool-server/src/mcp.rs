@@ -152,12 +152,19 @@ impl<C: ToolCaller + Send + Sync + 'static> McpServer<C> {
 
     /// Calls the tool server off the async runtime: [`ToolCaller`] blocks on
     /// HTTP, which would otherwise stall the transport (and `ping`) meanwhile.
-    /// The error is the message the agent gets to read.
-    async fn call(&self, operation: String, args: Value) -> Result<Value, String> {
+    /// The error is the message the agent gets to read, with the server's
+    /// error code when it sent one.
+    async fn call(&self, operation: String, args: Value) -> Result<Value, (String, Option<String>)> {
         let shared = Arc::clone(&self.shared);
         match tokio::task::spawn_blocking(move || shared.caller.call(&operation, args)).await {
-            Ok(outcome) => outcome.map_err(|e| e.to_string()),
-            Err(e) => Err(format!("the tool call was aborted: {e}")),
+            Ok(outcome) => outcome.map_err(|e| {
+                let code = match &e {
+                    ClientError::Refused { code, .. } => code.clone(),
+                    _ => None,
+                };
+                (e.to_string(), code)
+            }),
+            Err(e) => Err((format!("the tool call was aborted: {e}"), None)),
         }
     }
 }
@@ -185,7 +192,7 @@ impl<C: ToolCaller + Send + Sync + 'static> ServerHandler for McpServer<C> {
         // connected by the time the agent's client sees `initialize` succeed.
         if let Some(adapter) = self.shared.adapter.clone() {
             let announced = self.call(Operation::SessionInfo.name().to_owned(), json!({ "adapter": adapter })).await;
-            if let Err(e) = announced {
+            if let Err((e, _)) = announced {
                 tracing::warn!(error = %e, "could not announce the MCP adapter to the tool server");
             }
         }
@@ -219,7 +226,14 @@ impl<C: ToolCaller + Send + Sync + 'static> ServerHandler for McpServer<C> {
             Ok(value) => tool_result(value),
             // A refusal or an unreachable server is the agent's to read, so it
             // is a tool error carrying the server's message, not a protocol error.
-            Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
+            // The code rides along as structured content, beside the same text.
+            Err((message, code)) => {
+                let mut result = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
+                if let Some(code) = code {
+                    result.structured_content = Some(json!({"error": message, "code": code}));
+                }
+                result
+            }
         };
         Ok(result.into())
     }
@@ -414,9 +428,11 @@ mod tests {
             self.calls.lock().push((operation.to_owned(), args.clone()));
             match operation {
                 "browser_screenshot" => Ok(json!({"mimeType": "image/png", "data": "iVBOR", "width": 2})),
-                "terminal_close" => {
-                    Err(ClientError::Refused { status: 400, message: "Enable agent browser control".into() })
-                }
+                "terminal_close" => Err(ClientError::Refused {
+                    status: 400,
+                    message: "Enable agent browser control".into(),
+                    code: Some("browser_disabled".into()),
+                }),
                 _ => Ok(json!({"op": operation, "args": args})),
             }
         }
@@ -550,6 +566,10 @@ mod tests {
         let reply = session.request(5, "tools/call", json!({"name": "terminal_close", "arguments": {"nodeId": "t"}}));
         assert_eq!(reply["result"]["isError"], true);
         assert_eq!(reply["result"]["content"][0]["text"], "Enable agent browser control");
+        assert_eq!(
+            reply["result"]["structuredContent"],
+            json!({"error": "Enable agent browser control", "code": "browser_disabled"})
+        );
 
         let reply = session.request(6, "tools/call", json!({"name": "rm_rf"}));
         assert_eq!(reply["error"]["code"], -32602);

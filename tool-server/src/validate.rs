@@ -174,6 +174,22 @@ pub enum ValidationError {
     },
 }
 
+impl ValidationError {
+    /// The error body's `code`: the request's shape, or one of its arguments.
+    pub fn code(&self) -> crate::error::ErrorCode {
+        use crate::error::ErrorCode;
+        match self {
+            ValidationError::NotAnObject
+            | ValidationError::UnknownField(_)
+            | ValidationError::MissingOperation
+            | ValidationError::OperationNotString
+            | ValidationError::UnknownOperation(_)
+            | ValidationError::ArgsNotObject => ErrorCode::InvalidRequest,
+            _ => ErrorCode::InvalidArgument,
+        }
+    }
+}
+
 /// Validates an untrusted request against the catalogue.
 ///
 /// `args` may be omitted for operations without required arguments.

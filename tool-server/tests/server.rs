@@ -41,16 +41,28 @@ fn invalid_requests_get_400_naming_the_problem_and_never_reach_the_host() {
     let fx = Fixture::new();
     let token = fx.session("a", "p");
     let cases = [
-        (json!({"operation": "nope"}), "Unknown operation nope"),
-        (json!({"operation": "canvas_move", "args": {"nodeId": "n", "x": "NaN", "y": 1}}), "x must be a number"),
-        (json!({"operation": "sticky_open", "args": {"text": "a\u{0}"}}), "text must not contain NUL characters"),
-        (json!({"operation": "canvas_select", "args": {"nodeIds": []}}), "nodeIds must contain 1 to 100 items"),
-        (json!(["canvas_list"]), "Request must be a JSON object {operation, args}"),
+        (json!({"operation": "nope"}), "Unknown operation nope", "invalid_request"),
+        (
+            json!({"operation": "canvas_move", "args": {"nodeId": "n", "x": "NaN", "y": 1}}),
+            "x must be a number",
+            "invalid_argument",
+        ),
+        (
+            json!({"operation": "sticky_open", "args": {"text": "a\u{0}"}}),
+            "text must not contain NUL characters",
+            "invalid_argument",
+        ),
+        (
+            json!({"operation": "canvas_select", "args": {"nodeIds": []}}),
+            "nodeIds must contain 1 to 100 items",
+            "invalid_argument",
+        ),
+        (json!(["canvas_list"]), "Request must be a JSON object {operation, args}", "invalid_request"),
     ];
-    for (body, message) in cases {
+    for (body, message, code) in cases {
         let response = fx.call(&token, &body);
         assert_eq!(response.status, 400, "{body}");
-        assert_eq!(response.json(), json!({"ok": false, "error": message}));
+        assert_eq!(response.json(), json!({"ok": false, "error": message, "code": code}));
     }
     // Not JSON at all: NaN and Infinity are not JSON tokens, and 1e400 does
     // not fit a double (serde_json refuses it rather than making it infinite).
@@ -63,7 +75,11 @@ fn invalid_requests_get_400_naming_the_problem_and_never_reach_the_host() {
         ));
         let response = conn.response();
         assert_eq!(response.status, 400, "x = {x}");
-        assert_eq!(response.json(), json!({"ok": false, "error": "Request body must be JSON"}), "x = {x}");
+        assert_eq!(
+            response.json(),
+            json!({"ok": false, "error": "Request body must be JSON", "code": "invalid_request"}),
+            "x = {x}"
+        );
     }
     // The largest finite double is JSON, and out of range.
     let response =
@@ -79,7 +95,7 @@ fn host_errors_are_400_with_the_hosts_message() {
     let token = fx.session("a", "p");
     let response = fx.call(&token, &sticky("fail"));
     assert_eq!(response.status, 400);
-    assert_eq!(response.json(), json!({"ok": false, "error": "the fake host refused"}));
+    assert_eq!(response.json(), json!({"ok": false, "error": "the fake host refused", "code": "refused"}));
 }
 
 // --------------------------------------------------------- method/path/origin
@@ -115,7 +131,7 @@ fn only_post_call_without_origin_is_served() {
         conn.send(request);
         let response = conn.response();
         assert_eq!(response.status, 403, "{request}");
-        assert_eq!(response.json(), json!({"ok": false, "error": "Unsupported request"}));
+        assert_eq!(response.json(), json!({"ok": false, "error": "Unsupported request", "code": "unsupported"}));
     }
     assert!(fx.host.started.lock().is_empty());
 }
@@ -197,7 +213,10 @@ fn bearer_token_is_required_and_checked() {
         conn.send(&request(auth));
         let response = conn.response();
         assert_eq!(response.status, 401, "{auth:?}");
-        assert_eq!(response.json(), json!({"ok": false, "error": "Unknown or revoked session"}));
+        assert_eq!(
+            response.json(),
+            json!({"ok": false, "error": "Unknown or revoked session", "code": "unauthorized"})
+        );
         // A rejected token is never echoed back.
         assert!(!String::from_utf8_lossy(&response.body).contains(&token[..16]));
     }
@@ -258,7 +277,10 @@ fn oversized_content_length_is_refused_without_sending_the_body() {
     ));
     let response = conn.response();
     assert_eq!(response.status, 400);
-    assert_eq!(response.json(), json!({"ok": false, "error": "Request body exceeds 131072 bytes"}));
+    assert_eq!(
+        response.json(),
+        json!({"ok": false, "error": "Request body exceeds 131072 bytes", "code": "invalid_request"})
+    );
     assert_eq!(response.header("connection"), Some("close"));
     assert!(conn.closed_by_server());
 
@@ -320,7 +342,7 @@ fn a_client_that_never_finishes_its_body_is_cut_off() {
     ));
     let response = conn.response();
     assert_eq!(response.status, 400);
-    assert_eq!(response.json(), json!({"ok": false, "error": "Request timed out"}));
+    assert_eq!(response.json(), json!({"ok": false, "error": "Request timed out", "code": "timeout"}));
     assert!(conn.closed_by_server());
     assert!(fx.host.started.lock().is_empty());
 }
@@ -341,7 +363,7 @@ fn one_budget_covers_headers_and_body_together() {
     conn.send(body);
     let response = conn.response();
     assert_eq!(response.status, 400);
-    assert_eq!(response.json(), json!({"ok": false, "error": "Request timed out"}));
+    assert_eq!(response.json(), json!({"ok": false, "error": "Request timed out", "code": "timeout"}));
     assert!(fx.host.started.lock().is_empty());
 }
 
@@ -457,7 +479,10 @@ fn browser_operations_need_browser_control() {
     let open = json!({"operation": "browser_open", "args": {"url": "https://example.com"}});
     let response = fx.call(&token, &open);
     assert_eq!(response.status, 400);
-    assert_eq!(response.json(), json!({"ok": false, "error": "Enable agent browser control"}));
+    assert_eq!(
+        response.json(),
+        json!({"ok": false, "error": "Enable agent browser control", "code": "browser_disabled"})
+    );
     assert!(fx.host.started.lock().is_empty());
     // Non-browser operations are unaffected.
     assert_eq!(fx.call(&token, &json!({"operation": "terminal_open"})).status, 200);
@@ -548,7 +573,7 @@ fn revoking_a_node_fails_its_queued_operations() {
     fx.host.release_oldest();
     let revoked = queued.join().unwrap();
     assert_eq!(revoked.status, 401);
-    assert_eq!(revoked.json(), json!({"ok": false, "error": "Unknown or revoked session"}));
+    assert_eq!(revoked.json(), json!({"ok": false, "error": "Unknown or revoked session", "code": "unauthorized"}));
     assert_eq!(replaced.join().unwrap().status, 401);
     assert_eq!(first.join().unwrap().status, 200);
     assert_eq!(fx.host.started_labels(), ["A"], "revoked work never reaches the host");
@@ -596,7 +621,7 @@ fn an_operation_the_host_never_finishes_is_abandoned_and_the_queue_moves_on() {
     let next = send_async(fx.port(), &a, sticky("next"));
     let response = stuck.join().unwrap();
     assert_eq!(response.status, 400);
-    assert_eq!(response.json(), json!({"ok": false, "error": "sticky_open timed out"}));
+    assert_eq!(response.json(), json!({"ok": false, "error": "sticky_open timed out", "code": "timeout"}));
     wait_until("next to start", || fx.host.started_labels() == ["stuck", "next"]);
     fx.host.release_oldest(); // the abandoned one: nobody listens any more
     fx.host.release_oldest();
@@ -741,8 +766,9 @@ fn the_client_finds_its_session_from_the_state_directory() {
     assert_eq!(value["args"]["nodeIds"], json!(["n1", "n2"]));
     assert_eq!(client.call("canvas_list", Value::Null).unwrap()["echo"], "canvas_list");
     match client.call("canvas_move", json!({"nodeId": "n"})) {
-        Err(tool_server::ClientError::Refused { status: 400, message }) => {
-            assert_eq!(message, "canvas_move requires argument x")
+        Err(tool_server::ClientError::Refused { status: 400, message, code }) => {
+            assert_eq!(message, "canvas_move requires argument x");
+            assert_eq!(code.as_deref(), Some("invalid_argument"));
         }
         other => panic!("{other:?}"),
     }

@@ -18,10 +18,6 @@ pub mod services;
 pub mod stop_signals;
 pub mod terminals;
 pub mod tools;
-mod tools_agents;
-mod tools_browser;
-mod tools_canvas;
-mod tools_terminal;
 
 pub use handle::{AppError, AppHandle, Job, Waker};
 

@@ -105,6 +105,26 @@ pub fn save_browser_control(agent_tools: &Path, on: bool) -> Result<(), tool_ser
     tool_server::write_private_json(agent_tools, SETTINGS_FILE, &settings)
 }
 
+impl Runtime {
+    /// Turns "Enable agent browser control" on or off, persists it, and says so.
+    /// Off refuses browser operations from the next call on. (Here, beside the
+    /// setting's file, so the tool runtime never imports the services.)
+    pub fn set_agent_browser_control(&mut self, on: bool) {
+        let dir = crate::paths::agent_tools(self.data_dir());
+        self.tools.shared.set_browser_control(on);
+        match save_browser_control(&dir, on) {
+            Ok(()) => self.notify(format!("agent browser control {}", if on { "enabled" } else { "disabled" }), false),
+            Err(e) => self.notify(
+                format!(
+                    "agent browser control {} for now, but not saved: {e}",
+                    if on { "enabled" } else { "disabled" }
+                ),
+                true,
+            ),
+        }
+    }
+}
+
 /// Starts the tool server against the runtime, provisions `--agent` nodes,
 /// and lets agent PTYs start with their credentials.
 pub fn start_services(rt: &mut Runtime, opts: &ServiceOptions) -> Result<Services, ServiceError> {

@@ -16,8 +16,8 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tool_server::{
-    ExecuteFuture, IntegrationState, IntegrationStatus, ServerConfig, ToolHost, ToolIdentity, ToolRequest, ToolServer,
-    ToolSession,
+    ExecuteFuture, IntegrationState, IntegrationStatus, ServerConfig, ToolCall, ToolError, ToolHost, ToolIdentity,
+    ToolServer, ToolSession,
 };
 
 /// Generous bound for anything that waits on another thread or socket.
@@ -85,12 +85,12 @@ fn label(call: &Call) -> String {
 }
 
 impl ToolHost for FakeHost {
-    fn execute(&self, identity: &ToolIdentity, request: ToolRequest) -> ExecuteFuture {
+    fn execute(&self, identity: &ToolIdentity, call: ToolCall) -> ExecuteFuture {
         let call = Call {
             node_id: identity.node_id.clone(),
             project_id: identity.project_id.clone(),
-            operation: request.operation.name().to_owned(),
-            args: Value::Object(request.args.clone()),
+            operation: call.operation().name().to_owned(),
+            args: Value::Object(call.args()),
         };
         // Hold before recording the start, so a test that sees the start can
         // always release it.
@@ -109,7 +109,7 @@ impl ToolHost for FakeHost {
             }
             finished.lock().push(call.clone());
             if call.args.get("text").and_then(Value::as_str) == Some("fail") {
-                return Err("the fake host refused".to_owned());
+                return Err(ToolError::refused("the fake host refused"));
             }
             Ok(json!({"echo": call.operation, "args": call.args, "by": call.node_id}))
         })

@@ -1,11 +1,13 @@
 //! Terminal operations of the agent tool runtime: terminal nodes on the
 //! caller's canvas, driven through their live PTY sessions.
 
-use super::tools::{arg, beside, caller_project, target_node, OpContext};
-use super::Runtime;
+use super::context::{beside, caller_project, model_error, target_node, OpContext};
+use super::launch::{ctl_path, CTL_ENV};
 use crate::model::{Command, NodeId, NodeKind};
+use crate::runtime::terminals::LiveTerminal;
+use crate::runtime::Runtime;
 use serde_json::{json, Value};
-use tool_server::{ToolIdentity, ToolRequest};
+use tool_server::{ExternalArgs, NodeArgs, NodeTextArgs, ReadArgs, TerminalOpenArgs, ToolError, ToolIdentity};
 
 /// Size of a new terminal node.
 const TERMINAL_SIZE: (f64, f64) = (720.0, 440.0);
@@ -25,25 +27,25 @@ fn open_node(
     identity: &ToolIdentity,
     title: &str,
     command: Option<Vec<String>>,
-) -> Result<NodeId, String> {
+) -> Result<NodeId, ToolError> {
     let p = caller_project(rt, identity)?;
     let at = beside(p, &identity.node_id, TERMINAL_SIZE);
     let cwd = p.folder().to_path_buf();
     rt.add_node(NodeKind::Terminal { cwd, command, tmux_session: None }, title, TERMINAL_SIZE, Some(at))
-        .map_err(|e| e.to_string())
+        .map_err(model_error)
 }
 
 /// `terminal_open`: a shell beside the caller; a command is typed into it, so
 /// the terminal stays usable after the command ends.
-pub(crate) fn open(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+pub(crate) fn open(ctx: &OpContext, args: TerminalOpenArgs) -> Result<Value, ToolError> {
     let identity = ctx.identity.clone();
-    let title = req.str_arg("title").unwrap_or("Terminal").to_owned();
-    let command = req.str_arg("command").map(str::to_owned);
+    let title = args.title.unwrap_or_else(|| "Terminal".to_owned());
+    let command = args.command;
     ctx.on_main(move |rt| {
         let id = open_node(rt, &identity, &title, None)?;
         if let Some(cmd) = command {
-            let t = rt.terminals.get(&id).ok_or("the terminal did not start")?;
-            t.term.write(format!("{cmd}\r")).map_err(|e| e.to_string())?;
+            let t = rt.terminals.get(&id).ok_or_else(|| ToolError::failed("the terminal did not start"))?;
+            t.term.write(format!("{cmd}\r")).map_err(model_error)?;
         }
         Ok(json!({"nodeId": id}))
     })
@@ -54,30 +56,29 @@ pub(crate) fn open(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> 
 /// folder. With no display and none configured (headless, CI) there is no
 /// desktop to open a window on, so it runs in a new terminal node of the
 /// canvas instead, and the answer says so.
-pub(crate) fn external(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+pub(crate) fn external(ctx: &OpContext, args: ExternalArgs) -> Result<Value, ToolError> {
     use terminal::agents::ExternalTerminalPreference;
     use terminal::external::{ExternalTerminal, ExternalTerminalError};
     let identity = ctx.identity.clone();
-    let command = arg(req, "command")?.to_owned();
-    let title = req.str_arg("title").unwrap_or(&command).chars().take(80).collect::<String>();
+    let command = args.command;
+    let title = args.title.as_deref().unwrap_or(&command).chars().take(80).collect::<String>();
     let preferences = crate::paths::agent_tools(&ctx.data_dir).join("preferences.json");
-    let preferred = ExternalTerminalPreference::load(&preferences).map_err(|e| e.to_string())?;
+    let preferred = ExternalTerminalPreference::load(&preferences).map_err(model_error)?;
     let display = ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()));
     let found = ExternalTerminal::find(preferred.as_ref(), std::env::var_os("PATH").as_deref(), display);
     ctx.on_main(move |rt| {
-        let folder = super::tools::caller_project(rt, &identity)?.folder().to_owned();
+        let folder = caller_project(rt, &identity)?.folder().to_owned();
         match found {
             Ok(terminal) => {
-                let env =
-                    [(super::tools_agents::CTL_ENV.to_owned(), super::tools_agents::ctl_path().display().to_string())];
-                let pid = terminal.launch(&title, &command, &folder, &env).map_err(|e| e.to_string())?;
+                let env = [(CTL_ENV.to_owned(), ctl_path().display().to_string())];
+                let pid = terminal.launch(&title, &command, &folder, &env).map_err(model_error)?;
                 Ok(json!({"where": "external", "terminal": terminal.program.display().to_string(), "pid": pid}))
             }
             Err(why @ (ExternalTerminalError::NoDisplay | ExternalTerminalError::NoneFound(_))) => {
                 let id = open_node(rt, &identity, &title, Some(vec![shell(), "-c".into(), command]))?;
                 Ok(json!({"nodeId": id, "where": "canvas", "reason": why.to_string()}))
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(model_error(e)),
         }
     })
 }
@@ -94,34 +95,33 @@ enum Access {
 /// artifact node) of the caller's canvas.
 fn with_terminal<R: Send + 'static>(
     ctx: &OpContext,
-    req: &ToolRequest,
+    id: String,
     access: Access,
-    f: impl FnOnce(&super::terminals::LiveTerminal) -> Result<R, String> + Send + 'static,
-) -> Result<R, String> {
+    f: impl FnOnce(&LiveTerminal) -> Result<R, ToolError> + Send + 'static,
+) -> Result<R, ToolError> {
     let identity = ctx.identity.clone();
-    let id = arg(req, "nodeId")?.to_owned();
     ctx.on_main(move |rt| {
         let n = target_node(caller_project(rt, &identity)?, &id)?;
         let readable_artifact = access == Access::Read && matches!(n.kind, NodeKind::Artifact { .. });
         if !matches!(n.kind, NodeKind::Terminal { .. } | NodeKind::Agent { .. }) && !readable_artifact {
-            return Err(format!("node {id} is a {} node, not a terminal", n.kind.name()));
+            return Err(ToolError::invalid_argument(format!("node {id} is a {} node, not a terminal", n.kind.name())));
         }
-        let t = rt.terminals.get(&n.id).ok_or_else(|| format!("terminal {id} is not running"))?;
+        let t = rt.terminals.get(&n.id).ok_or_else(|| ToolError::not_found(format!("terminal {id} is not running")))?;
         f(t)
     })
 }
 
-fn write(t: &super::terminals::LiveTerminal, id: &str, bytes: Vec<u8>) -> Result<(), String> {
+fn write(t: &LiveTerminal, id: &str, bytes: Vec<u8>) -> Result<(), ToolError> {
     if t.exited.is_some() || t.term.exit_status().is_some() {
-        return Err(format!("the program in terminal {id} has exited"));
+        return Err(ToolError::refused(format!("the program in terminal {id} has exited")));
     }
-    t.term.write(bytes).map_err(|e| format!("terminal {id}: {e}"))
+    t.term.write(bytes).map_err(|e| ToolError::failed(format!("terminal {id}: {e}")))
 }
 
 /// `terminal_read`: the last maxChars of scrollback and screen.
-pub(crate) fn read(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
-    let max = req.number_arg("maxChars").map_or(DEFAULT_READ_CHARS, |n| n as usize).max(1);
-    with_terminal(ctx, req, Access::Read, move |t| {
+pub(crate) fn read(ctx: &OpContext, args: ReadArgs) -> Result<Value, ToolError> {
+    let max = args.max_chars.map_or(DEFAULT_READ_CHARS, |n| n as usize).max(1);
+    with_terminal(ctx, args.node_id, Access::Read, move |t| {
         let mut v = json!({"text": t.term.read_text(max)});
         if let Some(status) = t.term.exit_status() {
             v["exited"] = json!({"code": status.code, "signal": status.signal});
@@ -131,37 +131,42 @@ pub(crate) fn read(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> 
 }
 
 /// `terminal_submit`: text, then Enter.
-pub(crate) fn submit(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
-    let id = arg(req, "nodeId")?.to_owned();
-    let mut bytes = arg(req, "text")?.as_bytes().to_vec();
+pub(crate) fn submit(ctx: &OpContext, args: NodeTextArgs) -> Result<Value, ToolError> {
+    let NodeTextArgs { node_id: id, text } = args;
+    let mut bytes = text.into_bytes();
     bytes.push(b'\r');
-    with_terminal(ctx, req, Access::Write, move |t| write(t, &id, bytes).map(|()| json!({"submitted": true})))
+    with_terminal(ctx, id.clone(), Access::Write, move |t| write(t, &id, bytes).map(|()| json!({"submitted": true})))
 }
 
 /// `terminal_input`: raw text, control characters included.
-pub(crate) fn input(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
-    let id = arg(req, "nodeId")?.to_owned();
-    let bytes = arg(req, "text")?.as_bytes().to_vec();
-    with_terminal(ctx, req, Access::Write, move |t| write(t, &id, bytes).map(|()| json!({"sent": true})))
+pub(crate) fn input(ctx: &OpContext, args: NodeTextArgs) -> Result<Value, ToolError> {
+    let NodeTextArgs { node_id: id, text } = args;
+    let bytes = text.into_bytes();
+    with_terminal(ctx, id.clone(), Access::Write, move |t| write(t, &id, bytes).map(|()| json!({"sent": true})))
 }
 
 /// `terminal_interrupt`: Ctrl+C to the foreground program.
-pub(crate) fn interrupt(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
-    let id = arg(req, "nodeId")?.to_owned();
-    with_terminal(ctx, req, Access::Write, move |t| write(t, &id, ETX.to_vec()).map(|()| json!({"interrupted": true})))
+pub(crate) fn interrupt(ctx: &OpContext, args: NodeArgs) -> Result<Value, ToolError> {
+    let id = args.node_id;
+    with_terminal(ctx, id.clone(), Access::Write, move |t| {
+        write(t, &id, ETX.to_vec()).map(|()| json!({"interrupted": true}))
+    })
 }
 
 /// `terminal_close`: removes a terminal node (its process is hung up).
-pub(crate) fn close(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+pub(crate) fn close(ctx: &OpContext, args: NodeArgs) -> Result<Value, ToolError> {
     let identity = ctx.identity.clone();
-    let id = arg(req, "nodeId")?.to_owned();
+    let id = args.node_id;
     ctx.on_main(move |rt| {
         let n = target_node(caller_project(rt, &identity)?, &id)?;
         if !matches!(n.kind, NodeKind::Terminal { .. }) {
-            return Err(format!("node {id} is a {} node; terminal_close closes terminal nodes only", n.kind.name()));
+            return Err(ToolError::invalid_argument(format!(
+                "node {id} is a {} node; terminal_close closes terminal nodes only",
+                n.kind.name()
+            )));
         }
         let nid = n.id.clone();
-        rt.apply(Command::RemoveNodes { ids: vec![nid.clone()] }).map_err(|e| e.to_string())?;
+        rt.apply(Command::RemoveNodes { ids: vec![nid.clone()] }).map_err(model_error)?;
         Ok(json!({"closed": nid}))
     })
 }

@@ -1,152 +1,41 @@
-//! Agents in the tool runtime: `agent_launch`, `context_read`, and the PTY
-//! preparation of agent nodes (session provisioning, identity environment,
-//! per-agent MCP configuration under `agent-tools/launch/<nodeId>/`).
-//!
-//! The session token never goes into a PTY's environment or argv: the agent
-//! (or the `termsprawl-ctl mcp` server its CLI starts) reads it from the
-//! private session file named by `TERMSPRAWL_NODE_ID` and `TERMSPRAWL_DATA_DIR`.
+//! Agent operations of the tool runtime: `agent_launch` (another agent CLI in
+//! a new node beside the caller) and `context_read` (the transcripts of the
+//! agents the user linked to the caller).
 
-use super::terminals::{LaunchDecision, PtyLaunch};
-use super::tools::{arg, beside, caller_project, target_node, OpContext, ToolPhase};
-use super::Runtime;
+use super::context::{beside, caller_project, model_error, target_node, OpContext};
+use super::launch::resolve_agent;
 use crate::model::{AgentKind, Command, Node, NodeKind, Rect};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use terminal::agents::AgentSpec;
-use terminal::CommandSpec;
-use tool_server::{IntegrationState, IntegrationStatus, ToolIdentity, ToolRequest};
+use tool_server::{AgentChoice, AgentLaunchArgs, ToolError};
 
 /// Size of a new agent node.
 const AGENT_SIZE: (f64, f64) = (760.0, 480.0);
 /// Most transcript text `context_read` returns (the end is kept).
 pub const CONTEXT_CHARS: usize = 100_000;
-/// Environment variable naming the `termsprawl-ctl` binary in agent PTYs.
-pub const CTL_ENV: &str = "TERMSPRAWL_CTL";
 /// Largest transcript file read whole (larger ones are read from their tail).
 const TRANSCRIPT_READ_LIMIT: u64 = 8 * 1024 * 1024;
 
-/// The `termsprawl-ctl` next to the running executable, else the one on PATH.
-pub fn ctl_path() -> PathBuf {
-    let beside = std::env::current_exe().ok().and_then(|exe| exe.parent().map(|d| d.join("termsprawl-ctl")));
-    beside.filter(|p| p.is_file()).unwrap_or_else(|| PathBuf::from("termsprawl-ctl"))
-}
-
-/// Resolves and probes an agent's executable (presets on PATH, `custom` from
-/// `agent-tools/preferences.json`); a missing one is a needs-setup error naming what was looked for.
-pub fn resolve_agent(kind: AgentKind, agent_tools: &Path) -> Result<(AgentSpec, PathBuf), String> {
-    super::terminals::resolve_agent(kind, &agent_tools.join("preferences.json"), std::env::var_os("PATH").as_deref())
-        .map_err(|why| why.message())
-}
-
-/// Writes the agent's MCP configuration under `launch/<nodeId>/` and returns
-/// the CLI arguments that load it (none for CLIs without native MCP config,
-/// which use `$TERMSPRAWL_CTL call …` as the guides describe).
-pub fn write_launch_config(
-    agent_tools: &Path,
-    node: &str,
-    kind: AgentKind,
-    data_dir: &Path,
-) -> Result<Vec<String>, String> {
-    let launch = agent_tools.join("launch");
-    let dir = launch.join(node);
-    for d in [&launch, &dir] {
-        tool_server::ensure_private_dir(d).map_err(|e| e.to_string())?;
+/// The model's agent kind for the catalogue's choice.
+fn agent_kind(choice: AgentChoice) -> AgentKind {
+    match choice {
+        AgentChoice::Claude => AgentKind::Claude,
+        AgentChoice::Codex => AgentKind::Codex,
+        AgentChoice::Gemini => AgentKind::Gemini,
+        AgentChoice::Grok => AgentKind::Grok,
+        AgentChoice::Openclaude => AgentKind::Openclaude,
+        AgentChoice::Custom => AgentKind::Custom,
     }
-    let ctl = ctl_path().display().to_string();
-    let env = json!({"TERMSPRAWL_NODE_ID": node, "TERMSPRAWL_DATA_DIR": data_dir.display().to_string()});
-    match kind {
-        AgentKind::Claude | AgentKind::Openclaude => {
-            let config = json!({"mcpServers": {"termsprawl": {"type": "stdio", "command": ctl, "args": ["mcp", "--adapter", "claude-mcp"], "env": env}}});
-            tool_server::write_private_json(&dir, "mcp.json", &config).map_err(|e| e.to_string())?;
-            Ok(vec!["--mcp-config".into(), dir.join("mcp.json").display().to_string()])
-        }
-        AgentKind::Codex => {
-            // Codex reads MCP servers from `-c key=<TOML>` overrides (its own
-            // config.toml stays the user's), and starts them with a filtered
-            // environment, so the identity goes in the server's own `env`.
-            let q = |s: &str| json!(s).to_string();
-            Ok(vec![
-                "-c".into(),
-                format!("mcp_servers.termsprawl.command={}", q(&ctl)),
-                "-c".into(),
-                "mcp_servers.termsprawl.args=[\"mcp\",\"--adapter\",\"codex-mcp\"]".into(),
-                "-c".into(),
-                format!(
-                    "mcp_servers.termsprawl.env={{TERMSPRAWL_NODE_ID={},TERMSPRAWL_DATA_DIR={}}}",
-                    q(node),
-                    q(&data_dir.display().to_string())
-                ),
-            ])
-        }
-        _ => Ok(vec![]),
-    }
-}
-
-/// Why a warm agent needs a fresh launch (also how that state is recognised later).
-const WARM_WITHOUT_CREDENTIALS: &str =
-    "this agent started before its tool credentials existed; close it and launch a fresh one";
-
-/// Whether a warm (still running) agent started without this app's tool
-/// integration: it has no session file, or the one it has says exactly that (a
-/// file written to report it is not credentials the running agent got).
-fn predates_credentials(server: &tool_server::ToolServer, node: &str) -> bool {
-    match server.persisted_status(node) {
-        None => true,
-        Some(s) => s.state == IntegrationState::NeedsSetup && s.detail.as_deref() == Some(WARM_WITHOUT_CREDENTIALS),
-    }
-}
-
-/// The PTY launch hook (see `Runtime::set_pty_launch_hook`): every terminal
-/// gets `TERMSPRAWL_CTL`; an agent PTY waits until the tool server runs, then
-/// gets its session provisioned (token reused across restarts), its MCP
-/// configuration and its first instruction. A warm tmux agent that started
-/// before it had credentials is marked needs-setup: only a fresh launch inherits them.
-pub fn pty_launch_hook(rt: &mut Runtime, launch: &mut PtyLaunch) -> LaunchDecision {
-    launch.env.push((CTL_ENV.into(), ctl_path().display().to_string()));
-    let Some(agent) = launch.agent else { return LaunchDecision::Launch };
-    match rt.tools.phase {
-        ToolPhase::Pending => return LaunchDecision::Defer,
-        ToolPhase::Off => return LaunchDecision::Launch,
-        ToolPhase::Running => {}
-    }
-    let Some(server) = rt.tools.server.clone() else { return LaunchDecision::Launch };
-    let node = launch.node.to_string();
-    let identity = ToolIdentity::new(node.clone(), launch.project.to_string());
-    let dir = server.directory().to_path_buf();
-    if launch.warm && predates_credentials(&server, &node) {
-        let status = IntegrationStatus::with_detail(IntegrationState::NeedsSetup, WARM_WITHOUT_CREDENTIALS);
-        if let Err(e) = server.provision(identity, status, true) {
-            rt.notify(format!("agent {node}: tool session not provisioned: {e}"), true);
-        }
-        return LaunchDecision::Launch;
-    }
-    let prompt = rt.tools.pending_prompts.remove(&launch.node);
-    let prepared = resolve_agent(agent, &dir).and_then(|(spec, exe)| {
-        let mut args = write_launch_config(&dir, &node, agent, rt.data_dir())?;
-        args.extend(spec.launch_args(prompt.as_deref()));
-        Ok(CommandSpec { program: exe.display().to_string(), args })
-    });
-    let status = match prepared {
-        Ok(command) => {
-            launch.command = Some(command);
-            IntegrationStatus::new(IntegrationState::Ready)
-        }
-        Err(e) => IntegrationStatus::with_detail(IntegrationState::NeedsSetup, e),
-    };
-    if let Err(e) = server.provision(identity, status, true) {
-        rt.notify(format!("agent {node}: tool session not provisioned: {e}"), true);
-    }
-    LaunchDecision::Launch
 }
 
 /// `agent_launch`: resolves and probes the CLI, then opens an agent node beside the caller.
-pub(crate) fn launch(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+pub(crate) fn launch(ctx: &OpContext, args: AgentLaunchArgs) -> Result<Value, ToolError> {
     let identity = ctx.identity.clone();
-    let kind: AgentKind = arg(req, "agent")?.parse().map_err(|e: crate::model::ModelError| e.to_string())?;
+    let kind = agent_kind(args.agent);
     let agent_tools = crate::paths::agent_tools(&ctx.data_dir);
     let (_, exe) = resolve_agent(kind, &agent_tools)?;
-    let title = req.str_arg("title").unwrap_or(kind.as_str()).to_owned();
-    let prompt = req.str_arg("text").map(str::to_owned);
+    let title = args.title.unwrap_or_else(|| kind.as_str().to_owned());
+    let prompt = args.text;
     ctx.on_main(move |rt| {
         let p = caller_project(rt, &identity)?;
         let (x, y) = beside(p, &identity.node_id, AGENT_SIZE);
@@ -157,7 +46,7 @@ pub(crate) fn launch(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String
         }
         if let Err(e) = rt.apply(Command::AddNode { node }) {
             rt.tools.pending_prompts.remove(&id);
-            return Err(e.to_string());
+            return Err(model_error(e));
         }
         Ok(json!({"nodeId": id, "agent": kind.as_str(), "executable": exe.display().to_string(), "status": rt.tools.shared.status_of(id.as_str())}))
     })
@@ -287,7 +176,7 @@ pub(crate) fn linked_peers(p: &crate::model::Project, caller: &Node) -> (Vec<(St
 }
 
 /// `context_read`: the transcripts of the agents the user linked to the caller.
-pub(crate) fn context_read(ctx: &OpContext) -> Result<Value, String> {
+pub(crate) fn context_read(ctx: &OpContext) -> Result<Value, ToolError> {
     let identity = ctx.identity.clone();
     let (peers, skipped) = ctx.on_main(move |rt| {
         let p = caller_project(rt, &identity)?;
@@ -299,7 +188,7 @@ pub(crate) fn context_read(ctx: &OpContext) -> Result<Value, String> {
             cwds.push(cwd.clone());
         }
     }
-    let home = crate::model::persist::home_dir().ok_or("HOME is not set")?;
+    let home = crate::model::persist::home_dir().ok_or_else(|| ToolError::failed("HOME is not set"))?;
     let (sources, text, truncated) = read_transcripts(&home, &cwds);
     let ids: Vec<&String> = peers.iter().map(|(id, _)| id).collect();
     let mut v =
@@ -349,32 +238,6 @@ mod tests {
     }
 
     #[test]
-    fn codex_gets_its_mcp_server_and_the_identity_through_config_overrides() {
-        let dir = tempfile::tempdir().unwrap();
-        let tools = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&tools).unwrap();
-        let args = write_launch_config(&tools, "agent-7", AgentKind::Codex, Path::new("/data dir")).unwrap();
-        let overrides: Vec<&str> = args
-            .chunks(2)
-            .map(|pair| {
-                assert_eq!(pair[0], "-c", "{args:?}");
-                pair[1].as_str()
-            })
-            .collect();
-        let ctl = json!(ctl_path().display().to_string()).to_string();
-        assert_eq!(
-            overrides,
-            [
-                format!("mcp_servers.termsprawl.command={ctl}").as_str(),
-                r#"mcp_servers.termsprawl.args=["mcp","--adapter","codex-mcp"]"#,
-                r#"mcp_servers.termsprawl.env={TERMSPRAWL_NODE_ID="agent-7",TERMSPRAWL_DATA_DIR="/data dir"}"#,
-            ]
-        );
-        // Nothing else is written for codex: its own config stays the user's.
-        assert_eq!(std::fs::read_dir(tools.join("launch/agent-7")).unwrap().count(), 0);
-    }
-
-    #[test]
     fn claude_transcripts_are_found_rendered_and_capped() {
         let home = tempfile::tempdir().unwrap();
         let cwd = PathBuf::from("/work/my.proj");
@@ -405,17 +268,10 @@ mod tests {
     }
 
     #[test]
-    fn launch_config_names_the_ctl_but_holds_no_token() {
-        let dir = tempfile::tempdir().unwrap();
-        let tools = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&tools).unwrap();
-        let args = write_launch_config(&tools, "n1", AgentKind::Claude, dir.path()).unwrap();
-        assert_eq!(args[0], "--mcp-config");
-        let cfg: Value = serde_json::from_slice(&std::fs::read(&args[1]).unwrap()).unwrap();
-        assert_eq!(cfg["mcpServers"]["termsprawl"]["args"][0], "mcp");
-        assert_eq!(cfg["mcpServers"]["termsprawl"]["env"]["TERMSPRAWL_NODE_ID"], "n1");
-        assert!(write_launch_config(&tools, "n3", AgentKind::Gemini, dir.path()).unwrap().is_empty());
-        use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(tools.join("launch/n1")).unwrap().permissions().mode() & 0o777, 0o700);
+    fn every_catalogue_agent_is_the_model_kind_of_that_name() {
+        for name in AgentChoice::NAMES {
+            let choice: AgentChoice = serde_json::from_value(json!(name)).unwrap();
+            assert_eq!(agent_kind(choice).as_str(), *name);
+        }
     }
 }

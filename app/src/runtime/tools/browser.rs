@@ -3,13 +3,13 @@
 //! (DevTools replies, loads) happens on the operation's worker thread, since
 //! the main thread must keep pumping CEF for those replies to arrive.
 
-use super::tools::{arg, beside, caller_project, target_node, OpContext};
+use super::context::{beside, caller_project, model_error, target_node, KindTag, OpContext};
 use crate::model::{NodeId, NodeKind};
 use base64::Engine as _;
 use cef_bridge::{BrowserHandle, DevToolsChannel};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use tool_server::ToolRequest;
+use tool_server::{ClickArgs, InspectArgs, NavigateArgs, NodeArgs, ToolError, TransferArgs, TypeArgs, UrlArgs};
 
 /// Size of a new browser node.
 const BROWSER_SIZE: (f64, f64) = (960.0, 640.0);
@@ -111,32 +111,41 @@ const LOCATE_JS: &str = r#"((args) => {
 const FOCUSED_JS: &str = r#"(() => { const a = document.activeElement; return {focused: !!a && a !== document.body && a !== document.documentElement}; })()"#;
 
 /// Runs `expression` in the page and returns its value (by value).
-fn evaluate(dt: &DevToolsChannel, expression: &str) -> Result<Value, String> {
+fn evaluate(dt: &DevToolsChannel, expression: &str) -> Result<Value, ToolError> {
     let r = dt
         .call(
             "Runtime.evaluate",
             json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
             DEVTOOLS_TIMEOUT,
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(page_error)?;
     if let Some(ex) = r.get("exceptionDetails") {
         let msg = ex
             .pointer("/exception/description")
             .and_then(Value::as_str)
             .or_else(|| ex.get("text").and_then(Value::as_str))
             .unwrap_or("script error");
-        return Err(format!("page script failed: {}", msg.lines().next().unwrap_or(msg)));
+        return Err(ToolError::page_error(format!("page script failed: {}", msg.lines().next().unwrap_or(msg))));
     }
     Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
 }
 
 /// Calls `script` (a function expression) with `args` as JSON.
-fn call_script(dt: &DevToolsChannel, script: &str, args: &Value) -> Result<Value, String> {
+fn call_script(dt: &DevToolsChannel, script: &str, args: &Value) -> Result<Value, ToolError> {
     let v = evaluate(dt, &format!("{script}({args})"))?;
     if let Some(e) = v.get("error").and_then(Value::as_str) {
-        return Err(e.to_owned());
+        return Err(ToolError::page_error(e));
     }
     Ok(v)
+}
+
+/// A DevTools failure (the page went away, a command timed out…) as the agent sees it.
+fn page_error(e: impl std::fmt::Display) -> ToolError {
+    ToolError::page_error(e.to_string())
+}
+
+fn not_a_browser(id: &str, kind: &NodeKind) -> ToolError {
+    ToolError::invalid_argument(format!("node {id} is a {} node, not a browser", kind.name()))
 }
 
 /// What the main thread hands a browser operation.
@@ -146,66 +155,95 @@ struct Target {
 }
 
 /// Looks up a browser node of the caller's canvas and its live page, waiting
-/// briefly for a page that is still being created.
-fn target(ctx: &OpContext, node_id: &str) -> Result<Target, String> {
+/// briefly for a page that is still being created: the wait sleeps on the live
+/// browser list, which the main thread republishes whenever a browser comes
+/// or goes, instead of asking the main thread again and again.
+fn target(ctx: &OpContext, node_id: &str) -> Result<Target, ToolError> {
     let end = Instant::now() + GUEST_WAIT;
-    loop {
+    let lookup = || {
         let identity = ctx.identity.clone();
         let id = node_id.to_owned();
-        let found = ctx.on_main(move |rt| {
+        ctx.on_main(move |rt| {
             let n = target_node(caller_project(rt, &identity)?, &id)?;
             if !matches!(n.kind, NodeKind::Browser { .. }) {
-                return Err(format!("node {id} is a {} node, not a browser", n.kind.name()));
+                return Err(not_a_browser(&id, &n.kind));
             }
             let nid = n.id.clone();
-            Ok(rt
-                .browsers
-                .for_node(&nid)
-                .map(|(_, h)| h.clone())
-                .filter(|h| !h.is_closed())
-                .map(|handle| Target { handle, node: nid }))
-        })?;
-        match found {
-            Some(t) => return Ok(t),
-            None if Instant::now() >= end => {
-                return Err(format!("browser {node_id} has no live page (it is still starting or was closed)"))
-            }
-            None => std::thread::sleep(Duration::from_millis(50)),
-        }
+            let handle = rt.browsers.for_node(&nid).map(|(_, h)| h.clone()).filter(|h| !h.is_closed());
+            Ok((nid, handle, rt.browsers.live()))
+        })
+    };
+    let (node, handle, live) = lookup()?;
+    if let Some(handle) = handle {
+        return Ok(Target { handle, node });
+    }
+    let started = live
+        .wait_for(end, |tabs| tabs.iter().find(|(tab, h)| tab.node == node && !h.is_closed()).map(|(_, h)| h.clone()));
+    if let Some(handle) = started {
+        return Ok(Target { handle, node });
+    }
+    // Out of time: one last look, so a node removed meanwhile says so.
+    match lookup()? {
+        (node, Some(handle), _) => Ok(Target { handle, node }),
+        (_, None, _) => Err(ToolError::not_found(format!(
+            "browser {node_id} has no live page (it is still starting or was closed)"
+        ))),
     }
 }
 
-/// Polls until the page finished loading a document without `marker`
-/// (the marker tags the document that was showing before a navigation).
+/// Resolves with the page's state once it is worth a look: at once when the
+/// document is complete and current, at its `load` event when it is still
+/// loading, never for the document a navigation is replacing (the reply comes
+/// when its context is destroyed) — and after `wait` ms at the latest, so a
+/// page that never changes is still reported.
+const LOAD_PROBE_JS: &str = r#"((args) => new Promise((resolve) => {
+  const settle = () => resolve({url: location.href, title: document.title, ready: document.readyState, marker: window.__termsprawlNav || null});
+  const stale = (args.marker !== null && window.__termsprawlNav === args.marker) || (args.real && location.href === 'about:blank');
+  if (!stale && document.readyState === 'complete') return settle();
+  if (!stale) addEventListener('load', settle, {once: true});
+  setTimeout(settle, args.wait);
+}))"#;
+/// Longest a load probe waits for an event before reporting the page anyway.
+const PROBE_WAIT_MS: u64 = 1_000;
+/// Pause after a failed probe (mid-navigation there is briefly no context to run in).
+const PROBE_RETRY: Duration = Duration::from_millis(50);
+
+/// Waits until the page finished loading a document without `marker` (the
+/// marker tags the document that was showing before a navigation). The page
+/// itself says when: each probe is answered by a load event, the end of the
+/// old document, or the probe's own timer, not by polling.
 fn wait_loaded(dt: &DevToolsChannel, marker: Option<&str>, want_real_page: bool) -> Value {
     let end = Instant::now() + LOAD_TIMEOUT;
-    let probe = "({url: location.href, title: document.title, ready: document.readyState, marker: window.__termsprawlNav || null})";
+    let probe =
+        format!("{LOAD_PROBE_JS}({})", json!({"marker": marker, "real": want_real_page, "wait": PROBE_WAIT_MS}));
     let mut last = Value::Null;
     while Instant::now() < end {
-        // Errors are expected mid-navigation (the context is being replaced).
-        if let Ok(v) = evaluate(dt, probe) {
-            let fresh = marker.is_none_or(|m| v.get("marker").and_then(Value::as_str) != Some(m));
-            let real = !want_real_page || v.get("url").and_then(Value::as_str) != Some("about:blank");
-            if fresh && real && v.get("ready").and_then(Value::as_str) == Some("complete") {
-                return json!({"url": v["url"], "title": v["title"], "loaded": true});
+        match evaluate(dt, &probe) {
+            Ok(v) => {
+                let fresh = marker.is_none_or(|m| v.get("marker").and_then(Value::as_str) != Some(m));
+                let real = !want_real_page || v.get("url").and_then(Value::as_str) != Some("about:blank");
+                if fresh && real && v.get("ready").and_then(Value::as_str) == Some("complete") {
+                    return json!({"url": v["url"], "title": v["title"], "loaded": true});
+                }
+                last = v;
             }
-            last = v;
+            // Expected mid-navigation: the context is being replaced.
+            Err(_) => std::thread::sleep(PROBE_RETRY),
         }
-        std::thread::sleep(Duration::from_millis(50));
     }
     json!({"url": last.get("url").cloned().unwrap_or(Value::Null), "title": last.get("title").cloned().unwrap_or(Value::Null), "loaded": false})
 }
 
 /// `browser_open`: a new browser node beside the caller, owned by it, loaded.
-pub(crate) fn open(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
+pub(crate) fn open(ctx: &OpContext, args: UrlArgs) -> Result<Value, ToolError> {
     let identity = ctx.identity.clone();
-    let raw = arg(req, "url")?.to_owned();
-    let url = cef_bridge::url_policy::normalize_address(&raw).map_err(|e| e.to_string())?;
+    let url =
+        cef_bridge::url_policy::normalize_address(&args.url).map_err(|e| ToolError::invalid_argument(e.to_string()))?;
     let shared = ctx.shared.clone();
     let node = ctx.on_main(move |rt| {
         let at = beside(caller_project(rt, &identity)?, &identity.node_id, BROWSER_SIZE);
-        let kind = NodeKind::browser(&url).map_err(|e| e.to_string())?;
-        let id = rt.add_node(kind, &url, BROWSER_SIZE, Some(at)).map_err(|e| e.to_string())?;
+        let kind = NodeKind::browser(&url).map_err(|e| ToolError::invalid_argument(e.to_string()))?;
+        let id = rt.add_node(kind, &url, BROWSER_SIZE, Some(at)).map_err(model_error)?;
         // Owned from the start, so no other agent can claim it in between.
         shared.with_owners(|o| o.claim(id.as_str(), &identity.node_id))?;
         Ok(id)
@@ -218,7 +256,7 @@ pub(crate) fn open(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> 
 }
 
 /// `browser_list`: the project's browsers with their owners.
-pub(crate) fn list(ctx: &OpContext) -> Result<Value, String> {
+pub(crate) fn list(ctx: &OpContext) -> Result<Value, ToolError> {
     let identity = ctx.identity.clone();
     let owners = ctx.shared.owners();
     ctx.on_main(move |rt| {
@@ -239,41 +277,40 @@ pub(crate) fn list(ctx: &OpContext) -> Result<Value, String> {
 }
 
 /// Checks the node is a browser of the caller's canvas (without needing its page).
-fn check_browser_node(ctx: &OpContext, node_id: &str) -> Result<(), String> {
+fn check_browser_node(ctx: &OpContext, node_id: &str) -> Result<(), ToolError> {
     let identity = ctx.identity.clone();
     let id = node_id.to_owned();
     ctx.on_main(move |rt| {
         let n = target_node(caller_project(rt, &identity)?, &id)?;
         match n.kind {
             NodeKind::Browser { .. } => Ok(()),
-            _ => Err(format!("node {id} is a {} node, not a browser", n.kind.name())),
+            ref other => Err(not_a_browser(&id, other)),
         }
     })
 }
 
 /// `browser_claim`: takes an unowned browser.
-pub(crate) fn claim(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
-    let id = arg(req, "nodeId")?;
+pub(crate) fn claim(ctx: &OpContext, args: NodeArgs) -> Result<Value, ToolError> {
+    let id = args.node_id.as_str();
     check_browser_node(ctx, id)?;
     ctx.shared.with_owners(|o| o.claim(id, ctx.caller()))?;
     Ok(json!({"nodeId": id, "owner": ctx.caller()}))
 }
 
 /// `browser_transfer`: hands an owned browser to another agent node of the project.
-pub(crate) fn transfer(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
-    let id = arg(req, "nodeId")?;
-    let to = arg(req, "agentNodeId")?;
+pub(crate) fn transfer(ctx: &OpContext, args: TransferArgs) -> Result<Value, ToolError> {
+    let (id, to) = (args.node_id.as_str(), args.agent_node_id.as_str());
     check_browser_node(ctx, id)?;
-    if ctx.shared.kind_of(&ctx.identity.project_id, to) != Some("agent") {
-        return Err(format!("{to} is not an agent node of this project"));
+    if ctx.shared.kind_of(&ctx.identity.project_id, to) != Some(KindTag::Agent) {
+        return Err(ToolError::not_found(format!("{to} is not an agent node of this project")));
     }
     ctx.shared.with_owners(|o| o.transfer(id, ctx.caller(), to))?;
     Ok(json!({"nodeId": id, "owner": to}))
 }
 
 /// `browser_navigate`: loads a URL (under the URL policy) and waits for it.
-pub(crate) fn navigate(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
-    let id = arg(req, "nodeId")?;
+pub(crate) fn navigate(ctx: &OpContext, args: NavigateArgs) -> Result<Value, ToolError> {
+    let id = args.node_id.as_str();
     let t = target(ctx, id)?;
     ctx.shared.owners().check_drive(id, ctx.caller())?;
     let dt = t.handle.devtools();
@@ -282,7 +319,7 @@ pub(crate) fn navigate(ctx: &OpContext, req: &ToolRequest) -> Result<Value, Stri
     let marker = format!("nav-{stamp}-{}", NAV_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     // Tag the current document; the load is done when a document without the tag completes.
     let tagged = evaluate(&dt, &format!("window.__termsprawlNav = {}", json!(marker))).is_ok();
-    let url = t.handle.navigate(arg(req, "url")?).map_err(|e| e.to_string())?;
+    let url = t.handle.navigate(&args.url).map_err(|e| ToolError::refused(e.to_string()))?;
     let mut page = wait_loaded(&dt, tagged.then_some(marker.as_str()), url != cef_bridge::url_policy::ABOUT_BLANK);
     page["nodeId"] = json!(t.node);
     page["requested"] = json!(url);
@@ -290,20 +327,27 @@ pub(crate) fn navigate(ctx: &OpContext, req: &ToolRequest) -> Result<Value, Stri
 }
 
 /// Captures the viewport as PNG, saves it under `<data>/screenshots/`, and describes it.
-fn capture(ctx: &OpContext, t: &Target) -> Result<Value, String> {
+fn capture(ctx: &OpContext, t: &Target) -> Result<Value, ToolError> {
     let shot = t
         .handle
         .devtools()
         .call("Page.captureScreenshot", json!({"format": "png"}), DEVTOOLS_TIMEOUT)
-        .map_err(|e| e.to_string())?;
-    let data = shot.get("data").and_then(Value::as_str).ok_or("the page returned no screenshot")?;
-    let png = base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| format!("screenshot data: {e}"))?;
-    let info =
-        png::Decoder::new(std::io::Cursor::new(&png)).read_info().map_err(|e| format!("unreadable screenshot: {e}"))?;
+        .map_err(page_error)?;
+    let data = shot
+        .get("data")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ToolError::page_error("the page returned no screenshot"))?;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| ToolError::page_error(format!("screenshot data: {e}")))?;
+    let info = png::Decoder::new(std::io::Cursor::new(&png))
+        .read_info()
+        .map_err(|e| ToolError::page_error(format!("unreadable screenshot: {e}")))?;
     let (width, height) = (info.info().width, info.info().height);
     // Pages can show private things: screenshots are the user's alone (0700/0600).
     let dir = ctx.data_dir.join("screenshots");
-    tool_server::ensure_private_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    tool_server::ensure_private_dir(&dir)
+        .map_err(|e| ToolError::failed(format!("cannot create {}: {e}", dir.display())))?;
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
     let mut name = format!("{}-{stamp}.png", t.node);
     let mut n = 1;
@@ -312,47 +356,54 @@ fn capture(ctx: &OpContext, t: &Target) -> Result<Value, String> {
         n += 1;
     }
     let path = dir.join(&name);
-    tool_server::write_private(&dir, &name, &png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    tool_server::write_private(&dir, &name, &png)
+        .map_err(|e| ToolError::failed(format!("cannot write {}: {e}", path.display())))?;
     Ok(
         json!({"path": path.display().to_string(), "mimeType": "image/png", "data": data, "width": width, "height": height}),
     )
 }
 
 /// `browser_inspect`: the compact page model, optionally with a screenshot.
-pub(crate) fn inspect(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
-    let id = arg(req, "nodeId")?;
+pub(crate) fn inspect(ctx: &OpContext, args: InspectArgs) -> Result<Value, ToolError> {
+    let id = args.node_id.as_str();
     let t = target(ctx, id)?;
     ctx.shared.owners().check_read(id, ctx.caller())?;
-    let args = json!({
-        "selector": req.str_arg("selector"),
-        "maxChars": req.number_arg("maxChars").map_or(DEFAULT_TEXT_CHARS, |n| n as u64),
+    let script_args = json!({
+        "selector": args.selector,
+        "maxChars": args.max_chars.unwrap_or(DEFAULT_TEXT_CHARS),
         "maxElements": MAX_ELEMENTS,
     });
-    let mut page = call_script(&t.handle.devtools(), INSPECT_JS, &args)?;
+    let mut page = call_script(&t.handle.devtools(), INSPECT_JS, &script_args)?;
     page["nodeId"] = json!(t.node);
-    if req.bool_arg("screenshot") == Some(true) {
+    if args.screenshot == Some(true) {
         page["screenshot"] = capture(ctx, &t)?;
     }
     Ok(page)
 }
 
 /// Resolves the ref or selector of a click/type request to a viewport point.
-fn locate(dt: &DevToolsChannel, req: &ToolRequest, focus: bool) -> Result<Value, String> {
-    let args = json!({"ref": req.str_arg("ref"), "selector": req.str_arg("selector"), "focus": focus});
+fn locate(
+    dt: &DevToolsChannel,
+    element_ref: Option<&str>,
+    selector: Option<&str>,
+    focus: bool,
+) -> Result<Value, ToolError> {
+    let args = json!({"ref": element_ref, "selector": selector, "focus": focus});
     call_script(dt, LOCATE_JS, &args)
 }
 
 /// `browser_click`: real mouse events at the element's centre.
-pub(crate) fn click(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
-    let id = arg(req, "nodeId")?;
+pub(crate) fn click(ctx: &OpContext, args: ClickArgs) -> Result<Value, ToolError> {
+    let id = args.node_id.as_str();
     let t = target(ctx, id)?;
     ctx.shared.owners().check_drive(id, ctx.caller())?;
     let dt = t.handle.devtools();
-    let at = locate(&dt, req, false)?;
-    let (x, y) = (at["x"].as_f64().ok_or("no element position")?, at["y"].as_f64().ok_or("no element position")?);
+    let at = locate(&dt, args.element_ref.as_deref(), args.selector.as_deref(), false)?;
+    let position = |axis: &str| at[axis].as_f64().ok_or_else(|| ToolError::page_error("no element position"));
+    let (x, y) = (position("x")?, position("y")?);
     let mouse = |kind: &str, buttons: u32| {
         dt.call("Input.dispatchMouseEvent", json!({"type": kind, "x": x, "y": y, "button": if kind == "mouseMoved" { "none" } else { "left" }, "buttons": buttons, "clickCount": 1}), DEVTOOLS_TIMEOUT)
-            .map_err(|e| e.to_string())
+            .map_err(page_error)
     };
     mouse("mouseMoved", 0)?;
     mouse("mousePressed", 1)?;
@@ -361,16 +412,15 @@ pub(crate) fn click(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String>
 }
 
 /// `browser_type`: focuses the element (or keeps the focused one) and types the text.
-pub(crate) fn type_text(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
-    let id = arg(req, "nodeId")?;
-    let text = arg(req, "text")?;
+pub(crate) fn type_text(ctx: &OpContext, args: TypeArgs) -> Result<Value, ToolError> {
+    let (id, text) = (args.node_id.as_str(), args.text.as_str());
     let t = target(ctx, id)?;
     ctx.shared.owners().check_drive(id, ctx.caller())?;
     let dt = t.handle.devtools();
-    if req.str_arg("ref").is_some() || req.str_arg("selector").is_some() {
-        locate(&dt, req, true)?;
+    if args.element_ref.is_some() || args.selector.is_some() {
+        locate(&dt, args.element_ref.as_deref(), args.selector.as_deref(), true)?;
     } else if evaluate(&dt, FOCUSED_JS)?.get("focused") != Some(&Value::Bool(true)) {
-        return Err("no element has focus; pass a selector or ref".into());
+        return Err(ToolError::invalid_argument("no element has focus; pass a selector or ref"));
     }
     send_in_order(&dt, &typing_events(text))?;
     Ok(json!({"nodeId": t.node, "typed": text.chars().count()}))
@@ -433,25 +483,25 @@ fn typing_events(text: &str) -> Vec<(&'static str, Value)> {
 }
 
 /// Sends `commands` in order, a window at a time, and fails on the first error.
-fn send_in_order(dt: &DevToolsChannel, commands: &[(&'static str, Value)]) -> Result<(), String> {
+fn send_in_order(dt: &DevToolsChannel, commands: &[(&'static str, Value)]) -> Result<(), ToolError> {
     for window in commands.chunks(TYPING_WINDOW) {
         let pending = window
             .iter()
-            .map(|(method, params)| dt.request(method, params.clone(), None).map_err(|e| e.to_string()))
-            .collect::<Result<Vec<_>, String>>()?;
+            .map(|(method, params)| dt.request(method, params.clone(), None).map_err(page_error))
+            .collect::<Result<Vec<_>, ToolError>>()?;
         for reply in pending {
             reply
                 .wait(DEVTOOLS_TIMEOUT)
-                .map_err(|e| e.to_string())?
-                .map_err(|e| format!("typing failed: {}", e.message))?;
+                .map_err(page_error)?
+                .map_err(|e| ToolError::page_error(format!("typing failed: {}", e.message)))?;
         }
     }
     Ok(())
 }
 
 /// `browser_screenshot`: the viewport as PNG (saved, and inline as base64).
-pub(crate) fn screenshot(ctx: &OpContext, req: &ToolRequest) -> Result<Value, String> {
-    let id = arg(req, "nodeId")?;
+pub(crate) fn screenshot(ctx: &OpContext, args: NodeArgs) -> Result<Value, ToolError> {
+    let id = args.node_id.as_str();
     let t = target(ctx, id)?;
     ctx.shared.owners().check_read(id, ctx.caller())?;
     let mut v = capture(ctx, &t)?;

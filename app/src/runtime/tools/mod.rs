@@ -1,0 +1,133 @@
+//! The agent tool runtime: [`RuntimeToolHost`], the `tool_server::ToolHost`
+//! that fulfils every accepted [`ToolCall`] against the live app, and the
+//! main-thread bookkeeping it needs ([`ToolLink`], a field of the runtime).
+//!
+//! Threads: the tool server calls `valid`/`browser_enabled` on its own thread,
+//! so they read a snapshot ([`ToolShared`]) the main thread republishes after
+//! every model change and never wait on the main thread. `execute` runs each
+//! operation on a bounded worker pool (`pool`): model work is sent to the main
+//! thread with `AppHandle::call` (10 s deadline), while slow waits (DevTools
+//! replies, page loads) happen on the worker — waiting on a DevTools reply on
+//! the main thread would deadlock, since the main thread pumps CEF.
+//!
+//! Layout: `context` (what every operation runs with, shared state,
+//! ownership), `link` (the runtime's field), `launch` (agent PTY preparation),
+//! and one file per surface — `canvas`, `artifacts`, `browser`, `terminal`,
+//! `agents` — each depending on `context` (and `launch`), never on each other
+//! or on this file.
+
+mod agents;
+mod artifacts;
+mod browser;
+mod canvas;
+mod context;
+mod launch;
+mod link;
+mod pool;
+mod terminal;
+
+pub use agents::CONTEXT_CHARS;
+pub use context::{KindTag, Owners, ToolShared, OWNERS_FILE, TIMEOUT_MESSAGE};
+pub use launch::{ctl_path, launch_hook, pty_launch_hook, CTL_ENV};
+pub use link::{ToolLink, ToolPhase};
+
+use super::AppHandle;
+use context::OpContext;
+use pool::{Pool, PoolError};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tool_server::{ExecuteFuture, IntegrationStatus, ToolCall, ToolError, ToolHost, ToolIdentity};
+
+/// The `ToolHost` the tool server calls: every operation against the live app.
+pub struct RuntimeToolHost {
+    app: AppHandle,
+    shared: Arc<ToolShared>,
+    data_dir: PathBuf,
+    pool: Pool,
+}
+
+impl RuntimeToolHost {
+    /// A host for the runtime behind `app`, with its worker pool started.
+    pub fn new(app: AppHandle, shared: Arc<ToolShared>, data_dir: PathBuf) -> Self {
+        Self { app, shared, data_dir, pool: Pool::new("tool-worker", pool::WORKERS, pool::QUEUE) }
+    }
+}
+
+impl ToolHost for RuntimeToolHost {
+    fn execute(&self, identity: &ToolIdentity, call: ToolCall) -> ExecuteFuture {
+        let ctx = OpContext {
+            app: self.app.clone(),
+            shared: self.shared.clone(),
+            data_dir: self.data_dir.clone(),
+            identity: identity.clone(),
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let operation = call.operation();
+        let submitted = self.pool.submit(move || {
+            let _ = tx.send(dispatch(&ctx, call));
+        });
+        if let Err(e) = submitted {
+            tracing::warn!(%operation, error = %e, "tool operation refused");
+            let error = match e {
+                PoolError::Busy => ToolError::busy(e.to_string()),
+                PoolError::Stopped => ToolError::interrupted(format!("cannot start {operation}: {e}")),
+            };
+            return Box::pin(std::future::ready(Err(error)));
+        }
+        Box::pin(async move {
+            rx.await.unwrap_or_else(|_| Err(ToolError::interrupted(format!("{operation} ended without a result"))))
+        })
+    }
+
+    fn valid(&self, identity: &ToolIdentity) -> bool {
+        // Projects here are always local folders; a project that is not open, or
+        // an agent node no longer on its canvas, can no longer act.
+        self.shared.kind_of(&identity.project_id, &identity.node_id) == Some(KindTag::Agent)
+    }
+
+    fn browser_enabled(&self) -> bool {
+        self.shared.browser_control()
+    }
+
+    fn on_status(&self, node_id: &str, status: &IntegrationStatus) {
+        tracing::info!(node = %node_id, state = ?status.state, "agent tool status");
+        self.shared.statuses.lock().insert(node_id.to_owned(), status.clone());
+        let _ = self.app.post(|rt| rt.request_redraw());
+    }
+}
+
+/// Runs one accepted operation (on a worker thread).
+fn dispatch(ctx: &OpContext, call: ToolCall) -> Result<Value, ToolError> {
+    match call {
+        ToolCall::CanvasList(_) => canvas::list(ctx),
+        ToolCall::CanvasSelect(args) => canvas::select(ctx, args),
+        ToolCall::CanvasMove(args) => canvas::move_node(ctx, args),
+        ToolCall::CanvasResize(args) => canvas::resize(ctx, args),
+        ToolCall::CanvasGroup(args) => canvas::group(ctx, args),
+        ToolCall::StickyOpen(args) => canvas::sticky_open(ctx, args),
+        ToolCall::ArtifactOpen(args) => artifacts::artifact_open(ctx, args),
+        ToolCall::BrowserOpen(args) => browser::open(ctx, args),
+        ToolCall::BrowserList(_) => browser::list(ctx),
+        ToolCall::BrowserClaim(args) => browser::claim(ctx, args),
+        ToolCall::BrowserTransfer(args) => browser::transfer(ctx, args),
+        ToolCall::BrowserNavigate(args) => browser::navigate(ctx, args),
+        ToolCall::BrowserInspect(args) => browser::inspect(ctx, args),
+        ToolCall::BrowserClick(args) => browser::click(ctx, args),
+        ToolCall::BrowserType(args) => browser::type_text(ctx, args),
+        ToolCall::BrowserScreenshot(args) => browser::screenshot(ctx, args),
+        ToolCall::TerminalOpen(args) => terminal::open(ctx, args),
+        ToolCall::TerminalRead(args) => terminal::read(ctx, args),
+        ToolCall::TerminalSubmit(args) => terminal::submit(ctx, args),
+        ToolCall::TerminalInput(args) => terminal::input(ctx, args),
+        ToolCall::TerminalInterrupt(args) => terminal::interrupt(ctx, args),
+        ToolCall::TerminalExternal(args) => terminal::external(ctx, args),
+        ToolCall::TerminalClose(args) => terminal::close(ctx, args),
+        ToolCall::AgentLaunch(args) => agents::launch(ctx, args),
+        ToolCall::ContextRead(_) => agents::context_read(ctx),
+        // The server answers these itself and never queues them.
+        call @ (ToolCall::SessionInfo(_) | ToolCall::GuideRead(_) | ToolCall::AgentStatus(_)) => {
+            Err(ToolError::unsupported(format!("{} is answered by the tool server", call.operation())))
+        }
+    }
+}
