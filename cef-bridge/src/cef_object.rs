@@ -15,7 +15,8 @@ macro_rules! cef_object {
             $($field: $ty,)*
         }
         impl $name {
-            #[allow(dead_code)]
+            // One argument per field: a client holds all its handlers.
+            #[allow(dead_code, clippy::too_many_arguments)]
             pub(crate) fn create($($field: $ty),*) -> Self {
                 Self { object: std::ptr::null_mut(), $($field,)* }
             }

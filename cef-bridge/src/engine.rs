@@ -238,28 +238,30 @@ impl Engine {
             Downloads::new(config.downloads_dir.clone()),
         ));
 
-        let mut settings = cef::Settings::default();
-        // Chromium refuses to run as root with its sandbox; as a normal user the
-        // sandbox works through user namespaces and stays on.
-        settings.no_sandbox = i32::from(is_root() || std::env::var_os("TERMSPRAWL_NO_SANDBOX").is_some());
-        settings.windowless_rendering_enabled = 1;
-        settings.external_message_pump = 1;
-        settings.root_cache_path = CefStringUtf16::from(root.to_string_lossy().as_ref());
-        if temp_profile.is_none() {
-            settings.cache_path = CefStringUtf16::from(root.to_string_lossy().as_ref());
-            settings.persist_session_cookies = 1;
-        }
         let log_file = config.log_file.clone().unwrap_or_else(|| root.join("chromium.log"));
-        settings.log_file = CefStringUtf16::from(log_file.to_string_lossy().as_ref());
         let severity = match config.log_level {
             ChromiumLog::Warning => cef::sys::cef_log_severity_t::LOGSEVERITY_WARNING,
             ChromiumLog::Error => cef::sys::cef_log_severity_t::LOGSEVERITY_ERROR,
             ChromiumLog::Fatal => cef::sys::cef_log_severity_t::LOGSEVERITY_FATAL,
         };
-        settings.log_severity = cef::LogSeverity::from(severity);
-        settings.background_color = 0xFFFF_FFFF;
-        // Chromium's crash-dump handlers would shadow the app's own panics and signals.
-        settings.disable_signal_handlers = 1;
+        let mut settings = cef::Settings {
+            // Chromium refuses to run as root with its sandbox; as a normal user the
+            // sandbox works through user namespaces and stays on.
+            no_sandbox: i32::from(is_root() || std::env::var_os("TERMSPRAWL_NO_SANDBOX").is_some()),
+            windowless_rendering_enabled: 1,
+            external_message_pump: 1,
+            root_cache_path: CefStringUtf16::from(root.to_string_lossy().as_ref()),
+            log_file: CefStringUtf16::from(log_file.to_string_lossy().as_ref()),
+            log_severity: cef::LogSeverity::from(severity),
+            background_color: 0xFFFF_FFFF,
+            // Chromium's crash-dump handlers would shadow the app's own panics and signals.
+            disable_signal_handlers: 1,
+            ..Default::default()
+        };
+        if temp_profile.is_none() {
+            settings.cache_path = CefStringUtf16::from(root.to_string_lossy().as_ref());
+            settings.persist_session_cookies = 1;
+        }
 
         let args = Args::new();
         let mut app = App::new(BridgeApp::create(Some(ctx.clone())));

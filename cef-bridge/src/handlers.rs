@@ -346,7 +346,7 @@ impl ImplLoadHandler for BridgeLoad {
         frame: Option<&mut impl ImplFrame>,
         http_status_code: i32,
     ) {
-        if !frame.is_some_and(|f| f.is_main() == 1) {
+        if frame.is_none_or(|f| f.is_main() != 1) {
             return;
         }
         let Some(shared) = shared_of(&self.ctx, browser) else { return };
@@ -361,7 +361,7 @@ impl ImplLoadHandler for BridgeLoad {
         error_text: Option<&CefStringUtf16>,
         failed_url: Option<&CefStringUtf16>,
     ) {
-        if !frame.is_some_and(|f| f.is_main() == 1) {
+        if frame.is_none_or(|f| f.is_main() != 1) {
             return;
         }
         let code: sys::cef_errorcode_t = error_code.into();
@@ -397,7 +397,7 @@ impl ImplDisplayHandler for BridgeDisplay {
         frame: Option<&mut impl ImplFrame>,
         url: Option<&CefStringUtf16>,
     ) {
-        if !frame.is_some_and(|f| f.is_main() == 1) {
+        if frame.is_none_or(|f| f.is_main() != 1) {
             return;
         }
         let Some(shared) = shared_of(&self.ctx, browser) else { return };
@@ -436,7 +436,7 @@ impl ImplRequestHandler for BridgeRequest {
     ) -> i32 {
         // The policy governs what the node shows: its main frame. Subframes stay
         // inside the web sandbox of their embedding page.
-        if !frame.is_some_and(|f| f.is_main() == 1) {
+        if frame.is_none_or(|f| f.is_main() != 1) {
             return 0;
         }
         let url = request.and_then(|r| r.get_url()).map(|u| string_from_cef(&u)).unwrap_or_default();

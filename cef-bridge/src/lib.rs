@@ -11,17 +11,21 @@
 //! through `handlers`; the two cef-rs 132.3.2 defects are worked around in
 //! `defects` alone.
 //!
-//! Modules, each importing only those below it (no loops):
+//! Modules and what each imports of the crate (no loops; the leaves import
+//! nothing of it):
 //!
 //! ```text
-//! engine ─→ handlers ─→ defects ─┐    start-up, pump, shutdown; CEF callbacks
-//!   │          │                 │
-//!   └──────────┴─→ context ──────┤    the engine's state, held by every handler
-//!                    │           │
-//!      registry ←────┼─→ downloads, popups (pure policy) ─→ url_policy
-//!         │          │
-//!         └─→ browser ─→ devtools ─→ pump ─→ host ─→ events
-//!                 └─→ ui_thread ─→ cef_object, input, url_policy
+//! engine    → handlers, context, downloads, browser, host, url_policy
+//! handlers  → context, defects, popups, browser, cef_object, events, url_policy
+//! context   → registry, downloads, pump, browser, host, events
+//! registry  → browser, events          (the table of live browsers)
+//! defects   → browser                  (constants only)
+//! browser   → devtools, pump, ui_thread, input, events, url_policy
+//! devtools  → pump                     (a channel holds its engine's Arc<Pump>)
+//! pump      → host → events            (schedule and DevTools commands in flight)
+//! popups    → url_policy               (the pure popup decision)
+//! ui_thread → cef_object
+//! leaves:     events, input, url_policy, downloads, cef_object
 //! ```
 //!
 //! Process-wide state: only `engine::STARTED` (CEF initialises once per
