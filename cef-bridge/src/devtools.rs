@@ -410,7 +410,15 @@ impl DevToolsChannel {
         if subs.is_empty() {
             return;
         }
-        let event = DevToolsEvent { method, params: msg.params(), session_id: msg.session_id() };
+        let params = match msg.params() {
+            Ok(p) => p,
+            // Only nesting beyond serde_json's depth limit gets here (the text is valid JSON).
+            Err(error) => {
+                tracing::warn!(%error, len = raw.len(), "unparseable DevTools message dropped");
+                return;
+            }
+        };
+        let event = DevToolsEvent { method, params, session_id: msg.session_id() };
         subs.retain(|s| s.send(event.clone()).is_ok());
     }
 }
@@ -480,8 +488,8 @@ impl<'a> Envelope<'a> {
     }
 
     /// The event's `params` as a `Value` (an empty object when absent).
-    pub(crate) fn params(&self) -> Value {
-        self.params.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_else(|| json!({}))
+    pub(crate) fn params(&self) -> Result<Value, serde_json::Error> {
+        self.params.map_or_else(|| Ok(json!({})), |raw| serde_json::from_str(raw.get()))
     }
 
     /// The reply's `error`, else its `result`, as owned text.
@@ -825,8 +833,8 @@ mod tests {
         }
         let e = Envelope::parse(r#"{"m\u0065thod":"Page.loadEventFired","sessionId":"S","params":[1]}"#).unwrap();
         assert_eq!(e.method().as_deref(), Some("Page.loadEventFired"), "escaped member names");
-        assert_eq!((e.session_id().as_deref(), e.params()), (Some("S"), json!([1])));
-        assert_eq!(Envelope::parse(r#"{"method":"M"}"#).unwrap().params(), json!({}));
+        assert_eq!((e.session_id().as_deref(), e.params().unwrap()), (Some("S"), json!([1])));
+        assert_eq!(Envelope::parse(r#"{"method":"M"}"#).unwrap().params().unwrap(), json!({}));
         for not_an_object in ["[1,2]", "5", r#""id""#, "null", "true"] {
             let e = Envelope::parse(not_an_object).unwrap();
             assert!(e.reply_id().is_none() && e.method().is_none(), "{not_an_object}");
@@ -834,6 +842,21 @@ mod tests {
         for junk in ["", "{", r#"{"id":1,}"#, "{} x"] {
             assert!(Envelope::parse(junk).is_err(), "{junk}");
         }
+    }
+
+    #[test]
+    fn messages_nested_past_the_depth_limit() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let (ch, fake) = setup();
+        let events = ch.subscribe();
+        ch.deliver(format!(r#"{{"method":"M","params":{deep}}}"#).as_bytes());
+        assert!(events.try_recv().is_err(), "an event is dropped, as when the whole message was parsed");
+        // A reply is routed by its id; its caller learns the result is unreadable.
+        let p = ch.request("X", json!({}), None).unwrap();
+        let id = fake.sent.lock().last().unwrap()["id"].clone();
+        ch.deliver(format!(r#"{{"id":{id},"result":{deep}}}"#).as_bytes());
+        assert_eq!(ch.pending_count(), 0);
+        assert!(matches!(p.wait(Duration::from_secs(1)), Err(DevToolsError::Malformed(_))));
     }
 
     #[test]
