@@ -406,8 +406,9 @@ impl DevToolsChannel {
             tracing::debug!("DevTools message with neither id nor method dropped");
             return;
         };
-        let mut subs = self.subscribers.lock();
-        if subs.is_empty() {
+        // Nobody listens: the params need not be built (checked without
+        // holding the lock while they are).
+        if self.subscribers.lock().is_empty() {
             return;
         }
         let params = match msg.params() {
@@ -419,7 +420,7 @@ impl DevToolsChannel {
             }
         };
         let event = DevToolsEvent { method, params, session_id: msg.session_id() };
-        subs.retain(|s| s.send(event.clone()).is_ok());
+        self.subscribers.lock().retain(|s| s.send(event.clone()).is_ok());
     }
 }
 
