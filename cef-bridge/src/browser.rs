@@ -4,6 +4,7 @@
 use crate::devtools::{DevToolsChannel, RawSender};
 use crate::events::{BrowserId, Frame, PixelRect};
 use crate::input::{self, ButtonsHeld, KeyEventKind, KeyInput, Modifiers, MouseButton};
+use crate::pump::Pump;
 use crate::ui_thread::run_on_ui;
 use crate::url_policy;
 use cef::{sys, ImplBrowser, ImplBrowserHost, ImplFrame};
@@ -41,17 +42,32 @@ pub enum BrowserError {
     CreateFailed,
 }
 
-/// A CEF object that may be moved across threads.
+/// The CEF objects this crate keeps in state shared across threads.
 ///
 /// CEF objects are atomically ref-counted and their C++ implementations are
 /// thread-safe for the calls made off the UI thread here
 /// (`send_dev_tools_message`, which CEF posts to the UI thread itself). Every
-/// other call is made inside [`run_on_ui`].
-pub(crate) struct CefRef<T>(pub(crate) T);
-// SAFETY: see the type's doc: ref-counting is atomic; non-thread-safe calls are posted to the UI thread.
-unsafe impl<T> Send for CefRef<T> {}
-// SAFETY: as above.
-unsafe impl<T> Sync for CefRef<T> {}
+/// other call is made inside [`run_on_ui`]. Only the types listed below are
+/// meant to cross threads; sealed so no other type can claim it.
+pub(crate) trait CrossThread: sealed::Sealed + Send + Sync {}
+
+mod sealed {
+    /// Keeps [`CrossThread`](super::CrossThread) to the types of this file.
+    pub trait Sealed {}
+    impl Sealed for cef::BrowserHost {}
+    impl Sealed for cef::Browser {}
+    impl Sealed for cef::Registration {}
+}
+
+impl CrossThread for cef::BrowserHost {}
+impl CrossThread for cef::Browser {}
+impl CrossThread for cef::Registration {}
+
+/// A CEF object that may be moved across threads: one of the [`CrossThread`] types.
+///
+/// Send and Sync come from cef-rs itself (its `RefGuard` is Send + Sync for
+/// ref-counted types); the bound keeps us from shipping any other CEF type.
+pub(crate) struct CefRef<T: CrossThread>(pub(crate) T);
 
 /// What the app asks for when creating a browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,13 +179,20 @@ pub(crate) struct BrowserShared {
 }
 
 impl BrowserShared {
-    pub(crate) fn new(id: BrowserId, size: (i32, i32), url: &str, opener: Option<BrowserId>, frame_rate: u32) -> Self {
+    pub(crate) fn new(
+        id: BrowserId,
+        size: (i32, i32),
+        url: &str,
+        opener: Option<BrowserId>,
+        frame_rate: u32,
+        pump: Arc<Pump>,
+    ) -> Self {
         Self {
             id,
             size: Mutex::new(size),
             frame: Mutex::new(FrameSlot::default()),
             frame_pending: AtomicBool::new(false),
-            devtools: Arc::new(DevToolsChannel::new()),
+            devtools: Arc::new(DevToolsChannel::with_pump(pump)),
             host: Mutex::new(None),
             browser: Mutex::new(None),
             registration: Mutex::new(None),
@@ -238,36 +261,32 @@ impl BrowserShared {
         self.frame.lock().popup.rect = rect;
     }
 
-    fn with_host(&self, f: impl FnOnce(&cef::BrowserHost) + Send + 'static) -> Result<(), BrowserError>
-    where
-        Self: Sized,
-    {
+    /// Runs `f` with the browser host on the UI thread (skipped once the browser closed).
+    fn with_host(self: &Arc<Self>, f: impl FnOnce(&cef::BrowserHost) + Send + 'static) -> Result<(), BrowserError> {
         if self.closed.load(Ordering::Acquire) {
             return Err(BrowserError::Closed);
         }
-        let id = self.id;
+        let shared = self.clone();
         run_on_ui(move || {
-            if let Some(shared) = crate::registry::get(id) {
-                let host = shared.host.lock().as_ref().map(|h| h.0.clone());
-                if let Some(h) = host {
-                    f(&h);
-                }
+            // `on_before_close` takes the host before the browser goes.
+            let host = shared.host.lock().as_ref().map(|h| h.0.clone());
+            if let Some(h) = host {
+                f(&h);
             }
         });
         Ok(())
     }
 
-    fn with_browser(&self, f: impl FnOnce(&cef::Browser) + Send + 'static) -> Result<(), BrowserError> {
+    /// Runs `f` with the browser on the UI thread (skipped once the browser closed).
+    fn with_browser(self: &Arc<Self>, f: impl FnOnce(&cef::Browser) + Send + 'static) -> Result<(), BrowserError> {
         if self.closed.load(Ordering::Acquire) {
             return Err(BrowserError::Closed);
         }
-        let id = self.id;
+        let shared = self.clone();
         run_on_ui(move || {
-            if let Some(shared) = crate::registry::get(id) {
-                let b = shared.browser.lock().as_ref().map(|b| b.0.clone());
-                if let Some(b) = b {
-                    f(&b);
-                }
+            let b = shared.browser.lock().as_ref().map(|b| b.0.clone());
+            if let Some(b) = b {
+                f(&b);
             }
         });
         Ok(())
@@ -549,5 +568,20 @@ impl BrowserHandle {
                 h.send_key_event(Some(&ev));
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn the_cross_thread_cef_types_are_send_and_sync() {
+        assert_send_sync::<CefRef<cef::BrowserHost>>();
+        assert_send_sync::<CefRef<cef::Browser>>();
+        assert_send_sync::<CefRef<cef::Registration>>();
+        assert_send_sync::<BrowserShared>();
     }
 }

@@ -3,8 +3,9 @@
 //! cef-rs 132.3.2 has no `wrap_*!` macros: an implemented interface needs a
 //! struct holding its `RcImpl` pointer, `WrapX::wrap_rc` to store it, `Clone`
 //! (add a reference) and `Rc::as_base`. [`cef_object!`] writes that once.
-//! An optional `patch` function runs in `wrap_rc` with the raw C struct, which
-//! is where the out-parameter vtable slots are replaced (see `defects`).
+//! An optional `patch` function runs in `wrap_rc` with the fresh `RcImpl`
+//! (the C struct and this object), which is where the out-parameter vtable
+//! slots are replaced (see `defects`).
 
 /// Declares a CEF object struct with its ref-counting plumbing.
 macro_rules! cef_object {
@@ -14,7 +15,8 @@ macro_rules! cef_object {
             $($field: $ty,)*
         }
         impl $name {
-            #[allow(dead_code)]
+            // One argument per field: a client holds all its handlers.
+            #[allow(dead_code, clippy::too_many_arguments)]
             pub(crate) fn create($($field: $ty),*) -> Self {
                 Self { object: std::ptr::null_mut(), $($field,)* }
             }
@@ -23,8 +25,8 @@ macro_rules! cef_object {
             fn wrap_rc(&mut self, object: *mut cef::rc::RcImpl<cef::sys::$raw, Self>) {
                 self.object = object;
                 $(
-                    // SAFETY: `object` is the freshly created C struct of this wrapper.
-                    unsafe { $patch(&mut (*object).cef_object) };
+                    // SAFETY: `object` is the freshly created RcImpl of this wrapper.
+                    unsafe { $patch(object) };
                 )?
             }
         }

@@ -11,7 +11,10 @@
 //!    `on_after_created`. We overwrite the raw vtable slots with `extern "C"`
 //!    functions that write through the C pointers ([`patch_render_handler`],
 //!    [`patch_life_span_handler`]). Those functions own a reference to each
-//!    ref-counted argument and must release it (CEF's C API convention).
+//!    ref-counted argument and must release it (CEF's C API convention). They
+//!    find the handler object they belong to through their `self` pointer (the
+//!    start of its `RcImpl`, as cef-rs's own trampolines do) and ask it through
+//!    [`RawRenderHandler`] / [`RawLifeSpanHandler`], so no state is global.
 //!
 //!    The same generated code also mishandles *borrowed lists*: the
 //!    `on_favicon_urlchange` trampoline wraps CEF's string list in an owning
@@ -23,7 +26,30 @@
 //!
 //! Both are fixed upstream in cef-rs 134/135; this module disappears then.
 
-use cef::{rc::Rc as _, sys, CefStringUtf16};
+use crate::browser::{DEFAULT_FRAME_RATE, DEFAULT_POPUP_SIZE};
+use cef::rc::{Rc as _, RcImpl};
+use cef::{sys, CefStringUtf16};
+
+/// What the raw render-handler slots ask of the handler they were installed on.
+pub(crate) trait RawRenderHandler {
+    /// The CSS view size and device scale factor of the browser with CEF id `cef_id` (None: not ours).
+    fn view_of(&self, cef_id: i32) -> Option<((i32, i32), f32)>;
+}
+
+/// What the raw life-span-handler slot asks of the handler it was installed on.
+pub(crate) trait RawLifeSpanHandler {
+    /// A popup request from the browser with CEF id `opener`: true to create it off-screen.
+    fn allow_popup(&self, opener: Option<i32>, url: &str, as_popup: bool, user_gesture: bool) -> bool;
+}
+
+/// The Rust object behind a raw `self` pointer of a patched slot.
+///
+/// # Safety
+/// `raw` must be the `cef_object` of a live `RcImpl<T, I>` (true for the slots
+/// installed by this module's `patch_*::<I>`, which CEF calls with that pointer).
+unsafe fn interface<'a, T, I>(raw: *mut T) -> &'a I {
+    &(*(raw as *const RcImpl<T, I>)).interface
+}
 
 /// Decodes a CEF UTF-16 string without the crashing UTF-8 conversion (defect 1).
 pub fn string_from_cef(s: &CefStringUtf16) -> String {
@@ -72,56 +98,62 @@ pub(crate) unsafe fn browser_identifier(browser: *mut sys::_cef_browser_t) -> Op
 /// Installs the raw `get_view_rect` slot on a render handler (defect 2).
 ///
 /// # Safety
-/// `object` must be the render handler's freshly wrapped C struct.
-pub(crate) unsafe fn patch_render_handler(object: *mut sys::_cef_render_handler_t) {
-    (*object).get_view_rect = Some(raw_get_view_rect);
-    (*object).get_screen_info = Some(raw_get_screen_info);
+/// `object` must be the render handler's freshly created `RcImpl`.
+pub(crate) unsafe fn patch_render_handler<I: RawRenderHandler>(object: *mut RcImpl<sys::_cef_render_handler_t, I>) {
+    (*object).cef_object.get_view_rect = Some(raw_get_view_rect::<I>);
+    (*object).cef_object.get_screen_info = Some(raw_get_screen_info::<I>);
 }
 
 /// Installs the raw `on_before_popup` slot on a life-span handler (defect 2:
 /// allowing an off-screen popup means writing `window_info` through its pointer).
 ///
 /// # Safety
-/// `object` must be the life-span handler's freshly wrapped C struct.
-pub(crate) unsafe fn patch_life_span_handler(object: *mut sys::_cef_life_span_handler_t) {
-    (*object).on_before_popup = Some(raw_on_before_popup);
+/// `object` must be the life-span handler's freshly created `RcImpl`.
+pub(crate) unsafe fn patch_life_span_handler<I: RawLifeSpanHandler>(
+    object: *mut RcImpl<sys::_cef_life_span_handler_t, I>,
+) {
+    (*object).cef_object.on_before_popup = Some(raw_on_before_popup::<I>);
 }
 
 /// Removes the display-handler slots whose trampolines free borrowed lists or
 /// drop out-parameters (favicon URLs, tooltips).
 ///
 /// # Safety
-/// `object` must be the display handler's freshly wrapped C struct.
-pub(crate) unsafe fn patch_display_handler(object: *mut sys::_cef_display_handler_t) {
-    (*object).on_favicon_urlchange = None;
-    (*object).on_tooltip = None;
-    (*object).on_cursor_change = None;
-    (*object).on_auto_resize = None;
+/// `object` must be the display handler's freshly created `RcImpl`.
+pub(crate) unsafe fn patch_display_handler<I>(object: *mut RcImpl<sys::_cef_display_handler_t, I>) {
+    let object = &mut (*object).cef_object;
+    object.on_favicon_urlchange = None;
+    object.on_tooltip = None;
+    object.on_cursor_change = None;
+    object.on_auto_resize = None;
 }
 
 /// Removes request-handler slots with list or out-parameters we don't use
 /// (client certificates, auth credentials, per-request handlers).
 ///
 /// # Safety
-/// `object` must be the request handler's freshly wrapped C struct.
-pub(crate) unsafe fn patch_request_handler(object: *mut sys::_cef_request_handler_t) {
-    (*object).on_select_client_certificate = None;
-    (*object).get_auth_credentials = None;
-    (*object).get_resource_request_handler = None;
-    (*object).on_certificate_error = None;
+/// `object` must be the request handler's freshly created `RcImpl`.
+pub(crate) unsafe fn patch_request_handler<I>(object: *mut RcImpl<sys::_cef_request_handler_t, I>) {
+    let object = &mut (*object).cef_object;
+    object.on_select_client_certificate = None;
+    object.get_auth_credentials = None;
+    object.get_resource_request_handler = None;
+    object.on_certificate_error = None;
 }
 
-extern "C" fn raw_get_view_rect(
-    _self: *mut sys::_cef_render_handler_t,
+extern "C" fn raw_get_view_rect<I: RawRenderHandler>(
+    this: *mut sys::_cef_render_handler_t,
     browser: *mut sys::_cef_browser_t,
     rect: *mut sys::_cef_rect_t,
 ) {
-    // SAFETY: CEF passes a valid browser (one reference owned by us) and a valid rect.
+    // SAFETY: CEF passes this slot's own handler, a valid browser (one
+    // reference owned by us) and a valid rect.
     unsafe {
+        let handler = interface::<_, I>(this);
         let id = browser_identifier(browser);
         release_arg(browser);
         if let Some(rect) = rect.as_mut() {
-            *rect = view_rect(id.and_then(crate::registry::view_size));
+            *rect = view_rect(id.and_then(|id| handler.view_of(id)).map(|(size, _)| size));
         }
     }
 }
@@ -129,23 +161,25 @@ extern "C" fn raw_get_view_rect(
 /// The view rectangle reported to CEF for a browser's CSS size (a popup's default
 /// before it is known). A 0×0 view kills the browser process: never less than 1×1.
 fn view_rect(size: Option<(i32, i32)>) -> sys::_cef_rect_t {
-    let (w, h) = size.unwrap_or(crate::browser::DEFAULT_POPUP_SIZE);
+    let (w, h) = size.unwrap_or(DEFAULT_POPUP_SIZE);
     sys::_cef_rect_t { x: 0, y: 0, width: w.max(1), height: h.max(1) }
 }
 
-extern "C" fn raw_get_screen_info(
-    _self: *mut sys::_cef_render_handler_t,
+extern "C" fn raw_get_screen_info<I: RawRenderHandler>(
+    this: *mut sys::_cef_render_handler_t,
     browser: *mut sys::_cef_browser_t,
     info: *mut sys::_cef_screen_info_t,
 ) -> ::std::os::raw::c_int {
-    // SAFETY: CEF passes a valid browser (one reference owned by us) and a valid screen info.
+    // SAFETY: CEF passes this slot's own handler, a valid browser (one
+    // reference owned by us) and a valid screen info.
     unsafe {
+        let handler = interface::<_, I>(this);
         let id = browser_identifier(browser);
         release_arg(browser);
         let Some(info) = info.as_mut() else { return 0 };
-        let shared = id.and_then(crate::registry::by_cef);
-        let view = view_rect(shared.as_ref().map(|s| *s.size.lock()));
-        info.device_scale_factor = shared.map_or(1.0, |s| s.scale());
+        let shared = id.and_then(|id| handler.view_of(id));
+        let view = view_rect(shared.map(|(size, _)| size));
+        info.device_scale_factor = shared.map_or(1.0, |(_, scale)| scale);
         info.depth = 24;
         info.depth_per_component = 8;
         info.is_monochrome = 0;
@@ -156,8 +190,8 @@ extern "C" fn raw_get_screen_info(
 }
 
 #[allow(clippy::too_many_arguments)]
-extern "C" fn raw_on_before_popup(
-    _self: *mut sys::_cef_life_span_handler_t,
+extern "C" fn raw_on_before_popup<I: RawLifeSpanHandler>(
+    this: *mut sys::_cef_life_span_handler_t,
     browser: *mut sys::_cef_browser_t,
     frame: *mut sys::_cef_frame_t,
     _popup_id: ::std::os::raw::c_int,
@@ -172,29 +206,27 @@ extern "C" fn raw_on_before_popup(
     _extra_info: *mut *mut sys::_cef_dictionary_value_t,
     _no_javascript_access: *mut ::std::os::raw::c_int,
 ) -> ::std::os::raw::c_int {
-    // SAFETY: pointers come from CEF and are valid for this call; we own one
-    // reference of `browser` and `frame`.
+    // SAFETY: pointers come from CEF and are valid for this call (`this` is
+    // this slot's own handler); we own one reference of `browser` and `frame`.
     unsafe {
+        let handler = interface::<_, I>(this);
         let opener = browser_identifier(browser);
         release_arg(browser);
         release_arg(frame);
         let url = string_from_raw(target_url);
         let as_popup = matches!(target_disposition, sys::cef_window_open_disposition_t::CEF_WOD_NEW_POPUP);
-        let decision = crate::popups::decide(opener, &url, as_popup, user_gesture != 0);
-        match decision {
-            crate::popups::PopupDecision::AllowOffscreen => {
-                if let Some(wi) = window_info.as_mut() {
-                    wi.windowless_rendering_enabled = 1;
-                    wi.parent_window = 0;
-                    wi.shared_texture_enabled = 0;
-                }
-                if let Some(s) = settings.as_mut() {
-                    s.windowless_frame_rate = crate::browser::DEFAULT_FRAME_RATE as i32;
-                }
-                0
-            }
-            crate::popups::PopupDecision::Deny => 1,
+        if !handler.allow_popup(opener, &url, as_popup, user_gesture != 0) {
+            return 1;
         }
+        if let Some(wi) = window_info.as_mut() {
+            wi.windowless_rendering_enabled = 1;
+            wi.parent_window = 0;
+            wi.shared_texture_enabled = 0;
+        }
+        if let Some(s) = settings.as_mut() {
+            s.windowless_frame_rate = DEFAULT_FRAME_RATE as i32;
+        }
+        0
     }
 }
 

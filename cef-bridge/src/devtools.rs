@@ -10,9 +10,19 @@
 //! Re-entrancy matters: CEF delivers `Target.*` and `Browser.*` replies *inside*
 //! the send call. So a pending entry is recorded before sending and no lock is
 //! held across [`RawSender::send_raw`].
+//!
+//! Messages arrive on CEF's UI thread, screenshots among them (several MB). A
+//! message is routed by reading only its `id` or `method` from a borrowed parse
+//! ([`Envelope`]); the rest stays text. Raw sinks get the text as it came, a
+//! caller's reply travels as the text of its `result` or `error` and is parsed
+//! into a `Value` by [`PendingReply::wait`] on the caller's thread.
 
+use crate::pump::Pump;
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
 use parking_lot::Mutex;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
@@ -79,6 +89,40 @@ impl ProtocolError {
 /// What a command's reply carried: its `result` object or its `error` object.
 pub type Reply = Result<Value, ProtocolError>;
 
+/// A command's reply as it arrived: the JSON text of its `result` or `error`,
+/// made into a [`Reply`] by [`parse`](Self::parse) on the reader's thread.
+#[derive(Debug)]
+pub struct RawReply(ReplyBody);
+
+#[derive(Debug)]
+enum ReplyBody {
+    /// `result` (None when the reply had neither `result` nor `error`).
+    Result(Option<Box<RawValue>>),
+    /// `error`, whatever its shape.
+    Error(Box<RawValue>),
+}
+
+impl RawReply {
+    /// The reply's `result` (an empty object when absent) or its `error`.
+    pub fn parse(&self) -> Result<Reply, DevToolsError> {
+        let value = |raw: &RawValue| -> Result<Value, DevToolsError> {
+            serde_json::from_str(raw.get()).map_err(|e| DevToolsError::Malformed(e.to_string()))
+        };
+        Ok(match &self.0 {
+            ReplyBody::Result(None) => Ok(json!({})),
+            ReplyBody::Result(Some(raw)) => Ok(value(raw)?),
+            ReplyBody::Error(raw) => {
+                let e = value(raw)?;
+                Err(ProtocolError {
+                    code: e.get("code").and_then(Value::as_i64).unwrap_or(-32000),
+                    message: e.get("message").and_then(Value::as_str).unwrap_or("unknown error").to_string(),
+                    data: e.get("data").map(|d| d.as_str().map(str::to_string).unwrap_or_else(|| d.to_string())),
+                })
+            }
+        })
+    }
+}
+
 /// An event sent by the guest (`{"method", "params", "sessionId"?}`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DevToolsEvent {
@@ -111,28 +155,28 @@ pub trait RawSink: Send + Sync {
 #[derive(Debug)]
 pub struct PendingReply {
     method: String,
-    rx: Receiver<Result<Reply, DevToolsError>>,
+    rx: Receiver<Result<RawReply, DevToolsError>>,
 }
 
 impl PendingReply {
-    /// Blocks until the reply arrives or `timeout` passes.
+    /// Blocks until the reply arrives or `timeout` passes, and parses it.
     pub fn wait(self, timeout: Duration) -> Result<Reply, DevToolsError> {
         match self.rx.recv_timeout(timeout) {
-            Ok(r) => r,
+            Ok(r) => r?.parse(),
             Err(RecvTimeoutError::Timeout) => Err(DevToolsError::Timeout { method: self.method, timeout }),
             Err(RecvTimeoutError::Disconnected) => Err(DevToolsError::Closed("channel dropped".into())),
         }
     }
 
     /// The underlying receiver, for `select!` over several replies.
-    pub fn receiver(&self) -> &Receiver<Result<Reply, DevToolsError>> {
+    pub fn receiver(&self) -> &Receiver<Result<RawReply, DevToolsError>> {
         &self.rx
     }
 }
 
 struct Pending {
     method: String,
-    tx: Sender<Result<Reply, DevToolsError>>,
+    tx: Sender<Result<RawReply, DevToolsError>>,
 }
 
 /// A browser's DevTools channel; cheap to clone through `Arc`, usable from any thread.
@@ -149,6 +193,8 @@ pub struct DevToolsChannel {
     attached: AtomicBool,
     /// Commands (own and raw) sent and not yet answered; keeps the pump eager.
     outstanding: AtomicUsize,
+    /// The engine's pump, told of every command sent and settled.
+    pump: Arc<Pump>,
 }
 
 impl Default for DevToolsChannel {
@@ -159,7 +205,13 @@ impl Default for DevToolsChannel {
 
 impl DevToolsChannel {
     /// A channel with no browser attached yet; sends are queued until [`attach`](Self::attach).
+    /// Without an engine: its commands in flight keep no pump eager.
     pub fn new() -> Self {
+        Self::with_pump(Arc::new(Pump::new(None)))
+    }
+
+    /// A channel whose commands in flight keep `pump` eager.
+    pub(crate) fn with_pump(pump: Arc<Pump>) -> Self {
         Self {
             next_id: AtomicI64::new(1),
             pending: Mutex::new(HashMap::new()),
@@ -171,6 +223,7 @@ impl DevToolsChannel {
             closed: Mutex::new(None),
             attached: AtomicBool::new(false),
             outstanding: AtomicUsize::new(0),
+            pump,
         }
     }
 
@@ -224,7 +277,7 @@ impl DevToolsChannel {
     /// channel usable: a reload brings a new renderer behind the same browser.
     pub fn fail_pending(&self, reason: &str) {
         self.notify_gone();
-        crate::engine::devtools_settled(self.outstanding.swap(0, Ordering::AcqRel));
+        self.pump.devtools_settled(self.outstanding.swap(0, Ordering::AcqRel));
         let drained: Vec<Pending> = self.pending.lock().drain().map(|(_, p)| p).collect();
         for p in drained {
             let _ = p.tx.send(Err(DevToolsError::Closed(format!("{reason} (while waiting for {})", p.method))));
@@ -331,42 +384,43 @@ impl DevToolsChannel {
 
     /// Feeds one raw message from the browser into the channel.
     pub fn deliver(&self, raw: &[u8]) {
-        self.deliver_raw(raw);
-        let msg: Value = match serde_json::from_slice(raw) {
-            Ok(v) => v,
-            Err(e) => {
-                tracing::warn!(error = %e, len = raw.len(), "unparseable DevTools message dropped");
+        let text = std::str::from_utf8(raw);
+        self.deliver_raw(raw, text.ok());
+        let msg = match text.map_err(|e| e.to_string()).and_then(|t| Envelope::parse(t).map_err(|e| e.to_string())) {
+            Ok(m) => m,
+            Err(error) => {
+                tracing::warn!(%error, len = raw.len(), "unparseable DevTools message dropped");
                 return;
             }
         };
-        if let Some(id) = msg.get("id").and_then(Value::as_i64) {
+        if let Some(id) = msg.reply_id() {
             self.answered();
             let Some(p) = self.pending.lock().remove(&id) else {
                 tracing::debug!(id, "DevTools reply for an unknown id");
                 return;
             };
-            let reply = match msg.get("error") {
-                Some(e) => Err(ProtocolError {
-                    code: e.get("code").and_then(Value::as_i64).unwrap_or(-32000),
-                    message: e.get("message").and_then(Value::as_str).unwrap_or("unknown error").to_string(),
-                    data: e.get("data").map(|d| d.as_str().map(str::to_string).unwrap_or_else(|| d.to_string())),
-                }),
-                None => Ok(msg.get("result").cloned().unwrap_or_else(|| json!({}))),
-            };
-            let _ = p.tx.send(Ok(reply));
+            let _ = p.tx.send(Ok(msg.reply()));
             return;
         }
-        let Some(method) = msg.get("method").and_then(Value::as_str) else {
+        let Some(method) = msg.method() else {
             tracing::debug!("DevTools message with neither id nor method dropped");
             return;
         };
-        let event = DevToolsEvent {
-            method: method.to_string(),
-            params: msg.get("params").cloned().unwrap_or_else(|| json!({})),
-            session_id: msg.get("sessionId").and_then(Value::as_str).map(str::to_string),
+        // Nobody listens: the params need not be built (checked without
+        // holding the lock while they are).
+        if self.subscribers.lock().is_empty() {
+            return;
+        }
+        let params = match msg.params() {
+            Ok(p) => p,
+            // Only nesting beyond serde_json's depth limit gets here (the text is valid JSON).
+            Err(error) => {
+                tracing::warn!(%error, len = raw.len(), "unparseable DevTools message dropped");
+                return;
+            }
         };
-        let mut subs = self.subscribers.lock();
-        subs.retain(|s| s.send(event.clone()).is_ok());
+        let event = DevToolsEvent { method, params, session_id: msg.session_id() };
+        self.subscribers.lock().retain(|s| s.send(event.clone()).is_ok());
     }
 }
 
@@ -374,25 +428,168 @@ impl DevToolsChannel {
     /// Counted before sending: the reply may arrive inside the send.
     fn sent(&self) {
         self.outstanding.fetch_add(1, Ordering::AcqRel);
-        crate::engine::devtools_sent();
+        self.pump.devtools_sent();
     }
 
     fn answered(&self) {
         if self.outstanding.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| v.checked_sub(1)).is_ok() {
-            crate::engine::devtools_settled(1);
+            self.pump.devtools_settled(1);
         }
     }
 
-    fn deliver_raw(&self, raw: &[u8]) {
+    /// Hands the message to every raw sink (`text`: `raw` when it is valid UTF-8).
+    fn deliver_raw(&self, raw: &[u8], text: Option<&str>) {
         let sinks: Vec<Arc<dyn RawSink>> = self.raw_sinks.lock().clone();
         if sinks.is_empty() {
             return;
         }
-        let text = String::from_utf8_lossy(raw);
+        let text = text.map_or_else(|| String::from_utf8_lossy(raw), std::borrow::Cow::Borrowed);
         let dead: Vec<Arc<dyn RawSink>> = sinks.into_iter().filter(|s| !s.message(&text)).collect();
         if !dead.is_empty() {
             self.raw_sinks.lock().retain(|s| !dead.iter().any(|d| Arc::ptr_eq(s, d)));
         }
+    }
+}
+
+/// The members of a DevTools message that routing reads, borrowed from its
+/// text: nothing is copied or built into a `Value` until a consumer asks.
+///
+/// It reads like `serde_json::Value` would (a later duplicate key wins, a
+/// message that is JSON but no object has no members), so routing is the same
+/// as parsing the whole message and looking at its `id` and `method`.
+#[derive(Debug, Default)]
+pub(crate) struct Envelope<'a> {
+    id: Option<&'a RawValue>,
+    method: Option<&'a RawValue>,
+    session_id: Option<&'a RawValue>,
+    params: Option<&'a RawValue>,
+    result: Option<&'a RawValue>,
+    error: Option<&'a RawValue>,
+}
+
+impl<'a> Envelope<'a> {
+    /// Reads a message's members (the text is scanned once, values are not built).
+    pub(crate) fn parse(text: &'a str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    /// The id of a reply: an integer `id` that fits an `i64` (else it is no reply).
+    pub(crate) fn reply_id(&self) -> Option<i64> {
+        self.id.and_then(|raw| serde_json::from_str::<i64>(raw.get()).ok())
+    }
+
+    /// The `method` of an event, when it is a string.
+    pub(crate) fn method(&self) -> Option<String> {
+        self.method.and_then(|raw| serde_json::from_str(raw.get()).ok())
+    }
+
+    /// The `sessionId`, when it is a string.
+    pub(crate) fn session_id(&self) -> Option<String> {
+        self.session_id.and_then(|raw| serde_json::from_str(raw.get()).ok())
+    }
+
+    /// The event's `params` as a `Value` (an empty object when absent).
+    pub(crate) fn params(&self) -> Result<Value, serde_json::Error> {
+        self.params.map_or_else(|| Ok(json!({})), |raw| serde_json::from_str(raw.get()))
+    }
+
+    /// The reply's `error`, else its `result`, as owned text.
+    pub(crate) fn reply(&self) -> RawReply {
+        RawReply(match self.error {
+            Some(e) => ReplyBody::Error(e.to_owned()),
+            None => ReplyBody::Result(self.result.map(RawValue::to_owned)),
+        })
+    }
+}
+
+/// The member names routing cares about.
+enum Member {
+    Id,
+    Method,
+    SessionId,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Names;
+        impl Visitor<'_> for Names {
+            type Value = Member;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<Member, E> {
+                Ok(match name {
+                    "id" => Member::Id,
+                    "method" => Member::Method,
+                    "sessionId" => Member::SessionId,
+                    "params" => Member::Params,
+                    "result" => Member::Result,
+                    "error" => Member::Error,
+                    _ => Member::Other,
+                })
+            }
+        }
+        d.deserialize_str(Names)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Envelope<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Members<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Members<'a> {
+            type Value = Envelope<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a DevTools message")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope<'a>, A::Error> {
+                let mut m = Envelope::default();
+                while let Some(name) = map.next_key::<Member>()? {
+                    let slot = match name {
+                        Member::Id => &mut m.id,
+                        Member::Method => &mut m.method,
+                        Member::SessionId => &mut m.session_id,
+                        Member::Params => &mut m.params,
+                        Member::Result => &mut m.result,
+                        Member::Error => &mut m.error,
+                        Member::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    // `null` included: a present member, as in a `Value`.
+                    *slot = Some(map.next_value::<&'de RawValue>()?);
+                }
+                Ok(m)
+            }
+            // JSON that is not an object: a message without members.
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Envelope<'a>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Envelope::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Envelope<'a>, E> {
+                Ok(Envelope::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Envelope<'a>, E> {
+                Ok(Envelope::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Envelope<'a>, E> {
+                Ok(Envelope::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Envelope<'a>, E> {
+                Ok(Envelope::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Envelope<'a>, E> {
+                Ok(Envelope::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Envelope<'a>, E> {
+                Ok(Envelope::default())
+            }
+        }
+        d.deserialize_any(Members(std::marker::PhantomData))
     }
 }
 
@@ -590,6 +787,94 @@ mod tests {
                 assert_eq!(order, (0..50).collect::<Vec<_>>(), "round {round}: thread {t}'s messages out of order");
             }
         }
+    }
+
+    /// A 5 MB screenshot-sized body.
+    fn big_result(id: i64) -> String {
+        let data = "iVBORw0KGgo".repeat((5 << 20) / 11);
+        format!(r#"{{"id":{id},"result":{{"data":"{data}"}},"sessionId":"S1"}}"#)
+    }
+
+    #[test]
+    fn a_multi_megabyte_reply_is_routed_by_id_from_borrowed_text() {
+        let text = big_result(1073741824);
+        assert!(text.len() > 5_000_000);
+        // Routing reads the id from a borrowed parse: the result is a slice of
+        // the message itself, no Value and no copy.
+        let envelope = Envelope::parse(&text).unwrap();
+        assert_eq!(envelope.reply_id(), Some(1073741824));
+        let result = envelope.result.expect("a result");
+        assert!(text.as_bytes().as_ptr_range().contains(&result.get().as_ptr()), "borrowed from the message");
+        assert_eq!(result.get().len(), text.len() - r#"{"id":1073741824,"result":,"sessionId":"S1"}"#.len());
+
+        // Relayed: the sink gets the message as it came, nothing is pending.
+        let (ch, _fake) = setup();
+        let sink = Arc::new(Collect(Mutex::new(vec![]), AtomicBool::new(false)));
+        ch.subscribe_raw(sink.clone());
+        ch.deliver(text.as_bytes());
+        assert_eq!(sink.0.lock().as_slice(), std::slice::from_ref(&text));
+
+        // The channel's own command: its caller gets the parsed result.
+        let pending = ch.request("Page.captureScreenshot", json!({}), None).unwrap();
+        let id = ch.next_id.load(Ordering::SeqCst) - 1;
+        ch.deliver(big_result(id).as_bytes());
+        let v = pending.wait(Duration::from_secs(1)).unwrap().unwrap();
+        assert_eq!(v["data"].as_str().map(str::len), Some(result.get().len() - r#"{"data":""}"#.len()));
+    }
+
+    #[test]
+    fn routing_reads_members_as_a_value_would() {
+        let e = Envelope::parse(r#"{"id":1,"x":{"id":9},"id":2,"error":null,"method":7}"#).unwrap();
+        assert_eq!(e.reply_id(), Some(2), "a later duplicate wins, nested ids are not members");
+        assert!(e.error.is_some_and(|raw| raw.get() == "null"), "null is present");
+        assert_eq!(e.method(), None, "a method that is no string");
+        for not_an_id in ["1.0", "-0", "1e2", r#""1""#, "null", "18446744073709551615"] {
+            let text = format!(r#"{{"id":{not_an_id},"result":{{}}}}"#);
+            assert_eq!(Envelope::parse(&text).unwrap().reply_id(), None, "{not_an_id}");
+        }
+        let e = Envelope::parse(r#"{"m\u0065thod":"Page.loadEventFired","sessionId":"S","params":[1]}"#).unwrap();
+        assert_eq!(e.method().as_deref(), Some("Page.loadEventFired"), "escaped member names");
+        assert_eq!((e.session_id().as_deref(), e.params().unwrap()), (Some("S"), json!([1])));
+        assert_eq!(Envelope::parse(r#"{"method":"M"}"#).unwrap().params().unwrap(), json!({}));
+        for not_an_object in ["[1,2]", "5", r#""id""#, "null", "true"] {
+            let e = Envelope::parse(not_an_object).unwrap();
+            assert!(e.reply_id().is_none() && e.method().is_none(), "{not_an_object}");
+        }
+        for junk in ["", "{", r#"{"id":1,}"#, "{} x"] {
+            assert!(Envelope::parse(junk).is_err(), "{junk}");
+        }
+    }
+
+    #[test]
+    fn messages_nested_past_the_depth_limit() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let (ch, fake) = setup();
+        let events = ch.subscribe();
+        ch.deliver(format!(r#"{{"method":"M","params":{deep}}}"#).as_bytes());
+        assert!(events.try_recv().is_err(), "an event is dropped, as when the whole message was parsed");
+        // A reply is routed by its id; its caller learns the result is unreadable.
+        let p = ch.request("X", json!({}), None).unwrap();
+        let id = fake.sent.lock().last().unwrap()["id"].clone();
+        ch.deliver(format!(r#"{{"id":{id},"result":{deep}}}"#).as_bytes());
+        assert_eq!(ch.pending_count(), 0);
+        assert!(matches!(p.wait(Duration::from_secs(1)), Err(DevToolsError::Malformed(_))));
+    }
+
+    #[test]
+    fn error_replies_keep_their_shape() {
+        let (ch, fake) = setup();
+        let reply = |raw: &str| {
+            let p = ch.request("X", json!({}), None).unwrap();
+            let id = fake.sent.lock().last().unwrap()["id"].clone();
+            ch.deliver(raw.replace("ID", &id.to_string()).as_bytes());
+            p.wait(Duration::from_secs(1)).unwrap()
+        };
+        let e = reply(r#"{"id":ID,"error":{"code":-32000,"message":"m","data":{"k":1}}}"#).unwrap_err();
+        assert_eq!((e.code, e.message.as_str(), e.data.as_deref()), (-32000, "m", Some(r#"{"k":1}"#)));
+        let e = reply(r#"{"id":ID,"result":{"a":1},"error":null}"#).unwrap_err();
+        assert_eq!((e.code, e.message.as_str(), e.data), (-32000, "unknown error", None), "an error wins, even null");
+        assert_eq!(reply(r#"{"id":ID,"result":null}"#).unwrap(), Value::Null);
+        assert_eq!(reply(r#"{"id":ID}"#).unwrap(), json!({}));
     }
 
     #[test]

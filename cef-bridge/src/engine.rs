@@ -4,66 +4,25 @@
 //! when it wants [`Engine::pump`] called (from any thread, through
 //! [`EngineHost::schedule_pump`], which the app wires to its event loop's
 //! wake-up), and the app must also pump at least every
-//! [`MAX_PUMP_INTERVAL`] or CEF stalls after initialisation.
+//! [`MAX_PUMP_INTERVAL`](crate::MAX_PUMP_INTERVAL) or CEF stalls after initialisation.
+//!
+//! The engine's state lives in an [`EngineContext`] that every CEF handler
+//! object holds; the only process-wide state is [`STARTED`].
 
-use crate::browser::{check_size, BrowserError, BrowserHandle, BrowserOptions, BrowserShared};
-use crate::events::BrowserEvent;
+use crate::browser::{check_size, BrowserError, BrowserHandle, BrowserOptions};
+use crate::context::EngineContext;
+use crate::downloads::Downloads;
 use crate::handlers::{BridgeApp, BridgeClient};
-use crate::{registry, url_policy};
+use crate::host::EngineHost;
+use crate::url_policy;
 use cef::{args::Args, App, CefStringUtf16};
-use parking_lot::{Condvar, Mutex};
-use std::collections::HashSet;
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use thiserror::Error;
-
-/// CEF must be pumped at least this often.
-pub const MAX_PUMP_INTERVAL: Duration = Duration::from_millis(33);
-
-/// How often to pump while a DevTools command awaits its reply. Chromium
-/// hands some replies (screenshots, encoded on its thread pool) back through
-/// UI-thread work the external pump is not always told about; without this
-/// they waited for the [`MAX_PUMP_INTERVAL`] fallback (a screenshot took
-/// ~20 ms longer). Idle, nothing is in flight and the pump stays lazy.
-pub const EAGER_PUMP_INTERVAL: Duration = Duration::from_millis(2);
-
-/// A command unanswered this long no longer keeps the pump eager (a reply
-/// that never comes must not cost CPU for ever).
-const EAGER_LIMIT: Duration = Duration::from_secs(15);
-
-/// DevTools commands sent and not yet answered, over every channel.
-static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
-static LAST_SEND: Mutex<Option<Instant>> = Mutex::new(None);
-
-/// A DevTools command went out.
-pub(crate) fn devtools_sent() {
-    IN_FLIGHT.fetch_add(1, Ordering::AcqRel);
-    *LAST_SEND.lock() = Some(Instant::now());
-    // The reply may come through work CEF does not announce: pump soon.
-    if let Some(h) = HOST.get() {
-        h.schedule_pump(EAGER_PUMP_INTERVAL);
-    }
-}
-
-/// `n` DevTools commands were answered (or failed).
-pub(crate) fn devtools_settled(n: usize) {
-    let _ = IN_FLIGHT.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| Some(v.saturating_sub(n)));
-}
-
-/// The longest the loop may go without pumping now: [`EAGER_PUMP_INTERVAL`]
-/// while a DevTools command is in flight, else [`MAX_PUMP_INTERVAL`].
-pub fn pump_interval() -> Duration {
-    let recent = LAST_SEND.lock().is_some_and(|t| t.elapsed() < EAGER_LIMIT);
-    if IN_FLIGHT.load(Ordering::Acquire) > 0 && recent {
-        EAGER_PUMP_INTERVAL
-    } else {
-        MAX_PUMP_INTERVAL
-    }
-}
 
 /// Engine errors.
 #[derive(Debug, Error)]
@@ -153,51 +112,10 @@ pub enum ChromiumLog {
     Fatal,
 }
 
-/// What the engine needs from the app.
-pub trait EngineHost: Send + Sync + 'static {
-    /// CEF wants [`Engine::pump`] called after `delay` (may be called on any thread).
-    fn schedule_pump(&self, delay: Duration);
-    /// A browser event (called on the main thread, inside [`Engine::pump`]).
-    fn browser_event(&self, event: BrowserEvent);
-}
-
-// ------------------------------------------------------------------ process-wide state
-
+/// Whether CEF was started in this process. A static because CEF is: it
+/// initialises once per process and cannot be started again even after
+/// shutdown, so this must outlive every [`Engine`].
 static STARTED: AtomicBool = AtomicBool::new(false);
-static CONTEXT_READY: AtomicBool = AtomicBool::new(false);
-static SWITCHES: OnceLock<Vec<(String, Option<String>)>> = OnceLock::new();
-static DOWNLOADS: OnceLock<PathBuf> = OnceLock::new();
-static FINISHED_DOWNLOADS: Mutex<Option<HashSet<u32>>> = Mutex::new(None);
-static HOST: OnceLock<Arc<dyn EngineHost>> = OnceLock::new();
-
-struct PumpSchedule {
-    at: Mutex<Option<Instant>>,
-    cv: Condvar,
-}
-static SCHEDULE: PumpSchedule = PumpSchedule { at: Mutex::new(None), cv: Condvar::new() };
-
-pub(crate) fn mark_context_initialized() {
-    CONTEXT_READY.store(true, Ordering::Release);
-}
-
-pub(crate) fn schedule_pump(delay_ms: i64) {
-    let delay = Duration::from_millis(delay_ms.max(0) as u64);
-    let at = Instant::now() + delay;
-    {
-        let mut g = SCHEDULE.at.lock();
-        if g.is_none_or(|cur| at < cur) {
-            *g = Some(at);
-        }
-    }
-    SCHEDULE.cv.notify_all();
-    if let Some(h) = HOST.get() {
-        h.schedule_pump(delay);
-    }
-}
-
-pub(crate) fn chromium_switches() -> Vec<(String, Option<String>)> {
-    SWITCHES.get().cloned().unwrap_or_default()
-}
 
 /// The Chromium switches for a display mode (from NOTES-cef: software rendering
 /// on these machines, no background traffic to the outside network).
@@ -218,42 +136,6 @@ pub fn switches_for(display: DisplayMode) -> Vec<(String, Option<String>)> {
     s
 }
 
-pub(crate) fn download_path(suggested: &str) -> Option<PathBuf> {
-    let dir = DOWNLOADS.get()?;
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        tracing::warn!(error = %e, "cannot create the downloads folder");
-        return None;
-    }
-    Some(unique_download_path(dir, suggested))
-}
-
-/// A free path in `dir` for a suggested file name (sanitised; "name (2).ext" on clashes).
-pub fn unique_download_path(dir: &Path, suggested: &str) -> PathBuf {
-    let clean: String = suggested
-        .chars()
-        .map(|c| if c == '/' || c == '\\' || c.is_control() { '_' } else { c })
-        .collect::<String>()
-        .trim_start_matches('.')
-        .trim()
-        .to_string();
-    let clean = if clean.is_empty() { "download".to_string() } else { clean };
-    let (stem, ext) = match clean.rfind('.') {
-        Some(i) if i > 0 => (clean[..i].to_string(), clean[i..].to_string()),
-        _ => (clean.clone(), String::new()),
-    };
-    let mut candidate = dir.join(&clean);
-    let mut n = 2;
-    while candidate.exists() {
-        candidate = dir.join(format!("{stem} ({n}){ext}"));
-        n += 1;
-    }
-    candidate
-}
-
-pub(crate) fn first_download_end(id: u32) -> bool {
-    FINISHED_DOWNLOADS.lock().get_or_insert_with(HashSet::new).insert(id)
-}
-
 // ------------------------------------------------------------------ subprocess entry
 
 /// Runs CEF's helper-process logic when this process is a Chromium child
@@ -263,7 +145,7 @@ pub fn run_subprocess_if_child() -> Option<i32> {
     // CEF expects execute_process in every process, the browser process included
     // (there it returns -1 at once); children run their whole life inside it.
     let args = Args::new();
-    let mut app = App::new(BridgeApp::create());
+    let mut app = App::new(BridgeApp::create(None));
     let code = cef::execute_process(Some(args.as_main_args()), Some(&mut app), std::ptr::null_mut());
     (code >= 0).then_some(code)
 }
@@ -273,6 +155,7 @@ pub fn run_subprocess_if_child() -> Option<i32> {
 /// The running browser engine. Lives on the main thread.
 pub struct Engine {
     _app: App,
+    ctx: Arc<EngineContext>,
     _profile_lock: Option<File>,
     temp_profile: Option<PathBuf>,
     shut_down: bool,
@@ -349,76 +232,75 @@ impl Engine {
                 (Some(lock), Some(dir.clone()), dir)
             }
         };
-        let _ = SWITCHES.set(switches_for(config.display));
-        let _ = DOWNLOADS.set(config.downloads_dir.clone());
-        let _ = HOST.set(host.clone());
-        registry::set_event_sink(Box::new(move |e| host.browser_event(e)));
+        let ctx = Arc::new(EngineContext::new(
+            host,
+            switches_for(config.display),
+            Downloads::new(config.downloads_dir.clone()),
+        ));
 
-        let mut settings = cef::Settings::default();
-        // Chromium refuses to run as root with its sandbox; as a normal user the
-        // sandbox works through user namespaces and stays on.
-        settings.no_sandbox = i32::from(is_root() || std::env::var_os("TERMSPRAWL_NO_SANDBOX").is_some());
-        settings.windowless_rendering_enabled = 1;
-        settings.external_message_pump = 1;
-        settings.root_cache_path = CefStringUtf16::from(root.to_string_lossy().as_ref());
-        if temp_profile.is_none() {
-            settings.cache_path = CefStringUtf16::from(root.to_string_lossy().as_ref());
-            settings.persist_session_cookies = 1;
-        }
         let log_file = config.log_file.clone().unwrap_or_else(|| root.join("chromium.log"));
-        settings.log_file = CefStringUtf16::from(log_file.to_string_lossy().as_ref());
         let severity = match config.log_level {
             ChromiumLog::Warning => cef::sys::cef_log_severity_t::LOGSEVERITY_WARNING,
             ChromiumLog::Error => cef::sys::cef_log_severity_t::LOGSEVERITY_ERROR,
             ChromiumLog::Fatal => cef::sys::cef_log_severity_t::LOGSEVERITY_FATAL,
         };
-        settings.log_severity = cef::LogSeverity::from(severity);
-        settings.background_color = 0xFFFF_FFFF;
-        // Chromium's crash-dump handlers would shadow the app's own panics and signals.
-        settings.disable_signal_handlers = 1;
+        let mut settings = cef::Settings {
+            // Chromium refuses to run as root with its sandbox; as a normal user the
+            // sandbox works through user namespaces and stays on.
+            no_sandbox: i32::from(is_root() || std::env::var_os("TERMSPRAWL_NO_SANDBOX").is_some()),
+            windowless_rendering_enabled: 1,
+            external_message_pump: 1,
+            root_cache_path: CefStringUtf16::from(root.to_string_lossy().as_ref()),
+            log_file: CefStringUtf16::from(log_file.to_string_lossy().as_ref()),
+            log_severity: cef::LogSeverity::from(severity),
+            background_color: 0xFFFF_FFFF,
+            // Chromium's crash-dump handlers would shadow the app's own panics and signals.
+            disable_signal_handlers: 1,
+            ..Default::default()
+        };
+        if temp_profile.is_none() {
+            settings.cache_path = CefStringUtf16::from(root.to_string_lossy().as_ref());
+            settings.persist_session_cookies = 1;
+        }
 
         let args = Args::new();
-        let mut app = App::new(BridgeApp::create());
+        let mut app = App::new(BridgeApp::create(Some(ctx.clone())));
         let ok = cef::initialize(Some(args.as_main_args()), Some(&settings), Some(&mut app), std::ptr::null_mut());
         if ok != 1 {
             return Err(EngineError::InitializeFailed(cef::get_exit_code()));
         }
         release_shutdown_signals();
-        let engine = Engine { _app: app, _profile_lock: profile_lock, temp_profile, shut_down: false };
+        let engine = Engine { _app: app, ctx, _profile_lock: profile_lock, temp_profile, shut_down: false };
         let timeout = Duration::from_secs(20);
-        if !engine.pump_until(timeout, || CONTEXT_READY.load(Ordering::Acquire)) {
+        if !engine.pump_until(timeout, || engine.ctx.is_ready()) {
             return Err(EngineError::InitTimeout(timeout));
         }
         tracing::info!(display = ?config.display, persistent = engine.temp_profile.is_none(), "browser engine started");
         Ok(engine)
     }
 
-    /// Does CEF's pending work (call when scheduled, and at least every [`MAX_PUMP_INTERVAL`]).
+    /// Does CEF's pending work (call when scheduled, and at least every
+    /// [`MAX_PUMP_INTERVAL`](crate::MAX_PUMP_INTERVAL)).
     pub fn pump(&self) {
-        *SCHEDULE.at.lock() = None;
+        self.ctx.pump.pumping();
         cef::do_message_loop_work();
     }
 
-    /// When the next pump is due (at the latest [`pump_interval`] from now).
+    /// The longest the loop may go without pumping now:
+    /// [`EAGER_PUMP_INTERVAL`](crate::EAGER_PUMP_INTERVAL) while a DevTools
+    /// command is in flight, else [`MAX_PUMP_INTERVAL`](crate::MAX_PUMP_INTERVAL).
+    pub fn pump_interval(&self) -> Duration {
+        self.ctx.pump.interval()
+    }
+
+    /// When the next pump is due (at the latest [`pump_interval`](Self::pump_interval) from now).
     pub fn next_pump_deadline(&self) -> Instant {
-        let cap = Instant::now() + pump_interval();
-        SCHEDULE.at.lock().map_or(cap, |at| at.min(cap))
+        self.ctx.pump.next_deadline()
     }
 
     /// Waits for the next scheduled pump (at most until `limit`) and pumps.
     pub fn wait_and_pump(&self, limit: Instant) {
-        // The fallback deadline is fixed on entry: CEF stalls if it is not
-        // pumped at least every MAX_PUMP_INTERVAL, scheduled or not.
-        let fallback = (Instant::now() + pump_interval()).min(limit);
-        let mut g = SCHEDULE.at.lock();
-        loop {
-            let due = g.map_or(fallback, |at| at.min(fallback));
-            if Instant::now() >= due {
-                break;
-            }
-            let _ = SCHEDULE.cv.wait_until(&mut g, due);
-        }
-        drop(g);
+        self.ctx.pump.wait_until_due(limit);
         self.pump();
     }
 
@@ -452,8 +334,8 @@ impl Engine {
             .into());
         }
         let fps = options.frame_rate.clamp(1, 60);
-        let shared = Arc::new(BrowserShared::new(registry::next_id(), size, &options.url, None, fps));
-        registry::insert(shared.clone());
+        let shared = self.ctx.new_browser(size, &options.url, None, fps);
+        self.ctx.registry.insert(shared.clone());
         let window = cef::WindowInfo {
             windowless_rendering_enabled: 1,
             parent_window: 0,
@@ -465,7 +347,7 @@ impl Engine {
             background_color: 0xFFFF_FFFF,
             ..Default::default()
         };
-        let mut client = cef::Client::new(BridgeClient::for_browser(shared.id));
+        let mut client = cef::Client::new(BridgeClient::for_browser(self.ctx.clone(), shared.id));
         let ok = cef::browser_host_create_browser(
             Some(&window),
             Some(&mut client),
@@ -475,7 +357,7 @@ impl Engine {
             Option::<&mut cef::RequestContext>::None,
         );
         if ok != 1 {
-            registry::remove(shared.id);
+            self.ctx.registry.remove(shared.id);
             return Err(BrowserError::CreateFailed.into());
         }
         Ok(BrowserHandle { shared })
@@ -483,12 +365,12 @@ impl Engine {
 
     /// A handle to a live browser by id (e.g. a popup announced by an event).
     pub fn browser(&self, id: crate::BrowserId) -> Option<BrowserHandle> {
-        registry::get(id).map(|shared| BrowserHandle { shared })
+        self.ctx.registry.get(id).map(|shared| BrowserHandle { shared })
     }
 
     /// Every live browser.
     pub fn browsers(&self) -> Vec<BrowserHandle> {
-        registry::all().into_iter().map(|shared| BrowserHandle { shared }).collect()
+        self.ctx.registry.all().into_iter().map(|shared| BrowserHandle { shared }).collect()
     }
 
     /// Closes every browser, shuts CEF down and waits for its child processes to exit.
@@ -504,9 +386,9 @@ impl Engine {
         for b in self.browsers() {
             let _ = b.close();
         }
-        let closed = self.pump_until(Duration::from_secs(5), || registry::all().is_empty());
+        let closed = self.pump_until(Duration::from_secs(5), || self.ctx.registry.is_empty());
         if !closed {
-            tracing::warn!(left = registry::all().len(), "browsers did not close within 5 s");
+            tracing::warn!(left = self.ctx.registry.all().len(), "browsers did not close within 5 s");
         }
         // A few more turns let CEF finish posted work before shutdown.
         self.pump_for(Duration::from_millis(50));
@@ -635,17 +517,6 @@ mod tests {
             assert!(s.iter().any(|(n, _)| n == "disable-gpu"));
             assert!(s.iter().any(|(n, _)| n == "disable-gpu-compositing"));
         }
-    }
-
-    #[test]
-    fn download_names_are_sanitised_and_unique() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = unique_download_path(dir.path(), "../../etc/passwd");
-        assert_eq!(p.parent().unwrap(), dir.path());
-        assert_eq!(p.file_name().unwrap(), "_.._etc_passwd");
-        std::fs::write(dir.path().join("report.pdf"), b"x").unwrap();
-        assert_eq!(unique_download_path(dir.path(), "report.pdf").file_name().unwrap(), "report (2).pdf");
-        assert_eq!(unique_download_path(dir.path(), "").file_name().unwrap(), "download");
     }
 
     #[test]

@@ -2,13 +2,17 @@
 //!
 //! One [`BridgeClient`] per created browser carries the id the browser was
 //! registered under; popups inherit their opener's client, so every callback
-//! after creation resolves its browser through CEF's own id (`registry::by_cef`).
+//! after creation resolves its browser through CEF's own id
+//! (`Registry::by_cef`). Every handler object holds the engine's
+//! [`EngineContext`]; the app object made for a helper subprocess has none.
 
 use crate::browser::{BrowserShared, CefRef, HostSender, DEFAULT_FRAME_RATE, DEFAULT_POPUP_SIZE};
 use crate::cef_object::cef_object;
-use crate::defects::{self, string_from_cef};
+use crate::context::EngineContext;
+use crate::defects::{self, string_from_cef, RawLifeSpanHandler, RawRenderHandler};
 use crate::events::{BrowserEvent, BrowserId, PixelRect, Termination};
-use crate::{engine, popups, registry, url_policy};
+use crate::popups::{self, Opener, PopupDecision, PopupDenial, PopupRequest};
+use crate::url_policy;
 use cef::{
     sys, CefStringUtf16, DevToolsMessageObserver, DisplayHandler, DownloadHandler, ImplApp, ImplBeforeDownloadCallback,
     ImplBrowser, ImplBrowserHost, ImplBrowserProcessHandler, ImplClient, ImplCommandLine, ImplDevToolsMessageObserver,
@@ -20,13 +24,13 @@ use cef::{
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-fn shared_of(browser: Option<&mut impl ImplBrowser>) -> Option<Arc<BrowserShared>> {
-    browser.and_then(|b| registry::by_cef(b.get_identifier()))
+fn shared_of(ctx: &EngineContext, browser: Option<&mut impl ImplBrowser>) -> Option<Arc<BrowserShared>> {
+    browser.and_then(|b| ctx.registry.by_cef(b.get_identifier()))
 }
 
 // ------------------------------------------------------------------ app
 
-cef_object!(BridgeApp, _cef_app_t, WrapApp {});
+cef_object!(BridgeApp, _cef_app_t, WrapApp { ctx: Option<Arc<EngineContext>> });
 
 impl ImplApp for BridgeApp {
     fn get_raw(&self) -> *mut sys::_cef_app_t {
@@ -41,8 +45,8 @@ impl ImplApp for BridgeApp {
         if process_type.map(string_from_cef).is_some_and(|t| !t.is_empty()) {
             return;
         }
-        let Some(cl) = command_line else { return };
-        for (name, value) in engine::chromium_switches() {
+        let (Some(cl), Some(ctx)) = (command_line, &self.ctx) else { return };
+        for (name, value) in &ctx.switches {
             let n = CefStringUtf16::from(name.as_str());
             match value {
                 Some(v) => cl.append_switch_with_value(Some(&n), Some(&CefStringUtf16::from(v.as_str()))),
@@ -51,18 +55,24 @@ impl ImplApp for BridgeApp {
         }
     }
     fn get_browser_process_handler(&self) -> Option<cef::BrowserProcessHandler> {
-        Some(cef::BrowserProcessHandler::new(BridgeProcessHandler::create()))
+        Some(cef::BrowserProcessHandler::new(BridgeProcessHandler::create(self.ctx.clone())))
     }
 }
 
-cef_object!(BridgeProcessHandler, _cef_browser_process_handler_t, WrapBrowserProcessHandler {});
+cef_object!(
+    BridgeProcessHandler,
+    _cef_browser_process_handler_t,
+    WrapBrowserProcessHandler { ctx: Option<Arc<EngineContext>> }
+);
 
 impl ImplBrowserProcessHandler for BridgeProcessHandler {
     fn get_raw(&self) -> *mut sys::_cef_browser_process_handler_t {
         self.object.cast()
     }
     fn on_context_initialized(&self) {
-        engine::mark_context_initialized();
+        if let Some(ctx) = &self.ctx {
+            ctx.mark_ready();
+        }
     }
     fn on_already_running_app_relaunch(
         &self,
@@ -73,7 +83,9 @@ impl ImplBrowserProcessHandler for BridgeProcessHandler {
         1
     }
     fn on_schedule_message_pump_work(&self, delay_ms: i64) {
-        engine::schedule_pump(delay_ms);
+        if let Some(ctx) = &self.ctx {
+            ctx.pump.schedule(delay_ms);
+        }
     }
 }
 
@@ -96,16 +108,16 @@ cef_object!(
 
 impl BridgeClient {
     /// A client (with its handlers) for the browser registered as `id`.
-    pub(crate) fn for_browser(id: BrowserId) -> Self {
+    pub(crate) fn for_browser(ctx: Arc<EngineContext>, id: BrowserId) -> Self {
         Self::create(
             id,
-            RenderHandler::new(BridgeRender::create()),
-            LifeSpanHandler::new(BridgeLifeSpan::create(id)),
-            LoadHandler::new(BridgeLoad::create()),
-            DisplayHandler::new(BridgeDisplay::create()),
-            RequestHandler::new(BridgeRequest::create()),
+            RenderHandler::new(BridgeRender::create(ctx.clone())),
+            LifeSpanHandler::new(BridgeLifeSpan::create(ctx.clone(), id)),
+            LoadHandler::new(BridgeLoad::create(ctx.clone())),
+            DisplayHandler::new(BridgeDisplay::create(ctx.clone())),
+            RequestHandler::new(BridgeRequest::create(ctx.clone())),
             PermissionHandler::new(BridgePermission::create()),
-            DownloadHandler::new(BridgeDownload::create()),
+            DownloadHandler::new(BridgeDownload::create(ctx)),
         )
     }
 }
@@ -139,7 +151,18 @@ impl ImplClient for BridgeClient {
 
 // ------------------------------------------------------------------ render
 
-cef_object!(BridgeRender, _cef_render_handler_t, WrapRenderHandler {}, patch = defects::patch_render_handler);
+cef_object!(
+    BridgeRender,
+    _cef_render_handler_t,
+    WrapRenderHandler { ctx: Arc<EngineContext> },
+    patch = defects::patch_render_handler
+);
+
+impl RawRenderHandler for BridgeRender {
+    fn view_of(&self, cef_id: i32) -> Option<((i32, i32), f32)> {
+        self.ctx.registry.by_cef(cef_id).map(|s| (*s.size.lock(), s.scale()))
+    }
+}
 
 impl ImplRenderHandler for BridgeRender {
     fn get_raw(&self) -> *mut sys::_cef_render_handler_t {
@@ -155,7 +178,7 @@ impl ImplRenderHandler for BridgeRender {
         width: i32,
         height: i32,
     ) {
-        let Some(shared) = shared_of(browser) else { return };
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
         if buffer.is_null() || width <= 0 || height <= 0 {
             return;
         }
@@ -179,11 +202,11 @@ impl ImplRenderHandler for BridgeRender {
             shared.store_view(pixels, width as u32, height as u32, &dirty)
         };
         if notify {
-            registry::emit(BrowserEvent::FrameReady { id: shared.id });
+            self.ctx.emit(BrowserEvent::FrameReady { id: shared.id });
         }
     }
     fn on_popup_show(&self, browser: Option<&mut impl ImplBrowser>, show: i32) {
-        let Some(shared) = shared_of(browser) else { return };
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
         shared.popup_show(show != 0);
         if show == 0 {
             // Repaint what the dropdown covered.
@@ -193,7 +216,7 @@ impl ImplRenderHandler for BridgeRender {
         }
     }
     fn on_popup_size(&self, browser: Option<&mut impl ImplBrowser>, rect: Option<&cef::Rect>) {
-        let (Some(shared), Some(r)) = (shared_of(browser), rect) else { return };
+        let (Some(shared), Some(r)) = (shared_of(&self.ctx, browser), rect) else { return };
         shared.popup_rect((r.x, r.y, r.width, r.height));
     }
 }
@@ -203,9 +226,41 @@ impl ImplRenderHandler for BridgeRender {
 cef_object!(
     BridgeLifeSpan,
     _cef_life_span_handler_t,
-    WrapLifeSpanHandler { client: BrowserId },
+    WrapLifeSpanHandler { ctx: Arc<EngineContext>, client: BrowserId },
     patch = defects::patch_life_span_handler
 );
+
+impl RawLifeSpanHandler for BridgeLifeSpan {
+    fn allow_popup(&self, opener: Option<i32>, url: &str, as_popup: bool, user_gesture: bool) -> bool {
+        let opener_state = opener.and_then(|c| self.ctx.registry.by_cef(c));
+        let kind = match &opener_state {
+            None => Opener::Unknown,
+            Some(s) if s.opener.is_some() => Opener::Popup,
+            Some(_) => Opener::Page,
+        };
+        let decision = popups::decide(&PopupRequest { opener: kind, url, as_popup, user_gesture });
+        let (Some(opener), Some(opener_state)) = (opener, opener_state) else { return false };
+        let id = opener_state.id;
+        match decision {
+            PopupDecision::AllowOffscreen => {
+                self.ctx.popup_allowed(opener);
+                return true;
+            }
+            PopupDecision::OpenAsTab => {
+                self.ctx.emit(BrowserEvent::NewTabRequested { opener: id, url: url.to_string() });
+            }
+            PopupDecision::Deny(PopupDenial::RefusedUrl) => {
+                tracing::info!(opener = %id, "popup to a refused URL denied")
+            }
+            PopupDecision::Deny(PopupDenial::Nested) => tracing::info!(opener = %id, "nested popup denied"),
+            PopupDecision::Deny(PopupDenial::NoGesture) => {
+                tracing::info!(opener = %id, "popup without a user gesture denied")
+            }
+            PopupDecision::Deny(PopupDenial::UnknownOpener) => {}
+        }
+        false
+    }
+}
 
 impl ImplLifeSpanHandler for BridgeLifeSpan {
     fn get_raw(&self) -> *mut sys::_cef_life_span_handler_t {
@@ -220,23 +275,18 @@ impl ImplLifeSpanHandler for BridgeLifeSpan {
         };
         let url = b.get_main_frame().and_then(|f| f.get_url()).map(|u| string_from_cef(&u)).unwrap_or_default();
         // The browser this client was made for, unless it is already bound (then: a popup).
-        let (shared, popup) = match registry::get(self.client) {
+        let ctx = &self.ctx;
+        let (shared, popup) = match ctx.registry.get(self.client) {
             Some(s) if s.cef_id.lock().is_none() && b.is_popup() == 0 => (s, false),
             _ => {
-                let opener = popups::take_pending_opener().and_then(registry::by_cef).map(|s| s.id);
-                let s = Arc::new(BrowserShared::new(
-                    registry::next_id(),
-                    DEFAULT_POPUP_SIZE,
-                    &url,
-                    opener,
-                    DEFAULT_FRAME_RATE,
-                ));
-                registry::insert(s.clone());
+                let opener = ctx.take_pending_opener().and_then(|c| ctx.registry.by_cef(c)).map(|s| s.id);
+                let s = ctx.new_browser(DEFAULT_POPUP_SIZE, &url, opener, DEFAULT_FRAME_RATE);
+                ctx.registry.insert(s.clone());
                 (s, true)
             }
         };
-        registry::bind_cef_id(shared.id, cef_id);
-        let mut observer = DevToolsMessageObserver::new(BridgeObserver::create(shared.id));
+        ctx.registry.bind_cef_id(shared.id, cef_id);
+        let mut observer = DevToolsMessageObserver::new(BridgeObserver::create(ctx.clone(), shared.id));
         let registration = host.add_dev_tools_message_observer(Some(&mut observer));
         if registration.is_none() {
             tracing::error!(id = %shared.id, "DevTools observer registration failed");
@@ -247,12 +297,12 @@ impl ImplLifeSpanHandler for BridgeLifeSpan {
         shared.devtools.attach(Arc::new(HostSender(CefRef(host))));
         tracing::debug!(id = %shared.id, cef_id, popup, "browser created");
         match (popup, shared.opener) {
-            (true, Some(opener)) => registry::emit(BrowserEvent::PopupOpened { id: shared.id, opener }),
-            _ => registry::emit(BrowserEvent::Created { id: shared.id }),
+            (true, Some(opener)) => ctx.emit(BrowserEvent::PopupOpened { id: shared.id, opener }),
+            _ => ctx.emit(BrowserEvent::Created { id: shared.id }),
         }
     }
     fn on_before_close(&self, browser: Option<&mut impl ImplBrowser>) {
-        let Some(shared) = shared_of(browser) else { return };
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
         shared.closed.store(true, Ordering::Release);
         shared.devtools.detach("browser closed");
         // Drop CEF references on the UI thread, before the browser goes away.
@@ -260,15 +310,15 @@ impl ImplLifeSpanHandler for BridgeLifeSpan {
         let host = shared.host.lock().take();
         let b = shared.browser.lock().take();
         drop((registration, host, b));
-        registry::remove(shared.id);
+        self.ctx.registry.remove(shared.id);
         tracing::debug!(id = %shared.id, "browser closed");
-        registry::emit(BrowserEvent::Closed { id: shared.id });
+        self.ctx.emit(BrowserEvent::Closed { id: shared.id });
     }
 }
 
 // ------------------------------------------------------------------ load + display
 
-cef_object!(BridgeLoad, _cef_load_handler_t, WrapLoadHandler {});
+cef_object!(BridgeLoad, _cef_load_handler_t, WrapLoadHandler { ctx: Arc<EngineContext> });
 
 impl ImplLoadHandler for BridgeLoad {
     fn get_raw(&self) -> *mut sys::_cef_load_handler_t {
@@ -281,9 +331,9 @@ impl ImplLoadHandler for BridgeLoad {
         can_go_back: i32,
         can_go_forward: i32,
     ) {
-        let Some(shared) = shared_of(browser) else { return };
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
         shared.page.lock().loading = is_loading != 0;
-        registry::emit(BrowserEvent::LoadingStateChanged {
+        self.ctx.emit(BrowserEvent::LoadingStateChanged {
             id: shared.id,
             loading: is_loading != 0,
             can_go_back: can_go_back != 0,
@@ -296,12 +346,12 @@ impl ImplLoadHandler for BridgeLoad {
         frame: Option<&mut impl ImplFrame>,
         http_status_code: i32,
     ) {
-        if !frame.is_some_and(|f| f.is_main() == 1) {
+        if frame.is_none_or(|f| f.is_main() != 1) {
             return;
         }
-        let Some(shared) = shared_of(browser) else { return };
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
         shared.devtools.renderer_restored();
-        registry::emit(BrowserEvent::LoadFinished { id: shared.id, http_status: http_status_code });
+        self.ctx.emit(BrowserEvent::LoadFinished { id: shared.id, http_status: http_status_code });
     }
     fn on_load_error(
         &self,
@@ -311,7 +361,7 @@ impl ImplLoadHandler for BridgeLoad {
         error_text: Option<&CefStringUtf16>,
         failed_url: Option<&CefStringUtf16>,
     ) {
-        if !frame.is_some_and(|f| f.is_main() == 1) {
+        if frame.is_none_or(|f| f.is_main() != 1) {
             return;
         }
         let code: sys::cef_errorcode_t = error_code.into();
@@ -320,8 +370,8 @@ impl ImplLoadHandler for BridgeLoad {
         if code == sys::cef_errorcode_t::ERR_ABORTED as i32 {
             return;
         }
-        let Some(shared) = shared_of(browser) else { return };
-        registry::emit(BrowserEvent::LoadFailed {
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
+        self.ctx.emit(BrowserEvent::LoadFailed {
             id: shared.id,
             url: failed_url.map(string_from_cef).unwrap_or_default(),
             error_code: code,
@@ -330,7 +380,12 @@ impl ImplLoadHandler for BridgeLoad {
     }
 }
 
-cef_object!(BridgeDisplay, _cef_display_handler_t, WrapDisplayHandler {}, patch = defects::patch_display_handler);
+cef_object!(
+    BridgeDisplay,
+    _cef_display_handler_t,
+    WrapDisplayHandler { ctx: Arc<EngineContext> },
+    patch = defects::patch_display_handler
+);
 
 impl ImplDisplayHandler for BridgeDisplay {
     fn get_raw(&self) -> *mut sys::_cef_display_handler_t {
@@ -342,25 +397,30 @@ impl ImplDisplayHandler for BridgeDisplay {
         frame: Option<&mut impl ImplFrame>,
         url: Option<&CefStringUtf16>,
     ) {
-        if !frame.is_some_and(|f| f.is_main() == 1) {
+        if frame.is_none_or(|f| f.is_main() != 1) {
             return;
         }
-        let Some(shared) = shared_of(browser) else { return };
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
         let url = url.map(string_from_cef).unwrap_or_default();
         shared.page.lock().url = url.clone();
-        registry::emit(BrowserEvent::AddressChanged { id: shared.id, url });
+        self.ctx.emit(BrowserEvent::AddressChanged { id: shared.id, url });
     }
     fn on_title_change(&self, browser: Option<&mut impl ImplBrowser>, title: Option<&CefStringUtf16>) {
-        let Some(shared) = shared_of(browser) else { return };
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
         let title = title.map(string_from_cef).unwrap_or_default();
         shared.page.lock().title = title.clone();
-        registry::emit(BrowserEvent::TitleChanged { id: shared.id, title });
+        self.ctx.emit(BrowserEvent::TitleChanged { id: shared.id, title });
     }
 }
 
 // ------------------------------------------------------------------ request policy
 
-cef_object!(BridgeRequest, _cef_request_handler_t, WrapRequestHandler {}, patch = defects::patch_request_handler);
+cef_object!(
+    BridgeRequest,
+    _cef_request_handler_t,
+    WrapRequestHandler { ctx: Arc<EngineContext> },
+    patch = defects::patch_request_handler
+);
 
 impl ImplRequestHandler for BridgeRequest {
     fn get_raw(&self) -> *mut sys::_cef_request_handler_t {
@@ -376,16 +436,16 @@ impl ImplRequestHandler for BridgeRequest {
     ) -> i32 {
         // The policy governs what the node shows: its main frame. Subframes stay
         // inside the web sandbox of their embedding page.
-        if !frame.is_some_and(|f| f.is_main() == 1) {
+        if frame.is_none_or(|f| f.is_main() != 1) {
             return 0;
         }
         let url = request.and_then(|r| r.get_url()).map(|u| string_from_cef(&u)).unwrap_or_default();
         if url_policy::is_allowed_nav_url(&url) {
             return 0;
         }
-        if let Some(shared) = shared_of(browser) {
+        if let Some(shared) = shared_of(&self.ctx, browser) {
             tracing::info!(id = %shared.id, "navigation refused by the URL policy");
-            registry::emit(BrowserEvent::NavigationBlocked { id: shared.id, url });
+            self.ctx.emit(BrowserEvent::NavigationBlocked { id: shared.id, url });
         }
         1
     }
@@ -398,9 +458,9 @@ impl ImplRequestHandler for BridgeRequest {
         _user_gesture: i32,
     ) -> i32 {
         let url = target_url.map(string_from_cef).unwrap_or_default();
-        if let Some(shared) = shared_of(browser) {
+        if let Some(shared) = shared_of(&self.ctx, browser) {
             if url_policy::is_allowed_nav_url(&url) && shared.opener.is_none() {
-                registry::emit(BrowserEvent::NewTabRequested { opener: shared.id, url });
+                self.ctx.emit(BrowserEvent::NewTabRequested { opener: shared.id, url });
             }
         }
         1
@@ -412,7 +472,7 @@ impl ImplRequestHandler for BridgeRequest {
         error_code: i32,
         _error_string: Option<&CefStringUtf16>,
     ) {
-        let Some(shared) = shared_of(browser) else { return };
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
         shared.devtools.fail_pending("render process terminated");
         let status: sys::cef_termination_status_t = status.into();
         let status = match status {
@@ -424,7 +484,7 @@ impl ImplRequestHandler for BridgeRequest {
             _ => Termination::Other,
         };
         tracing::warn!(id = %shared.id, ?status, error_code, "render process terminated");
-        registry::emit(BrowserEvent::RenderProcessTerminated { id: shared.id, status, error_code });
+        self.ctx.emit(BrowserEvent::RenderProcessTerminated { id: shared.id, status, error_code });
     }
 }
 
@@ -468,7 +528,7 @@ impl ImplPermissionHandler for BridgePermission {
     }
 }
 
-cef_object!(BridgeDownload, _cef_download_handler_t, WrapDownloadHandler {});
+cef_object!(BridgeDownload, _cef_download_handler_t, WrapDownloadHandler { ctx: Arc<EngineContext> });
 
 impl ImplDownloadHandler for BridgeDownload {
     fn get_raw(&self) -> *mut sys::_cef_download_handler_t {
@@ -489,14 +549,14 @@ impl ImplDownloadHandler for BridgeDownload {
         suggested_name: Option<&CefStringUtf16>,
         callback: Option<&mut impl ImplBeforeDownloadCallback>,
     ) -> i32 {
-        let Some(shared) = shared_of(browser) else { return 0 };
+        let Some(shared) = shared_of(&self.ctx, browser) else { return 0 };
         let name = suggested_name.map(string_from_cef).unwrap_or_default();
-        let Some(path) = engine::download_path(&name) else { return 0 };
+        let Some(path) = self.ctx.downloads.path_for(&name) else { return 0 };
         if let Some(cb) = callback {
             // show_dialog = 0: saved straight to the downloads folder, never opened.
             cb.cont(Some(&CefStringUtf16::from(path.to_string_lossy().as_ref())), 0);
         }
-        registry::emit(BrowserEvent::DownloadStarted { id: shared.id, path });
+        self.ctx.emit(BrowserEvent::DownloadStarted { id: shared.id, path });
         1
     }
     fn on_download_updated(
@@ -505,20 +565,24 @@ impl ImplDownloadHandler for BridgeDownload {
         item: Option<&mut impl ImplDownloadItem>,
         _cb: Option<&mut impl ImplDownloadItemCallback>,
     ) {
-        let (Some(shared), Some(item)) = (shared_of(browser), item) else { return };
+        let (Some(shared), Some(item)) = (shared_of(&self.ctx, browser), item) else { return };
         let complete = item.is_complete() == 1;
         let ended = complete || item.is_canceled() == 1 || item.is_interrupted() == 1;
-        if !ended || !engine::first_download_end(item.get_id()) {
+        if !ended || !self.ctx.downloads.first_end(item.get_id()) {
             return;
         }
         let path = item.get_full_path().map(|p| string_from_cef(&p)).unwrap_or_default();
-        registry::emit(BrowserEvent::DownloadFinished { id: shared.id, path: path.into(), complete });
+        self.ctx.emit(BrowserEvent::DownloadFinished { id: shared.id, path: path.into(), complete });
     }
 }
 
 // ------------------------------------------------------------------ DevTools observer
 
-cef_object!(BridgeObserver, _cef_dev_tools_message_observer_t, WrapDevToolsMessageObserver { id: BrowserId });
+cef_object!(
+    BridgeObserver,
+    _cef_dev_tools_message_observer_t,
+    WrapDevToolsMessageObserver { ctx: Arc<EngineContext>, id: BrowserId }
+);
 
 impl ImplDevToolsMessageObserver for BridgeObserver {
     fn get_raw(&self) -> *mut sys::_cef_dev_tools_message_observer_t {
@@ -527,7 +591,7 @@ impl ImplDevToolsMessageObserver for BridgeObserver {
     fn on_dev_tools_message(&self, _browser: Option<&mut impl ImplBrowser>, message: Option<&[u8]>) -> i32 {
         // Parse it ourselves and return 1: CEF's own parser fails on Chromium's
         // key order ("sessionId" after "result") and drops child-session traffic.
-        if let (Some(shared), Some(m)) = (registry::get(self.id), message) {
+        if let (Some(shared), Some(m)) = (self.ctx.registry.get(self.id), message) {
             shared.devtools.deliver(m);
         }
         1

@@ -10,30 +10,57 @@
 //! CDP facade reach pages only through [`DevToolsChannel`]. CEF callbacks enter
 //! through `handlers`; the two cef-rs 132.3.2 defects are worked around in
 //! `defects` alone.
+//!
+//! Modules and what each imports of the crate (no loops; the leaves import
+//! nothing of it):
+//!
+//! ```text
+//! engine    → handlers, context, downloads, browser, host, url_policy
+//! handlers  → context, defects, popups, browser, cef_object, events, url_policy
+//! context   → registry, downloads, pump, browser, host, events
+//! registry  → browser, events          (the table of live browsers)
+//! defects   → browser                  (constants only)
+//! browser   → devtools, pump, ui_thread, input, events, url_policy
+//! devtools  → pump                     (a channel holds its engine's Arc<Pump>)
+//! pump      → host → events            (schedule and DevTools commands in flight)
+//! popups    → url_policy               (the pure popup decision)
+//! ui_thread → cef_object
+//! leaves:     events, input, url_policy, downloads, cef_object
+//! ```
+//!
+//! Process-wide state: only `engine::STARTED` (CEF initialises once per
+//! process). Everything else belongs to one [`Engine`] and reaches CEF's
+//! callbacks through the handler objects, raw vtable slots included.
 
 mod browser;
 mod cef_object;
+mod context;
 pub mod defects;
 pub mod devtools;
+mod downloads;
 mod engine;
 pub mod events;
 mod handlers;
+mod host;
 pub mod input;
 mod popups;
+mod pump;
 mod registry;
 mod ui_thread;
 pub mod url_policy;
 
 pub use browser::{BrowserError, BrowserHandle, BrowserOptions, DEFAULT_FRAME_RATE, MAX_VIEW_EDGE, SCALE_RANGE};
 pub use devtools::{
-    DevToolsChannel, DevToolsError, DevToolsEvent, PendingReply, ProtocolError, RawSender, RawSink, Reply,
+    DevToolsChannel, DevToolsError, DevToolsEvent, PendingReply, ProtocolError, RawReply, RawSender, RawSink, Reply,
     DEFAULT_CALL_TIMEOUT,
 };
+pub use downloads::unique_download_path;
 pub use engine::{
-    helper_children, helper_processes, pump_interval, run_subprocess_if_child, switches_for, unique_download_path,
-    ChromiumLog, DisplayMode, Engine, EngineConfig, EngineError, EngineHost, Profile, EAGER_PUMP_INTERVAL,
-    MAX_PUMP_INTERVAL,
+    helper_children, helper_processes, run_subprocess_if_child, switches_for, ChromiumLog, DisplayMode, Engine,
+    EngineConfig, EngineError, Profile,
 };
 pub use events::{BrowserEvent, BrowserId, Frame, PixelRect, Termination};
-pub use popups::PopupDecision;
+pub use host::EngineHost;
+pub use popups::{PopupDecision, PopupDenial};
+pub use pump::{EAGER_PUMP_INTERVAL, MAX_PUMP_INTERVAL};
 pub use ui_thread::{on_ui_thread, post_to_ui, run_on_ui};

@@ -73,7 +73,7 @@ pub fn is_allowed_nav_url(url: &str) -> bool {
 fn check(url: &Url) -> Result<(), UrlPolicyError> {
     match url.scheme() {
         "http" | "https" => {
-            if url.host_str().map_or(true, str::is_empty) {
+            if url.host_str().is_none_or(str::is_empty) {
                 Err(UrlPolicyError::NoHost)
             } else {
                 Ok(())

@@ -25,6 +25,9 @@ struct Ctx {
 
 type Outcome = Result<(), String>;
 
+/// A named scenario.
+type Scenario = (&'static str, fn(&Ctx) -> Outcome);
+
 fn call(ctx: &Ctx, ch: &DevToolsChannel, method: &str, params: Value) -> Result<Value, String> {
     let p = ch.request(method, params, None).map_err(|e| e.to_string())?;
     ctx.engine.pump_until(T, || !p.receiver().is_empty());
@@ -656,7 +659,7 @@ fn main() {
         }
     };
     let ctx = Ctx { engine, log, server, downloads };
-    let scenarios: &[(&str, fn(&Ctx) -> Outcome)] = &[
+    let scenarios: &[Scenario] = &[
         ("shutdown signals are left to the app", scenario_shutdown_signals_left_to_the_app),
         ("renders page pixels at the requested view size (defect 2)", scenario_renders_pixels_and_view_rect),
         ("DevTools round trip, events, decoded titles (defect 1)", scenario_devtools_round_trip_and_events),

@@ -432,7 +432,7 @@ impl Runtime {
 
     /// One turn of the loop: CEF work, queued jobs, browser events.
     pub fn tick(&mut self) {
-        if Instant::now() >= self.engine.next_pump_deadline() || self.last_pump.elapsed() >= cef_bridge::pump_interval()
+        if Instant::now() >= self.engine.next_pump_deadline() || self.last_pump.elapsed() >= self.engine.pump_interval()
         {
             self.engine.pump();
             self.last_pump = Instant::now();
