@@ -6,11 +6,11 @@
 //! and the headless loop both drive the same `Runtime` through
 //! [`Runtime::tick`]; they differ only in how they wait and present frames.
 
+pub mod agent_settings;
 pub mod artifact_views;
 pub mod browsers;
 pub mod facade;
 mod facade_channel;
-mod facade_setting;
 pub mod handle;
 pub mod headless;
 pub mod scene;
