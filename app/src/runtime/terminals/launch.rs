@@ -34,6 +34,9 @@ pub(super) struct Wanted {
     pub(super) session: String,
 }
 
+/// An environment variable lookup.
+pub(super) type VarLookup = Box<dyn Fn(&str) -> Option<String>>;
+
 /// The process environment a launch looks programs up in.
 pub(super) struct LaunchEnv {
     /// The data directory (snapshots, agent preferences, the child's data-dir variable).
@@ -41,7 +44,7 @@ pub(super) struct LaunchEnv {
     /// PATH, where agent CLIs and artifact viewers are probed.
     pub(super) path_var: Option<OsString>,
     /// Variable lookup (an artifact viewer may be named by `$EDITOR` and the like).
-    pub(super) var: Box<dyn Fn(&str) -> Option<String>>,
+    pub(super) var: VarLookup,
 }
 
 impl LaunchEnv {
@@ -66,7 +69,7 @@ pub(super) trait LaunchSite {
 /// How a launch ended.
 pub(super) enum Started {
     /// Running.
-    Live(LiveTerminal),
+    Live(Box<LiveTerminal>),
     /// The hook postponed it.
     Deferred,
     /// Not started, for a reason the node shows (and a notice says).
@@ -163,7 +166,7 @@ pub(super) fn start(
     match site.spawner().spawn(spec, host) {
         Ok(term) => {
             tracing::debug!(node = %w.id, session = %w.session, warm, "terminal started");
-            Started::Live(LiveTerminal::started(term, project.clone(), w.session, w.agent, warm))
+            Started::Live(Box::new(LiveTerminal::started(term, project.clone(), w.session, w.agent, warm)))
         }
         Err(e) => Started::Failed(format!("terminal {} did not start: {e}", w.id)),
     }

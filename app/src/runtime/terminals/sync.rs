@@ -192,7 +192,7 @@ impl Runtime {
         let env = LaunchEnv::of_process(self.data_dir().to_path_buf());
         match launch::start(self, w, size, project, folder, &env) {
             Started::Live(live) => {
-                self.terminals.map.insert(id, live);
+                self.terminals.map.insert(id, *live);
             }
             Started::Deferred => {
                 self.terminals.deferred.insert(id);
