@@ -23,18 +23,19 @@
 //! prepares each launch (credentials, first instruction) through
 //! [`Runtime::set_pty_launch_hook`](super::Runtime::set_pty_launch_hook).
 //!
-//! Files, each using only those listed before it:
+//! Files, each using only those listed before it (and the runtime outside
+//! this folder), so there are no import loops:
 //! - `status`: why a node did not launch, an agent's status (leaf);
 //! - `grid`: screen → renderer cell grid (leaf);
 //! - `naming`: session names (leaf);
 //! - `snapshots`: snapshot files, ending sessions, the session worker (leaf);
 //! - `spawner`: the [`PtySpawner`] seam and the real spawner (leaf);
 //! - `ticker`: the periodic wake-up thread (leaf);
-//! - `host`: terminal callbacks → main-thread jobs (leaf);
 //! - `hook`: the launch hook and what it sees (leaf);
 //! - `agents`: agent CLI resolution (status);
 //! - `badges`: badge text and colours (status);
 //! - `nodes`: the live terminals and per-node state (hook, snapshots, spawner, status);
+//! - `host`: terminal callbacks → main-thread jobs (nodes);
 //! - `launch`: what a node runs, and starting it through a [`PtySpawner`]
 //!   (agents, hook, nodes, snapshots, spawner, status);
 //! - `sync`: the runtime methods tying it together (all of the above).
