@@ -8,9 +8,9 @@
 //! thread, never on the main thread. [`CdpServers`] starts both servers with
 //! one per-boot token.
 
+use super::agent_settings;
 use super::browsers::LiveBrowsers;
 use super::facade_channel::FacadeChannel;
-use super::facade_setting;
 use super::{AppError, AppHandle, CALL_TIMEOUT};
 use crate::model::{Camera, Command, TabAddress};
 use cdp_facade::{
@@ -265,7 +265,7 @@ impl CdpServers {
 
     /// Whether the facade should run: `--cdp`, or the persisted setting in `agent_tools` (the tool server's directory).
     pub fn facade_wanted(cli_flag: bool, agent_tools: &Path) -> bool {
-        cli_flag || facade_setting::enabled(agent_tools)
+        cli_flag || agent_settings::facade_enabled(agent_tools)
     }
 
     /// Prints the endpoints on stdout: URLs and the discovery file only, never the token.

@@ -6,11 +6,11 @@
 //! and the headless loop both drive the same `Runtime` through
 //! [`Runtime::tick`]; they differ only in how they wait and present frames.
 
+pub mod agent_settings;
 pub mod artifact_views;
 pub mod browsers;
 pub mod facade;
 mod facade_channel;
-mod facade_setting;
 pub mod handle;
 pub mod headless;
 pub mod scene;
@@ -118,6 +118,8 @@ pub struct Runtime {
     jobs: Receiver<Job>,
     events: Receiver<BrowserEvent>,
     autosaver: Option<Autosaver>,
+    /// Changes not yet encoded for autosave (encoded when the debounce fires).
+    unsaved: model::autosave::Unsaved,
     home: Option<PathBuf>,
     redraw: bool,
     quit: bool,
@@ -184,6 +186,7 @@ impl Runtime {
             jobs,
             events,
             autosaver,
+            unsaved: model::autosave::Unsaved::default(),
             home,
             redraw: true,
             quit: false,
@@ -303,6 +306,11 @@ impl Runtime {
     /// Applies one model command, then brings live state (browsers, autosave) in line.
     pub fn apply(&mut self, cmd: Command) -> Result<Applied, ModelError> {
         let workspace_change = cmd.scope() == model::CommandScope::Workspace;
+        if workspace_change {
+            // What changed before is encoded from the model as it was (a
+            // project about to close still has its layout to save).
+            self.save_unsaved();
+        }
         let applied = self.workspace.apply(cmd)?;
         for id in &applied.removed {
             if self.focus.as_ref() == Some(id) {
@@ -341,27 +349,47 @@ impl Runtime {
         self.sync_terminals();
     }
 
+    /// Marks the active project's layout and the workspace unsaved; they are
+    /// encoded once the debounce fires ([`Runtime::tick`]) or on a flush, not
+    /// on every change (a drag changes the layout on every move).
     fn schedule_save(&mut self) {
         let Some(saver) = &self.autosaver else { return };
-        let mut failed = vec![];
-        if let Some(p) = self.workspace.active() {
-            if let Err(e) = saver.submit_layout(p, self.home.as_deref()) {
-                failed.push(e.to_string());
-            }
-        }
-        if let Err(e) = saver.submit_workspace(&self.config.data_dir, &self.workspace, self.home.as_deref()) {
-            failed.push(e.to_string());
-        }
-        for f in saver.take_failures() {
-            failed.push(format!("{}: {}", f.path.display(), f.error));
-        }
+        self.unsaved.mark(self.workspace.active_id(), Instant::now());
+        let failed: Vec<String> =
+            saver.take_failures().into_iter().map(|f| format!("{}: {}", f.path.display(), f.error)).collect();
         for f in failed {
             self.notify(format!("autosave failed: {f}"), true);
         }
     }
 
+    /// Encodes and hands over the unsaved changes once their debounce is due.
+    fn save_if_due(&mut self) {
+        let Some(saver) = &self.autosaver else { return };
+        if let Some(what) = self.unsaved.take_due(Instant::now(), &saver.policy()) {
+            self.encode_unsaved(&what);
+        }
+    }
+
+    /// Encodes and hands over every unsaved change now, due or not.
+    fn save_unsaved(&mut self) {
+        if self.autosaver.is_none() || self.unsaved.is_empty() {
+            return;
+        }
+        let what = self.unsaved.take();
+        self.encode_unsaved(&what);
+    }
+
+    fn encode_unsaved(&mut self, what: &model::autosave::ToEncode) {
+        let Some(saver) = &self.autosaver else { return };
+        let errors = saver.submit_encoded(what, &self.config.data_dir, &self.workspace, self.home.as_deref());
+        for e in errors {
+            self.notify(format!("autosave failed: {e}"), true);
+        }
+    }
+
     /// Writes every pending save now (at exit, and after workspace changes).
     pub fn flush_saves(&mut self) {
+        self.save_unsaved();
         if let Some(saver) = &self.autosaver {
             match saver.flush() {
                 Ok(failures) => {
@@ -427,10 +455,12 @@ impl Runtime {
 
     /// When the loop must run next at the latest.
     pub fn next_deadline(&self) -> Instant {
-        self.engine.next_pump_deadline()
+        let pump = self.engine.next_pump_deadline();
+        let save = self.autosaver.as_ref().and_then(|saver| self.unsaved.due_at(&saver.policy()));
+        save.map_or(pump, |due| pump.min(due))
     }
 
-    /// One turn of the loop: CEF work, queued jobs, browser events.
+    /// One turn of the loop: CEF work, queued jobs, browser events, autosave.
     pub fn tick(&mut self) {
         if Instant::now() >= self.engine.next_pump_deadline() || self.last_pump.elapsed() >= self.engine.pump_interval()
         {
@@ -447,6 +477,7 @@ impl Runtime {
         while let Ok(ev) = self.events.try_recv() {
             self.on_browser_event(ev);
         }
+        self.save_if_due();
     }
 
     /// Pumps until `done(self)` or `timeout` (for one-shot modes and tests).

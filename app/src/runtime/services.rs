@@ -2,6 +2,7 @@
 //! server and the opt-in CDP facade, started after the runtime and closed
 //! before it shuts down.
 
+use super::agent_settings;
 use super::facade::{CdpServers, CdpServersError};
 use super::tools::{RuntimeToolHost, ToolPhase};
 use super::Runtime;
@@ -11,8 +12,6 @@ use std::sync::Arc;
 use thiserror::Error;
 use tool_server::{IntegrationState, IntegrationStatus, ToolIdentity, ToolServer};
 
-/// The settings file (in `agent-tools/`) holding "Enable agent browser control".
-pub const SETTINGS_FILE: &str = "settings.json";
 /// Size of an external agent's node.
 const EXTERNAL_AGENT_SIZE: (f64, f64) = (360.0, 160.0);
 
@@ -83,26 +82,10 @@ impl Services {
     }
 }
 
-/// Reads "Enable agent browser control" (false when never set).
-pub fn load_browser_control(agent_tools: &Path) -> Result<bool, tool_server::FileError> {
-    let Some(bytes) = tool_server::read_private(agent_tools, SETTINGS_FILE, 64 * 1024)? else { return Ok(false) };
-    match serde_json::from_slice::<serde_json::Value>(&bytes) {
-        Ok(v) => Ok(v.get("agentBrowserControl").and_then(serde_json::Value::as_bool).unwrap_or(false)),
-        Err(e) => {
-            tracing::warn!(error = %e, "ignoring malformed {SETTINGS_FILE}; agent browser control stays off");
-            Ok(false)
-        }
-    }
-}
-
-/// Persists "Enable agent browser control".
+/// Persists "Enable agent browser control", keeping the file's other settings
+/// (the tool runtime's palette switch calls this).
 pub fn save_browser_control(agent_tools: &Path, on: bool) -> Result<(), tool_server::FileError> {
-    // Keep the file's other settings (cdpFacade); a malformed file is replaced.
-    let mut settings = tool_server::read_private(agent_tools, SETTINGS_FILE, 64 * 1024)?
-        .and_then(|b| serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&b).ok())
-        .unwrap_or_default();
-    settings.insert("agentBrowserControl".into(), on.into());
-    tool_server::write_private_json(agent_tools, SETTINGS_FILE, &settings)
+    agent_settings::save_browser_control(agent_tools, on)
 }
 
 impl Runtime {
@@ -141,10 +124,10 @@ pub fn start_services(rt: &mut Runtime, opts: &ServiceOptions) -> Result<Service
     };
     let dir = server.directory().to_path_buf();
     let browser_control = if opts.enable_browser_control {
-        save_browser_control(&dir, true)?;
+        agent_settings::save_browser_control(&dir, true)?;
         true
     } else {
-        load_browser_control(&dir)?
+        agent_settings::load(&dir)?.browser_control()
     };
     rt.tools.shared.set_browser_control(browser_control);
     rt.tools.shared.attach_state_dir(&dir);
@@ -189,21 +172,4 @@ fn add_external_agent(rt: &mut Runtime, server: &ToolServer, name: &str) -> Resu
     let status = IntegrationStatus::with_detail(IntegrationState::Ready, "external agent (termsprawl-ctl)");
     server.provision(ToolIdentity::new(name, project), status, true).map_err(|e| bad(e.to_string()))?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn browser_control_setting_round_trips_and_defaults_off() {
-        let dir = tempfile::tempdir().unwrap();
-        let tools = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&tools).unwrap();
-        assert!(!load_browser_control(&tools).unwrap());
-        save_browser_control(&tools, true).unwrap();
-        assert!(load_browser_control(&tools).unwrap());
-        std::fs::write(tools.join(SETTINGS_FILE), b"[1,").unwrap();
-        assert!(!load_browser_control(&tools).unwrap());
-    }
 }

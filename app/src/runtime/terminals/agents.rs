@@ -1,0 +1,95 @@
+//! Which CLI an agent node runs: the terminal crate's registry (and
+//! `agent-tools/preferences.json` for `custom`), probed on PATH.
+
+use super::status::NotLaunched;
+use crate::model::AgentKind;
+use std::path::{Path, PathBuf};
+use terminal::agents::{self, AgentError, AgentSpec, Preferences};
+
+/// The terminal crate's agent for a model agent kind (`None`: runs outside the app).
+pub fn registry_kind(kind: AgentKind) -> Option<agents::AgentKind> {
+    Some(match kind {
+        AgentKind::Claude => agents::AgentKind::Claude,
+        AgentKind::Codex => agents::AgentKind::Codex,
+        AgentKind::Gemini => agents::AgentKind::Gemini,
+        AgentKind::Grok => agents::AgentKind::Grok,
+        AgentKind::Openclaude => agents::AgentKind::OpenClaude,
+        AgentKind::Custom => agents::AgentKind::Custom,
+        AgentKind::External => return None,
+    })
+}
+
+/// Resolves and probes an agent: its executable (absolute) and spec, or why it cannot start.
+pub fn resolve_agent(
+    kind: AgentKind,
+    preferences: &Path,
+    path_var: Option<&std::ffi::OsStr>,
+) -> Result<(AgentSpec, PathBuf), NotLaunched> {
+    let Some(reg) = registry_kind(kind) else {
+        return Err(NotLaunched::Misconfigured("external agents run outside the app".into()));
+    };
+    // Presets never read preferences.json: a broken file only stops the custom agent.
+    let prefs = if reg == agents::AgentKind::Custom {
+        Preferences::load(preferences).map_err(|e| NotLaunched::Misconfigured(e.to_string()))?
+    } else {
+        Preferences::default()
+    };
+    let spec = AgentSpec::resolve(reg, &prefs).map_err(|e| NotLaunched::Misconfigured(e.to_string()))?;
+    match agents::probe(&spec.executable, path_var) {
+        Ok(path) => Ok((spec, path)),
+        Err(AgentError::NeedsSetup { looked_for }) => Err(NotLaunched::NeedsSetup { looked_for }),
+        Err(e) => Err(NotLaunched::Misconfigured(e.to_string())),
+    }
+}
+
+/// Test helper: an executable shell script `name` in `dir`.
+#[cfg(test)]
+pub(super) fn fake_executable(dir: &Path, name: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let exe = dir.join(name);
+    std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    exe
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_resolution_reports_missing_and_malformed() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefs = dir.path().join("preferences.json");
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let path = std::ffi::OsString::from(bin.as_os_str());
+        match resolve_agent(AgentKind::Codex, &prefs, Some(&path)) {
+            Err(NotLaunched::NeedsSetup { looked_for }) => assert_eq!(looked_for, "codex"),
+            other => panic!("{other:?}"),
+        }
+        let exe = fake_executable(&bin, "codex");
+        let (spec, found) = resolve_agent(AgentKind::Codex, &prefs, Some(&path)).unwrap();
+        assert_eq!((spec.executable.as_str(), found), ("codex", exe));
+        std::fs::write(&prefs, "{\"custom\": {\"executable\": 3}}").unwrap();
+        match resolve_agent(AgentKind::Custom, &prefs, Some(&path)) {
+            Err(NotLaunched::Misconfigured(why)) => assert!(why.contains("malformed agent preferences"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(resolve_agent(AgentKind::External, &prefs, Some(&path)), Err(NotLaunched::Misconfigured(_))));
+    }
+
+    #[test]
+    fn every_app_agent_but_external_has_a_registry_entry() {
+        assert_eq!(registry_kind(AgentKind::External), None);
+        for kind in [
+            AgentKind::Claude,
+            AgentKind::Codex,
+            AgentKind::Gemini,
+            AgentKind::Grok,
+            AgentKind::Openclaude,
+            AgentKind::Custom,
+        ] {
+            assert!(registry_kind(kind).is_some(), "{kind}");
+        }
+    }
+}

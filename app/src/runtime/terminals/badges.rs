@@ -1,0 +1,104 @@
+//! The status badge on a terminal/agent node: text and colour.
+
+use super::status::{AgentNodeStatus, NotLaunched};
+use canvas_render::{Badge, Color};
+use terminal::ExitStatus;
+
+/// Quiet states: exited cleanly, starting.
+const NEUTRAL: u32 = 0x9aa5ce;
+/// Something is wrong: failed exit, not launched.
+const ALARM: u32 = 0xf7768e;
+/// Running.
+const BUSY: u32 = 0x9ece6a;
+/// Needs the person: waiting for input, bell.
+const ATTENTION: u32 = 0xe0af68;
+
+/// How an exit reads: `exited 3`, or `exited (SIGKILL)` when a signal ended it.
+pub fn exit_text(status: &ExitStatus) -> String {
+    match &status.signal {
+        Some(sig) => format!("exited ({sig})"),
+        None => format!("exited {}", status.code),
+    }
+}
+
+fn exited_badge(status: &ExitStatus) -> Badge {
+    Badge { text: exit_text(status), color: Color::hex(if status.success() { NEUTRAL } else { ALARM }) }
+}
+
+/// The badge of an agent node in `status`.
+pub fn agent_badge(status: &AgentNodeStatus) -> Badge {
+    match status {
+        AgentNodeStatus::Running => Badge { text: "running".into(), color: Color::hex(BUSY) },
+        AgentNodeStatus::WaitingForInput => Badge { text: "waiting for input".into(), color: Color::hex(ATTENTION) },
+        AgentNodeStatus::Exited(s) => exited_badge(s),
+        AgentNodeStatus::NotLaunched(NotLaunched::NeedsSetup { looked_for }) => {
+            Badge { text: format!("needs setup: {looked_for}"), color: Color::hex(ALARM) }
+        }
+        AgentNodeStatus::NotLaunched(_) => Badge { text: "not launched".into(), color: Color::hex(ALARM) },
+        AgentNodeStatus::Pending => Badge { text: "starting".into(), color: Color::hex(NEUTRAL) },
+    }
+}
+
+/// The badge of a plain terminal: its exit once it ended, else a bell that rang.
+pub fn terminal_badge(exited: Option<&ExitStatus>, bell: bool) -> Option<Badge> {
+    if let Some(status) = exited {
+        return Some(exited_badge(status));
+    }
+    bell.then(|| Badge { text: "bell".into(), color: Color::hex(ATTENTION) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exit(code: u32, signal: Option<&str>) -> ExitStatus {
+        ExitStatus { code, signal: signal.map(str::to_owned) }
+    }
+
+    fn pair(b: Badge) -> (String, Color) {
+        (b.text, b.color)
+    }
+
+    #[test]
+    fn exits_read_as_code_or_signal() {
+        assert_eq!(exit_text(&exit(0, None)), "exited 0");
+        assert_eq!(exit_text(&exit(3, None)), "exited 3");
+        assert_eq!(exit_text(&exit(1, Some("SIGKILL"))), "exited (SIGKILL)");
+    }
+
+    #[test]
+    fn agent_badges_have_their_text_and_colour() {
+        let cases = [
+            (AgentNodeStatus::Running, "running", 0x9ece6a),
+            (AgentNodeStatus::WaitingForInput, "waiting for input", 0xe0af68),
+            (AgentNodeStatus::Exited(exit(0, None)), "exited 0", 0x9aa5ce),
+            (AgentNodeStatus::Exited(exit(2, None)), "exited 2", 0xf7768e),
+            (AgentNodeStatus::Exited(exit(1, Some("SIGTERM"))), "exited (SIGTERM)", 0xf7768e),
+            (
+                AgentNodeStatus::NotLaunched(NotLaunched::NeedsSetup { looked_for: "gemini".into() }),
+                "needs setup: gemini",
+                0xf7768e,
+            ),
+            (AgentNodeStatus::NotLaunched(NotLaunched::Refused("no".into())), "not launched", 0xf7768e),
+            (AgentNodeStatus::NotLaunched(NotLaunched::Misconfigured("bad".into())), "not launched", 0xf7768e),
+            (AgentNodeStatus::Pending, "starting", 0x9aa5ce),
+        ];
+        for (status, text, color) in cases {
+            assert_eq!(pair(agent_badge(&status)), (text.to_owned(), Color::hex(color)), "{status:?}");
+        }
+    }
+
+    #[test]
+    fn terminal_badges_show_the_exit_before_the_bell() {
+        assert_eq!(terminal_badge(None, false), None);
+        assert_eq!(terminal_badge(None, true).map(pair), Some(("bell".into(), Color::hex(0xe0af68))));
+        assert_eq!(
+            terminal_badge(Some(&exit(0, None)), true).map(pair),
+            Some(("exited 0".into(), Color::hex(0x9aa5ce)))
+        );
+        assert_eq!(
+            terminal_badge(Some(&exit(127, None)), false).map(pair),
+            Some(("exited 127".into(), Color::hex(0xf7768e)))
+        );
+    }
+}

@@ -1,0 +1,362 @@
+//! Deciding what a terminal/agent node runs and starting it: the command
+//! (the node's own, an artifact viewer, or the resolved agent CLI), the
+//! identity environment, the launch hook's say, persistence (tmux or a
+//! saved snapshot), then the [`PtySpawner`].
+//!
+//! [`start`] does all of it against a [`LaunchSite`]: what the runtime
+//! lends a launch (tmux, the hook, the spawner, the callback host), so the
+//! same steps run in unit tests without a runtime or a PTY.
+
+use super::super::artifact_views::artifact_command;
+use super::agents::resolve_agent;
+use super::hook::{LaunchDecision, PtyLaunch};
+use super::nodes::LiveTerminal;
+use super::snapshots::snapshot_path;
+use super::spawner::{PtySpawner, SpawnSpec};
+use super::status::NotLaunched;
+use crate::model::{AgentKind, ArtifactView, NodeId, ProjectId, Rect};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use terminal::persist;
+use terminal::tmux::TmuxSession;
+use terminal::{CommandSpec, Persistence, TermSize, TerminalConfig, TerminalHost};
+
+/// What a terminal/agent node wants running.
+pub(super) struct Wanted {
+    pub(super) id: NodeId,
+    pub(super) rect: Rect,
+    pub(super) cwd: PathBuf,
+    pub(super) command: Option<Vec<String>>,
+    pub(super) agent: Option<AgentKind>,
+    /// An artifact node's file and view (its command is chosen at launch).
+    pub(super) artifact: Option<(PathBuf, ArtifactView)>,
+    pub(super) session: String,
+}
+
+/// An environment variable lookup.
+pub(super) type VarLookup = Box<dyn Fn(&str) -> Option<String>>;
+
+/// The process environment a launch looks programs up in.
+pub(super) struct LaunchEnv {
+    /// The data directory (snapshots, agent preferences, the child's data-dir variable).
+    pub(super) data_dir: PathBuf,
+    /// PATH, where agent CLIs and artifact viewers are probed.
+    pub(super) path_var: Option<OsString>,
+    /// Variable lookup (an artifact viewer may be named by `$EDITOR` and the like).
+    pub(super) var: VarLookup,
+}
+
+impl LaunchEnv {
+    /// The app's own environment.
+    pub(super) fn of_process(data_dir: PathBuf) -> Self {
+        Self { data_dir, path_var: std::env::var_os("PATH"), var: Box::new(|v| std::env::var(v).ok()) }
+    }
+}
+
+/// What the runtime lends a launch.
+pub(super) trait LaunchSite {
+    /// The tmux session node `id` runs in as session `name` (`None`: a plain PTY).
+    fn tmux_session(&mut self, id: &NodeId, name: &str) -> Option<TmuxSession>;
+    /// The launch hook's decision (launch as is when none is installed).
+    fn decide(&mut self, launch: &mut PtyLaunch) -> LaunchDecision;
+    /// What starts the PTY.
+    fn spawner(&self) -> Arc<dyn PtySpawner>;
+    /// Where node `id`'s terminal reports.
+    fn host(&self, id: &NodeId) -> Arc<dyn TerminalHost>;
+}
+
+/// How a launch ended.
+pub(super) enum Started {
+    /// Running.
+    Live(Box<LiveTerminal>),
+    /// The hook postponed it.
+    Deferred,
+    /// Not started, for a reason the node shows (and a notice says).
+    NotLaunched {
+        /// The notice.
+        notice: String,
+        /// The reason.
+        why: NotLaunched,
+    },
+    /// The PTY did not start (the notice).
+    Failed(String),
+}
+
+/// A program and its arguments (`None` for an empty command line).
+fn command_spec(argv: &[String]) -> Option<CommandSpec> {
+    argv.split_first().map(|(program, args)| CommandSpec { program: program.clone(), args: args.to_vec() })
+}
+
+/// Starts what `w` wants in a `size` terminal.
+pub(super) fn start(
+    site: &mut dyn LaunchSite,
+    w: Wanted,
+    size: TermSize,
+    project: &ProjectId,
+    folder: &Path,
+    env: &LaunchEnv,
+) -> Started {
+    let data = &env.data_dir;
+    let mut agent_executable = None;
+    let mut command = w.command.as_deref().and_then(command_spec);
+    if let Some((path, view)) = &w.artifact {
+        match artifact_command(path, *view, &env.var, env.path_var.as_deref()) {
+            Ok(argv) => command = command_spec(&argv),
+            Err(why) => {
+                return Started::NotLaunched { notice: format!("artifact {}: {}", path.display(), why.message()), why }
+            }
+        }
+    }
+    if let Some(kind) = w.agent {
+        let prefs = crate::paths::agent_tools(data).join("preferences.json");
+        match resolve_agent(kind, &prefs, env.path_var.as_deref()) {
+            Ok((spec, exe)) => {
+                command = Some(CommandSpec { program: exe.display().to_string(), args: spec.launch_args(None) });
+                agent_executable = Some(exe);
+            }
+            Err(why) => {
+                return Started::NotLaunched { notice: format!("agent node {} ({kind}): {}", w.id, why.message()), why }
+            }
+        }
+    }
+    let tmux_session = site.tmux_session(&w.id, &w.session);
+    let warm = tmux_session.as_ref().is_some_and(TmuxSession::exists);
+    let mut launch = PtyLaunch {
+        node: w.id.clone(),
+        project: project.clone(),
+        project_folder: folder.to_path_buf(),
+        agent: w.agent,
+        agent_executable,
+        command,
+        env: vec![
+            ("TERMSPRAWL_NODE_ID".into(), w.id.to_string()),
+            ("TERMSPRAWL_PROJECT_ID".into(), project.to_string()),
+            (crate::paths::DATA_DIR_ENV.into(), data.display().to_string()),
+        ],
+        warm,
+    };
+    // Tool-runtime integration point: credentials and first instructions for agent PTYs.
+    match site.decide(&mut launch) {
+        LaunchDecision::Launch => {}
+        LaunchDecision::Defer => return Started::Deferred,
+        LaunchDecision::Refuse(why) => {
+            return Started::NotLaunched {
+                notice: format!("node {} not launched: {why}", w.id),
+                why: NotLaunched::Refused(why),
+            }
+        }
+    }
+    let mut config = TerminalConfig::new(w.cwd, size);
+    config.command = launch.command;
+    config.env = launch.env;
+    config.persistence = match tmux_session {
+        Some(s) => Persistence::Tmux(s),
+        None => match persist::load_snapshot(&snapshot_path(data, &w.session)) {
+            Ok(Some(bytes)) if !bytes.is_empty() => Persistence::Restore(bytes),
+            Ok(_) => Persistence::None,
+            Err(e) => {
+                tracing::warn!(node = %w.id, "terminal snapshot not restored: {e}");
+                Persistence::None
+            }
+        },
+    };
+    let host = site.host(&w.id);
+    let spec = SpawnSpec { node: w.id.clone(), session: w.session.clone(), config };
+    match site.spawner().spawn(spec, host) {
+        Ok(term) => {
+            tracing::debug!(node = %w.id, session = %w.session, warm, "terminal started");
+            Started::Live(Box::new(LiveTerminal::started(term, project.clone(), w.session, w.agent, warm)))
+        }
+        Err(e) => Started::Failed(format!("terminal {} did not start: {e}", w.id)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::agents::fake_executable;
+    use super::super::spawner::RecordingSpawner;
+    use super::*;
+    use terminal::ExitStatus;
+
+    struct Quiet;
+    impl TerminalHost for Quiet {
+        fn wakeup(&self) {}
+        fn title_changed(&self, _: Option<String>) {}
+        fn bell(&self) {}
+        fn clipboard_store(&self, _: String) {}
+        fn exited(&self, _: ExitStatus) {}
+    }
+
+    type Hook = Box<dyn FnMut(&mut PtyLaunch) -> LaunchDecision>;
+
+    /// A site without tmux whose spawner records what would start.
+    struct TestSite {
+        spawner: Arc<RecordingSpawner>,
+        hook: Option<Hook>,
+        asked: Vec<PtyLaunch>,
+    }
+
+    impl TestSite {
+        fn new(hook: Option<Hook>) -> Self {
+            Self { spawner: Arc::default(), hook, asked: vec![] }
+        }
+        fn specs(&self) -> Vec<SpawnSpec> {
+            self.spawner.specs.lock().unwrap().clone()
+        }
+    }
+
+    impl LaunchSite for TestSite {
+        fn tmux_session(&mut self, _: &NodeId, _: &str) -> Option<TmuxSession> {
+            None
+        }
+        fn decide(&mut self, launch: &mut PtyLaunch) -> LaunchDecision {
+            let decision = self.hook.as_mut().map_or(LaunchDecision::Launch, |hook| hook(launch));
+            self.asked.push(launch.clone());
+            decision
+        }
+        fn spawner(&self) -> Arc<dyn PtySpawner> {
+            self.spawner.clone()
+        }
+        fn host(&self, _: &NodeId) -> Arc<dyn TerminalHost> {
+            Arc::new(Quiet)
+        }
+    }
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        folder: PathBuf,
+        bin: PathBuf,
+        env: LaunchEnv,
+        project: ProjectId,
+    }
+
+    fn fixture() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("project");
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::create_dir_all(&bin).unwrap();
+        let env = LaunchEnv {
+            data_dir: dir.path().join("data"),
+            path_var: Some(bin.clone().into_os_string()),
+            var: Box::new(|_| None),
+        };
+        Fixture { _dir: dir, folder, bin, env, project: ProjectId::new("proj-1").unwrap() }
+    }
+
+    fn wanted(f: &Fixture, id: &str, command: Option<&[&str]>, agent: Option<AgentKind>) -> Wanted {
+        let id = NodeId::new(id).unwrap();
+        Wanted {
+            session: super::super::naming::session_name(&f.folder, &id),
+            id,
+            rect: Rect::new(0.0, 0.0, 400.0, 300.0),
+            cwd: f.folder.clone(),
+            command: command.map(|c| c.iter().map(|s| s.to_string()).collect()),
+            agent,
+            artifact: None,
+        }
+    }
+
+    const SIZE: TermSize = TermSize { cols: 80, rows: 24, cell_width: 8, cell_height: 17 };
+
+    fn identity(f: &Fixture, node: &str) -> Vec<(String, String)> {
+        vec![
+            ("TERMSPRAWL_NODE_ID".into(), node.into()),
+            ("TERMSPRAWL_PROJECT_ID".into(), "proj-1".into()),
+            (crate::paths::DATA_DIR_ENV.into(), f.env.data_dir.display().to_string()),
+        ]
+    }
+
+    #[test]
+    fn a_terminal_node_spawns_its_command_with_its_identity_and_snapshot() {
+        let f = fixture();
+        let mut site = TestSite::new(None);
+        let w = wanted(&f, "term-1", Some(&["bash", "-c", "echo hi"]), None);
+        let session = w.session.clone();
+        let started = start(&mut site, w, SIZE, &f.project, &f.folder, &f.env);
+        assert!(matches!(&started, Started::Failed(msg) if msg.starts_with("terminal term-1 did not start: ")));
+        let specs = site.specs();
+        let [spec] = specs.as_slice() else { panic!("{specs:?}") };
+        assert_eq!((spec.node.as_str(), spec.session.as_str()), ("term-1", session.as_str()));
+        let c = &spec.config;
+        assert_eq!(c.command, Some(CommandSpec { program: "bash".into(), args: vec!["-c".into(), "echo hi".into()] }));
+        assert_eq!((c.cwd.as_path(), c.size), (f.folder.as_path(), SIZE));
+        assert_eq!(c.env, identity(&f, "term-1"));
+        assert!(matches!(c.persistence, Persistence::None), "no snapshot yet");
+        assert_eq!(site.asked.len(), 1, "the hook sees plain terminals too");
+        assert_eq!((site.asked[0].agent, &site.asked[0].agent_executable, site.asked[0].warm), (None, &None, false));
+
+        // An empty command line runs the user's shell; a saved snapshot is replayed.
+        let w = wanted(&f, "term-2", Some(&[]), None);
+        let snapshot = snapshot_path(&f.env.data_dir, &w.session);
+        std::fs::create_dir_all(snapshot.parent().unwrap()).unwrap();
+        std::fs::write(&snapshot, b"old screen\r\n").unwrap();
+        start(&mut site, w, SIZE, &f.project, &f.folder, &f.env);
+        let spec = site.specs().pop().unwrap();
+        assert_eq!(spec.config.command, None);
+        assert!(matches!(&spec.config.persistence, Persistence::Restore(b) if b == b"old screen\r\n"));
+    }
+
+    #[test]
+    fn an_agent_node_runs_its_resolved_cli_as_the_launch_hook_prepared_it() {
+        let f = fixture();
+        let exe = fake_executable(&f.bin, "codex");
+        let want_exe = exe.clone();
+        let hook: Hook = Box::new(move |launch| {
+            assert_eq!(launch.agent, Some(AgentKind::Codex));
+            assert_eq!(launch.agent_executable.as_deref(), Some(want_exe.as_path()));
+            assert_eq!(launch.command.as_ref().map(|c| c.program.clone()), Some(want_exe.display().to_string()));
+            launch.env.push(("TERMSPRAWL_TOOL_URL".into(), "http://127.0.0.1:1/mcp".into()));
+            if let Some(c) = launch.command.as_mut() {
+                c.args.push("first instruction".into());
+            }
+            LaunchDecision::Launch
+        });
+        let mut site = TestSite::new(Some(hook));
+        let w = wanted(&f, "agent-1", None, Some(AgentKind::Codex));
+        start(&mut site, w, SIZE, &f.project, &f.folder, &f.env);
+        let spec = site.specs().pop().expect("spawned");
+        assert_eq!(
+            spec.config.command,
+            Some(CommandSpec { program: exe.display().to_string(), args: vec!["first instruction".into()] })
+        );
+        let mut env = identity(&f, "agent-1");
+        env.push(("TERMSPRAWL_TOOL_URL".into(), "http://127.0.0.1:1/mcp".into()));
+        assert_eq!(spec.config.env, env);
+    }
+
+    #[test]
+    fn a_refused_or_deferred_launch_starts_nothing() {
+        let f = fixture();
+        fake_executable(&f.bin, "codex");
+        let mut site = TestSite::new(Some(Box::new(|_| LaunchDecision::Refuse("tool server is off".into()))));
+        let w = wanted(&f, "agent-1", None, Some(AgentKind::Codex));
+        match start(&mut site, w, SIZE, &f.project, &f.folder, &f.env) {
+            Started::NotLaunched { notice, why } => {
+                assert_eq!(notice, "node agent-1 not launched: tool server is off");
+                assert_eq!(why, NotLaunched::Refused("tool server is off".into()));
+            }
+            _ => panic!("not refused"),
+        }
+        let mut deferring = TestSite::new(Some(Box::new(|_| LaunchDecision::Defer)));
+        let w = wanted(&f, "agent-2", None, Some(AgentKind::Codex));
+        assert!(matches!(start(&mut deferring, w, SIZE, &f.project, &f.folder, &f.env), Started::Deferred));
+        assert!(site.specs().is_empty() && deferring.specs().is_empty());
+    }
+
+    #[test]
+    fn a_missing_agent_cli_is_not_launched_before_the_hook_is_asked() {
+        let f = fixture();
+        let mut site = TestSite::new(None);
+        let w = wanted(&f, "agent-1", None, Some(AgentKind::Gemini));
+        match start(&mut site, w, SIZE, &f.project, &f.folder, &f.env) {
+            Started::NotLaunched { notice, why: NotLaunched::NeedsSetup { looked_for } } => {
+                assert_eq!(looked_for, "gemini");
+                assert!(notice.starts_with("agent node agent-1 (gemini): needs setup"), "{notice}");
+            }
+            _ => panic!("launched without its CLI"),
+        }
+        assert!(site.asked.is_empty() && site.specs().is_empty());
+    }
+}

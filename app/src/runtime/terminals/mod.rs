@@ -1,0 +1,65 @@
+//! Terminal and agent nodes ↔ live PTY sessions.
+//!
+//! One `terminal::Terminal` per terminal/agent node of the active project,
+//! spawned in the node's working directory with the node's identity in its
+//! environment, sized from the node and the renderer's cell metrics (never
+//! from the zoom), and drawn through the renderer's cell grid.
+//!
+//! Sessions outlive the app: with tmux ≥ 3.2 every node runs inside a tmux
+//! session on a private socket under the data dir (name from
+//! [`session_name`]), so a restart re-attaches with scrollback intact;
+//! without tmux a capped ANSI snapshot of the grid is saved at exit (and
+//! every [`SNAPSHOT_EVERY`]) under `<data>/terminals/` and replayed on
+//! restore under the "session restored" marker. The snapshot is written in
+//! tmux mode too: it is the app's own last view of the node (what the grid
+//! showed), readable after a reboot took the tmux server away. Closing a node
+//! ends its session (tmux session killed, snapshot deleted); closing the app,
+//! or its project, only detaches.
+//!
+//! Agent nodes launch their CLI once, resolved through the terminal crate's
+//! registry (and `agent-tools/preferences.json` for `custom`) and probed on
+//! PATH first; a missing executable or malformed preferences leave the node
+//! un-launched with a *needs setup* badge and a notice. The tool runtime
+//! prepares each launch (credentials, first instruction) through
+//! [`Runtime::set_pty_launch_hook`](super::Runtime::set_pty_launch_hook).
+//!
+//! Files, each using only those listed before it (and the runtime outside
+//! this folder), so there are no import loops:
+//! - `status`: why a node did not launch, an agent's status (leaf);
+//! - `grid`: screen → renderer cell grid (leaf);
+//! - `naming`: session names (leaf);
+//! - `snapshots`: snapshot files, ending sessions, the session worker (leaf);
+//! - `spawner`: the [`PtySpawner`] seam and the real spawner (leaf);
+//! - `ticker`: the periodic wake-up thread (leaf);
+//! - `hook`: the launch hook and what it sees (leaf);
+//! - `agents`: agent CLI resolution (status);
+//! - `badges`: badge text and colours (status);
+//! - `nodes`: the live terminals and per-node state (hook, snapshots, spawner, status);
+//! - `host`: terminal callbacks → main-thread jobs (nodes);
+//! - `launch`: what a node runs, and starting it through a [`PtySpawner`]
+//!   (agents, hook, nodes, snapshots, spawner, status);
+//! - `sync`: the runtime methods tying it together (all of the above).
+
+mod agents;
+mod badges;
+mod grid;
+mod hook;
+mod host;
+mod launch;
+mod naming;
+mod nodes;
+mod snapshots;
+mod spawner;
+mod status;
+mod sync;
+mod ticker;
+
+pub use agents::{registry_kind, resolve_agent};
+pub use badges::{agent_badge, exit_text, terminal_badge};
+pub use grid::grid_view;
+pub use hook::{LaunchDecision, LaunchHook, PtyLaunch};
+pub use naming::{session_name, valid_session_name};
+pub use nodes::{closed_for_good, LiveTerminal, TerminalNodes};
+pub use snapshots::{end_session, save_terminal_snapshot, snapshot_path, SNAPSHOT_DIR, SNAPSHOT_EVERY};
+pub use spawner::{PtySpawner, SpawnSpec, TerminalSpawner};
+pub use status::{AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};

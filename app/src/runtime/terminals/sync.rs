@@ -1,0 +1,297 @@
+//! The runtime side: keeping live terminals in line with the active
+//! project's nodes (start, resize, put away, detach), periodic work, and
+//! what the renderer shows for terminal nodes.
+
+use super::super::scene;
+use super::super::Runtime;
+use super::badges::{agent_badge, terminal_badge};
+use super::grid::grid_view;
+use super::hook::{LaunchDecision, LaunchHook, PtyLaunch};
+use super::host::NodeHost;
+use super::launch::{self, LaunchEnv, LaunchSite, Started, Wanted};
+use super::naming::{session_name, valid_session_name};
+use super::nodes::closed_for_good;
+use super::snapshots::{screen_snapshot, SessionJob, SNAPSHOT_EVERY};
+use super::spawner::PtySpawner;
+use super::status::{AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
+use super::ticker::{self, TICK_EVERY};
+use crate::model::{AgentKind, NodeId, NodeKind, ProjectId, Rect};
+use canvas_render::{Badge, NodeContent};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use terminal::agents;
+use terminal::tmux::{Tmux, TmuxSession};
+use terminal::{TermSize, TerminalHost};
+
+/// Cell size assumed before a renderer exists (DejaVu/Hack at 14 px).
+const FALLBACK_CELL: (f32, f32) = (8.0, 17.0);
+
+impl LaunchSite for Runtime {
+    fn tmux_session(&mut self, id: &NodeId, name: &str) -> Option<TmuxSession> {
+        // A node closed and brought back (undo) must not attach to the session being ended.
+        if self.terminals.sessions.is_ending(name) {
+            self.terminals.sessions.flush(Duration::from_secs(2));
+        }
+        let data = self.data_dir().to_path_buf();
+        let tmux = self.tmux().cloned()?;
+        match TmuxSession::new(tmux, &data, name) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::warn!(node = %id, "terminal runs without tmux: {e}");
+                None
+            }
+        }
+    }
+
+    fn decide(&mut self, launch: &mut PtyLaunch) -> LaunchDecision {
+        match self.terminals.hook.clone() {
+            Some(hook) => hook(self, launch),
+            None => LaunchDecision::Launch,
+        }
+    }
+
+    fn spawner(&self) -> Arc<dyn PtySpawner> {
+        self.terminals.spawner.clone()
+    }
+
+    fn host(&self, id: &NodeId) -> Arc<dyn TerminalHost> {
+        Arc::new(NodeHost { node: id.clone(), app: self.handle() })
+    }
+}
+
+impl Runtime {
+    /// Columns × rows that fill a node (the font's cell size, never the zoom).
+    pub fn terminal_size_for(&self, rect: &Rect) -> TermSize {
+        let (cols, rows, cw, ch) = match &self.gfx {
+            Some(g) => {
+                let (c, r) = g.renderer.terminal_grid_size(scene::render_rect(rect));
+                let m = g.renderer.cell_metrics();
+                (c, r, m.width, m.height)
+            }
+            None => {
+                let body = canvas_render::content_rect(scene::render_rect(rect), &canvas_render::Theme::default());
+                let c = (body.w / FALLBACK_CELL.0).floor().clamp(2.0, 1000.0) as u16;
+                let r = (body.h / FALLBACK_CELL.1).floor().clamp(1.0, 1000.0) as u16;
+                (c, r, FALLBACK_CELL.0, FALLBACK_CELL.1)
+            }
+        };
+        TermSize { cols: cols.max(2), rows: rows.max(1), cell_width: cw as u16, cell_height: ch as u16 }
+    }
+
+    /// Installs the hook that prepares every terminal/agent PTY before it
+    /// starts (the tool runtime's credential and launch integration).
+    pub fn set_pty_launch_hook(&mut self, hook: LaunchHook) {
+        self.terminals.hook = Some(hook);
+    }
+
+    /// Forgets why agent nodes did not launch, so the next sync tries again
+    /// (after the user installed the CLI or fixed preferences.json).
+    pub fn retry_agent_launches(&mut self) {
+        self.terminals.not_launched.clear();
+        self.sync_terminals();
+    }
+
+    /// The usable tmux (detected once per run; `None` means snapshot persistence).
+    pub fn tmux(&mut self) -> Option<&Tmux> {
+        if self.terminals.tmux.is_none() {
+            let found = match Tmux::detect() {
+                Ok(t) => {
+                    tracing::info!(version = %t.version(), "terminal sessions run inside tmux");
+                    Some(t)
+                }
+                Err(e) => {
+                    tracing::info!("terminal sessions persist as snapshots: {e}");
+                    None
+                }
+            };
+            self.terminals.tmux = Some(found);
+        }
+        self.terminals.tmux.as_ref().and_then(Option::as_ref)
+    }
+
+    /// Spawns, resizes and ends terminals so they match the active project.
+    pub fn sync_terminals(&mut self) {
+        self.start_terminal_ticker();
+        let mut wanted = vec![];
+        let mut project_id = None;
+        let mut folder = PathBuf::new();
+        if let Some(p) = self.project() {
+            project_id = Some(p.id().clone());
+            folder = p.folder().to_path_buf();
+            for node in p.nodes() {
+                let mut artifact = None;
+                let (cwd, command, agent, session) = match &node.kind {
+                    NodeKind::Terminal { cwd, command, tmux_session } => {
+                        let session = tmux_session.clone().filter(|s| valid_session_name(s));
+                        (cwd.clone(), command.clone(), None, session)
+                    }
+                    // An external agent runs outside the app: nothing to launch here.
+                    NodeKind::Agent { agent: AgentKind::External, .. } => continue,
+                    NodeKind::Agent { cwd, agent } => (cwd.clone(), None, Some(*agent), None),
+                    NodeKind::Artifact { path, view } => {
+                        artifact = Some((path.clone(), *view));
+                        (folder.clone(), None, None, None)
+                    }
+                    _ => continue,
+                };
+                let cwd = if cwd.as_os_str().is_empty() { folder.clone() } else { cwd };
+                let session = session.unwrap_or_else(|| session_name(&folder, &node.id));
+                wanted.push(Wanted { id: node.id.clone(), rect: node.rect, cwd, command, agent, artifact, session });
+            }
+        }
+        let gone: Vec<NodeId> =
+            self.terminals.map.keys().filter(|id| !wanted.iter().any(|w| &w.id == *id)).cloned().collect();
+        for id in gone {
+            self.put_away_terminal(&id);
+        }
+        self.terminals.not_launched.retain(|id, _| wanted.iter().any(|w| &w.id == id));
+        self.terminals.deferred.clear();
+        let Some(project_id) = project_id else { return };
+        for w in wanted {
+            let size = self.terminal_size_for(&w.rect);
+            if let Some(t) = self.terminals.map.get(&w.id) {
+                let s = t.term.snapshot();
+                if (s.cols, s.rows) != (size.cols as usize, size.rows as usize) {
+                    if let Err(e) = t.term.resize(size) {
+                        tracing::debug!(node = %w.id, error = %e, "terminal resize failed");
+                    }
+                }
+                continue;
+            }
+            if self.terminals.not_launched.contains_key(&w.id) {
+                continue;
+            }
+            self.start_terminal(w, size, &project_id, &folder);
+        }
+    }
+
+    /// Ends or detaches the live terminal of a node that is no longer shown.
+    fn put_away_terminal(&mut self, id: &NodeId) {
+        let Some(t) = self.terminals.map.remove(id) else { return };
+        let data = self.data_dir().to_path_buf();
+        let job = if closed_for_good(&self.workspace, &t.project, id) {
+            SessionJob::End { data, tmux: self.tmux().cloned(), name: t.session.clone() }
+        } else {
+            SessionJob::Save { data, name: t.session.clone(), bytes: screen_snapshot(&t.term) }
+        };
+        // Dropping hangs up: a tmux client detaches, a plain shell ends.
+        drop(t);
+        self.terminals.sessions.queue(job);
+    }
+
+    /// Records why a node's terminal was not started: its body says so, and a notice.
+    fn not_launched(&mut self, id: NodeId, notice: String, why: NotLaunched) {
+        self.notify(notice, true);
+        self.terminals.not_launched.insert(id, why);
+        self.request_redraw();
+    }
+
+    fn start_terminal(&mut self, w: Wanted, size: TermSize, project: &ProjectId, folder: &Path) {
+        let id = w.id.clone();
+        let env = LaunchEnv::of_process(self.data_dir().to_path_buf());
+        match launch::start(self, w, size, project, folder, &env) {
+            Started::Live(live) => {
+                self.terminals.map.insert(id, *live);
+            }
+            Started::Deferred => {
+                self.terminals.deferred.insert(id);
+            }
+            Started::NotLaunched { notice, why } => self.not_launched(id, notice, why),
+            Started::Failed(notice) => self.notify(notice, true),
+        }
+    }
+
+    /// Starts the thread that wakes the main thread every [`TICK_EVERY`] for
+    /// [`Runtime::terminals_tick`]; it ends when the app stops taking jobs.
+    fn start_terminal_ticker(&mut self) {
+        if self.terminals.ticker {
+            return;
+        }
+        self.terminals.ticker = true;
+        if let Err(e) = ticker::spawn(self.handle(), TICK_EVERY, Runtime::terminals_tick) {
+            tracing::warn!("terminal ticker not started (agent badges refresh only on output): {e}");
+        }
+    }
+
+    /// Periodic terminal work: redraws when an agent's status changed with
+    /// time alone, saves snapshots of changed terminals every [`SNAPSHOT_EVERY`],
+    /// and retries deferred launches.
+    pub fn terminals_tick(&mut self) {
+        let now = Instant::now();
+        let mut changed = false;
+        for t in self.terminals.map.values_mut() {
+            if t.agent.is_none() {
+                continue;
+            }
+            let status = agents::agent_status(now, t.term.last_output_at(), t.exited.is_some(), AGENT_IDLE_AFTER);
+            if t.shown_status != Some(status) {
+                t.shown_status = Some(status);
+                changed = true;
+            }
+        }
+        if changed {
+            self.request_redraw();
+        }
+        if self.terminals.last_snapshot.is_none_or(|at| now.duration_since(at) >= SNAPSHOT_EVERY) {
+            self.terminals.last_snapshot = Some(now);
+            self.save_terminal_snapshots();
+        }
+        if !self.terminals.deferred.is_empty() {
+            self.sync_terminals();
+        }
+    }
+
+    /// Saves the snapshot of every live terminal whose grid changed since its
+    /// last save (serialised here, written by the session worker).
+    pub fn save_terminal_snapshots(&mut self) {
+        let data = self.data_dir().to_path_buf();
+        let mut jobs = vec![];
+        for t in self.terminals.map.values_mut() {
+            let generation = t.term.generation();
+            if t.saved_generation == Some(generation) {
+                continue;
+            }
+            t.saved_generation = Some(generation);
+            jobs.push(SessionJob::Save {
+                data: data.clone(),
+                name: t.session.clone(),
+                bytes: screen_snapshot(&t.term),
+            });
+        }
+        for job in jobs {
+            self.terminals.sessions.queue(job);
+        }
+    }
+
+    /// At app exit: snapshot every terminal and detach (sessions live on).
+    pub fn detach_terminals(&mut self) {
+        self.save_terminal_snapshots();
+        // Dropping hangs up each client; tmux sessions keep running.
+        self.terminals.map.clear();
+        self.terminals.sessions.flush(Duration::from_secs(10));
+    }
+
+    /// An agent node's status (`None` for other nodes).
+    pub fn agent_node_status(&self, id: &NodeId) -> Option<AgentNodeStatus> {
+        self.terminals.agent_status(id, Instant::now())
+    }
+
+    pub(crate) fn terminal_content(&self, id: &NodeId) -> NodeContent {
+        if let Some(why) = self.terminals.not_launched.get(id) {
+            return NodeContent::Text(why.message());
+        }
+        match self.terminals.map.get(id) {
+            Some(t) => NodeContent::Terminal(grid_view(&t.term.snapshot(), self.focus.as_ref() == Some(id))),
+            None => NodeContent::Empty,
+        }
+    }
+
+    pub(crate) fn node_badge(&self, id: &NodeId) -> Option<Badge> {
+        if let Some(status) = self.agent_node_status(id) {
+            return Some(agent_badge(&status));
+        }
+        let t = self.terminals.map.get(id)?;
+        terminal_badge(t.exited.as_ref(), t.bell)
+    }
+}
