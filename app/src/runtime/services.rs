@@ -7,7 +7,6 @@ use super::facade::{CdpServers, CdpServersError};
 use super::tools::{RuntimeToolHost, ToolPhase};
 use super::Runtime;
 use crate::model::{AgentKind, Command, Node, NodeId, NodeKind, Rect};
-use std::path::Path;
 use std::sync::Arc;
 use thiserror::Error;
 use tool_server::{IntegrationState, IntegrationStatus, ToolIdentity, ToolServer};
@@ -82,12 +81,6 @@ impl Services {
     }
 }
 
-/// Persists "Enable agent browser control", keeping the file's other settings
-/// (the tool runtime's palette switch calls this).
-pub fn save_browser_control(agent_tools: &Path, on: bool) -> Result<(), tool_server::FileError> {
-    agent_settings::save_browser_control(agent_tools, on)
-}
-
 impl Runtime {
     /// Turns "Enable agent browser control" on or off, persists it, and says so.
     /// Off refuses browser operations from the next call on. (Here, beside the
@@ -95,7 +88,7 @@ impl Runtime {
     pub fn set_agent_browser_control(&mut self, on: bool) {
         let dir = crate::paths::agent_tools(self.data_dir());
         self.tools.shared.set_browser_control(on);
-        match save_browser_control(&dir, on) {
+        match agent_settings::save_browser_control(&dir, on) {
             Ok(()) => self.notify(format!("agent browser control {}", if on { "enabled" } else { "disabled" }), false),
             Err(e) => self.notify(
                 format!(
