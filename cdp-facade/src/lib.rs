@@ -1,5 +1,5 @@
 //! cdp-facade: the opt-in localhost control plane for browser nodes. It owns
-//! the per-boot [`Token`], the browser agent control server ([`AgentServer`]:
+//! the per-boot token's use (a [`local_guard::Token`]), the browser agent control server ([`AgentServer`]:
 //! `GET /info`, `POST /open`, `browser-agent.json`) and the virtual CDP
 //! browser ([`Facade`]: `/json/*` discovery plus one WebSocket client at a
 //! time) that exposes every browser node as a standard `page` target so
@@ -24,7 +24,6 @@ mod router;
 mod screenshot;
 mod server_thread;
 mod sessions;
-mod token;
 mod ws;
 
 pub use agent_server::{AgentServer, AgentServerConfig, DISCOVERY_FILE_NAME, MAX_OPEN_BODY_BYTES};
@@ -32,5 +31,4 @@ pub use error::FacadeError;
 pub use facade::{Facade, FacadeConfig, GuestsChanged, DEFAULT_MAX_MESSAGE_BYTES};
 pub use guest::{BrowserVersion, GuestChannel, GuestError, GuestId, GuestSink, Guests};
 pub use ids::FACADE_ID_RANGE;
-pub use token::{RandomnessError, Token};
 pub use ws::CLOSE_UNAUTHORIZED;

@@ -5,7 +5,8 @@ mod support;
 
 use std::sync::Arc;
 
-use cdp_facade::{Facade, FacadeConfig, Guests, Token, CLOSE_UNAUTHORIZED, FACADE_ID_RANGE};
+use cdp_facade::{Facade, FacadeConfig, Guests, CLOSE_UNAUTHORIZED, FACADE_ID_RANGE};
+use local_guard::Token;
 use futures_util::SinkExt;
 use serde_json::{json, Value};
 use support::*;

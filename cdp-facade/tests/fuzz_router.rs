@@ -16,7 +16,8 @@ mod support;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cdp_facade::{Facade, FacadeConfig, Guests, Token};
+use cdp_facade::{Facade, FacadeConfig, Guests};
+use local_guard::Token;
 use futures_util::SinkExt;
 use proptest::collection::vec;
 use proptest::prelude::*;

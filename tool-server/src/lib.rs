@@ -14,7 +14,6 @@
 
 mod catalogue;
 mod client;
-mod files;
 mod guides;
 mod http;
 mod invoke;
@@ -29,14 +28,13 @@ pub use catalogue::{
     tool_spec, Operation, ToolSpec, AGENT_TOOLS, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS,
 };
 pub use client::{ClientError, ToolClient};
-pub use files::{ensure_private_dir, read_private, remove_private, write_private, write_private_json, FileError};
 pub use guides::{guide, GuideTopic, TOOL_GUIDES};
 pub use invoke::{ExecuteFuture, InvokeError, ToolHost};
 pub use lock::{LockError, ServerLock};
 pub use mcp::{McpServer, ToolCaller};
 pub use server::{Endpoint, ServerConfig, ServerError, ToolServer};
 pub use sessions::{
-    valid_node_id, IntegrationState, IntegrationStatus, SessionError, SessionStore, SessionToken, ToolIdentity,
+    valid_node_id, IntegrationState, IntegrationStatus, SessionError, SessionStore, ToolIdentity,
     ToolSession,
 };
 pub use validate::{validate_tool_request, ToolRequest, ValidationError};
