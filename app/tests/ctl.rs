@@ -12,9 +12,10 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use local_guard::files::write_private_json;
 use tempfile::TempDir;
 use tool_server::{
-    guide, write_private_json, ExecuteFuture, GuideTopic, IntegrationState, IntegrationStatus, Operation, ToolHost,
+    guide, ExecuteFuture, GuideTopic, IntegrationState, IntegrationStatus, Operation, ToolHost,
     ToolIdentity, ToolRequest, ToolServer, AGENT_TOOLS,
 };
 

@@ -15,7 +15,7 @@ const MAX_SETTINGS_BYTES: u64 = 64 * 1024;
 /// means no; an unreadable or malformed file is reported and also means no
 /// (the facade is opt-in, so doubt keeps it off).
 pub fn enabled(agent_tools: &Path) -> bool {
-    let bytes = match tool_server::read_private(agent_tools, SETTINGS_FILE, MAX_SETTINGS_BYTES) {
+    let bytes = match local_guard::files::read_private(agent_tools, SETTINGS_FILE, MAX_SETTINGS_BYTES) {
         Ok(Some(b)) => b,
         Ok(None) => return false,
         Err(e) => {
@@ -47,7 +47,7 @@ mod tests {
     fn only_an_explicit_true_enables_the_facade() {
         let dir = tempfile::tempdir().unwrap();
         let tools = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&tools).unwrap();
+        local_guard::files::ensure_private_dir(&tools).unwrap();
         assert!(!enabled(&tools));
         let cases = [
             (r#"{"cdpFacade": true, "agentBrowserControl": false}"#, true),
@@ -67,7 +67,7 @@ mod tests {
     fn saving_browser_control_keeps_the_facade_setting() {
         let dir = tempfile::tempdir().unwrap();
         let tools = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&tools).unwrap();
+        local_guard::files::ensure_private_dir(&tools).unwrap();
         std::fs::write(tools.join(SETTINGS_FILE), r#"{"cdpFacade": true}"#).unwrap();
         super::super::services::save_browser_control(&tools, true).unwrap();
         assert!(enabled(&tools));

@@ -35,7 +35,7 @@ pub enum ServiceError {
     ToolServer(#[from] tool_server::ServerError),
     /// A settings file could not be read or written.
     #[error("settings: {0}")]
-    Settings(#[from] tool_server::FileError),
+    Settings(#[from] local_guard::FileError),
     /// `--agent` named an unusable node.
     #[error("--agent {name}: {reason}")]
     Agent {
@@ -84,8 +84,8 @@ impl Services {
 }
 
 /// Reads "Enable agent browser control" (false when never set).
-pub fn load_browser_control(agent_tools: &Path) -> Result<bool, tool_server::FileError> {
-    let Some(bytes) = tool_server::read_private(agent_tools, SETTINGS_FILE, 64 * 1024)? else { return Ok(false) };
+pub fn load_browser_control(agent_tools: &Path) -> Result<bool, local_guard::FileError> {
+    let Some(bytes) = local_guard::files::read_private(agent_tools, SETTINGS_FILE, 64 * 1024)? else { return Ok(false) };
     match serde_json::from_slice::<serde_json::Value>(&bytes) {
         Ok(v) => Ok(v.get("agentBrowserControl").and_then(serde_json::Value::as_bool).unwrap_or(false)),
         Err(e) => {
@@ -96,13 +96,13 @@ pub fn load_browser_control(agent_tools: &Path) -> Result<bool, tool_server::Fil
 }
 
 /// Persists "Enable agent browser control".
-pub fn save_browser_control(agent_tools: &Path, on: bool) -> Result<(), tool_server::FileError> {
+pub fn save_browser_control(agent_tools: &Path, on: bool) -> Result<(), local_guard::FileError> {
     // Keep the file's other settings (cdpFacade); a malformed file is replaced.
-    let mut settings = tool_server::read_private(agent_tools, SETTINGS_FILE, 64 * 1024)?
+    let mut settings = local_guard::files::read_private(agent_tools, SETTINGS_FILE, 64 * 1024)?
         .and_then(|b| serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&b).ok())
         .unwrap_or_default();
     settings.insert("agentBrowserControl".into(), on.into());
-    tool_server::write_private_json(agent_tools, SETTINGS_FILE, &settings)
+    local_guard::files::write_private_json(agent_tools, SETTINGS_FILE, &settings)
 }
 
 /// Starts the tool server against the runtime, provisions `--agent` nodes,
@@ -179,7 +179,7 @@ mod tests {
     fn browser_control_setting_round_trips_and_defaults_off() {
         let dir = tempfile::tempdir().unwrap();
         let tools = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&tools).unwrap();
+        local_guard::files::ensure_private_dir(&tools).unwrap();
         assert!(!load_browser_control(&tools).unwrap());
         save_browser_control(&tools, true).unwrap();
         assert!(load_browser_control(&tools).unwrap());

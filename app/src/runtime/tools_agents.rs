@@ -50,14 +50,14 @@ pub fn write_launch_config(
     let launch = agent_tools.join("launch");
     let dir = launch.join(node);
     for d in [&launch, &dir] {
-        tool_server::ensure_private_dir(d).map_err(|e| e.to_string())?;
+        local_guard::files::ensure_private_dir(d).map_err(|e| e.to_string())?;
     }
     let ctl = ctl_path().display().to_string();
     let env = json!({"TERMSPRAWL_NODE_ID": node, "TERMSPRAWL_DATA_DIR": data_dir.display().to_string()});
     match kind {
         AgentKind::Claude | AgentKind::Openclaude => {
             let config = json!({"mcpServers": {"termsprawl": {"type": "stdio", "command": ctl, "args": ["mcp", "--adapter", "claude-mcp"], "env": env}}});
-            tool_server::write_private_json(&dir, "mcp.json", &config).map_err(|e| e.to_string())?;
+            local_guard::files::write_private_json(&dir, "mcp.json", &config).map_err(|e| e.to_string())?;
             Ok(vec!["--mcp-config".into(), dir.join("mcp.json").display().to_string()])
         }
         AgentKind::Codex => {
@@ -352,7 +352,7 @@ mod tests {
     fn codex_gets_its_mcp_server_and_the_identity_through_config_overrides() {
         let dir = tempfile::tempdir().unwrap();
         let tools = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&tools).unwrap();
+        local_guard::files::ensure_private_dir(&tools).unwrap();
         let args = write_launch_config(&tools, "agent-7", AgentKind::Codex, Path::new("/data dir")).unwrap();
         let overrides: Vec<&str> = args
             .chunks(2)
@@ -408,7 +408,7 @@ mod tests {
     fn launch_config_names_the_ctl_but_holds_no_token() {
         let dir = tempfile::tempdir().unwrap();
         let tools = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&tools).unwrap();
+        local_guard::files::ensure_private_dir(&tools).unwrap();
         let args = write_launch_config(&tools, "n1", AgentKind::Claude, dir.path()).unwrap();
         assert_eq!(args[0], "--mcp-config");
         let cfg: Value = serde_json::from_slice(&std::fs::read(&args[1]).unwrap()).unwrap();
