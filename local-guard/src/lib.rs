@@ -1,6 +1,7 @@
 //! What termsprawl's loopback servers and private state files share, defined
 //! once: the `Host`/`Origin` guard, the bearer [`Token`], [`hex`] encoding,
-//! OS randomness, and private atomic [`files`].
+//! OS randomness, and private atomic [`files`]. It must NOT know about any
+//! server, session or file format: it takes headers, bytes and paths.
 //!
 //! # The loopback rule
 //!
