@@ -13,9 +13,9 @@ use crate::guest::Guests;
 use crate::http_access::{self, Body};
 use crate::ids::{random_guid, random_hex_id, MessageIds, SessionIds};
 use crate::server_thread::{bind_loopback, ServerThread};
-use local_guard::Token;
 use crate::ws::ClientSlot;
 use crate::{discovery, ws};
+use local_guard::Token;
 
 /// Default cap on one incoming WebSocket message (screenshots are replies, so they are not affected).
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 64 << 20;

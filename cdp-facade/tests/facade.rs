@@ -6,8 +6,8 @@ mod support;
 use std::sync::Arc;
 
 use cdp_facade::{Facade, FacadeConfig, Guests, CLOSE_UNAUTHORIZED, FACADE_ID_RANGE};
-use local_guard::Token;
 use futures_util::SinkExt;
+use local_guard::Token;
 use serde_json::{json, Value};
 use support::*;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};

@@ -16,8 +16,8 @@ mod support;
 use std::sync::Arc;
 
 use cdp_facade::{AgentServer, AgentServerConfig, Facade, FacadeConfig, Guests};
-use local_guard::Token;
 use http_wire::{cases, exchange, hostile, Template};
+use local_guard::Token;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use proptest::{prop_assert, prop_assert_eq};

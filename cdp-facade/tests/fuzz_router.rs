@@ -17,8 +17,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cdp_facade::{Facade, FacadeConfig, Guests};
-use local_guard::Token;
 use futures_util::SinkExt;
+use local_guard::Token;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};

@@ -197,7 +197,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), FileErro
 }
 
 /// Writes a temp file next to `target` and renames it over `target`.
-fn replace(dir_handle: &File, dir: &Path, name: &OsStr, target: &Path, bytes: &[u8], mode: u32) -> Result<(), FileError> {
+fn replace(
+    dir_handle: &File,
+    dir: &Path,
+    name: &OsStr,
+    target: &Path,
+    bytes: &[u8],
+    mode: u32,
+) -> Result<(), FileError> {
     let temp = dir.join(temp_name(name)?);
     let mut file = OpenOptions::new()
         .write(true)

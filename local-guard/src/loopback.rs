@@ -42,14 +42,9 @@ mod tests {
 
     #[test]
     fn loopback_names_with_our_port_pass_in_any_case() {
-        for ok in [
-            "127.0.0.1:8000",
-            "localhost:8000",
-            "LOCALHOST:8000",
-            "LocalHost:8000",
-            "[::1]:8000",
-            " 127.0.0.1:8000\t",
-        ] {
+        for ok in
+            ["127.0.0.1:8000", "localhost:8000", "LOCALHOST:8000", "LocalHost:8000", "[::1]:8000", " 127.0.0.1:8000\t"]
+        {
             assert!(allowed(ok), "{ok:?}");
         }
     }

@@ -34,7 +34,6 @@ pub use lock::{LockError, ServerLock};
 pub use mcp::{McpServer, ToolCaller};
 pub use server::{Endpoint, ServerConfig, ServerError, ToolServer};
 pub use sessions::{
-    valid_node_id, IntegrationState, IntegrationStatus, SessionError, SessionStore, ToolIdentity,
-    ToolSession,
+    valid_node_id, IntegrationState, IntegrationStatus, SessionError, SessionStore, ToolIdentity, ToolSession,
 };
 pub use validate::{validate_tool_request, ToolRequest, ValidationError};

@@ -11,12 +11,12 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use tokio::sync::watch;
 
-use local_guard::files::{self, FileError};
 use crate::http::{self, HttpState};
 use crate::invoke::{Invoker, ToolHost};
 use crate::lock::{LockError, ServerLock};
 use crate::queue::ProjectQueues;
 use crate::sessions::{IntegrationStatus, SessionError, SessionStore, ToolIdentity, ToolSession};
+use local_guard::files::{self, FileError};
 
 /// Name of the endpoint file inside `agent-tools/`.
 const ENDPOINT_FILE: &str = "endpoint.json";

@@ -17,8 +17,8 @@ use cdp_facade::{
     AgentServer, AgentServerConfig, BrowserVersion, Facade, FacadeConfig, FacadeError, GuestChannel, GuestError,
     GuestId, Guests,
 };
-use local_guard::{RandomError, Token};
 use cef_bridge::{BrowserHandle, BrowserId, DevToolsChannel};
+use local_guard::{RandomError, Token};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use std::collections::HashMap;

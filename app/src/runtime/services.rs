@@ -85,7 +85,9 @@ impl Services {
 
 /// Reads "Enable agent browser control" (false when never set).
 pub fn load_browser_control(agent_tools: &Path) -> Result<bool, local_guard::FileError> {
-    let Some(bytes) = local_guard::files::read_private(agent_tools, SETTINGS_FILE, 64 * 1024)? else { return Ok(false) };
+    let Some(bytes) = local_guard::files::read_private(agent_tools, SETTINGS_FILE, 64 * 1024)? else {
+        return Ok(false);
+    };
     match serde_json::from_slice::<serde_json::Value>(&bytes) {
         Ok(v) => Ok(v.get("agentBrowserControl").and_then(serde_json::Value::as_bool).unwrap_or(false)),
         Err(e) => {

@@ -312,7 +312,8 @@ fn capture(ctx: &OpContext, t: &Target) -> Result<Value, String> {
         n += 1;
     }
     let path = dir.join(&name);
-    local_guard::files::write_private(&dir, &name, &png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    local_guard::files::write_private(&dir, &name, &png)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(
         json!({"path": path.display().to_string(), "mimeType": "image/png", "data": data, "width": width, "height": height}),
     )
