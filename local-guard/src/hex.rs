@@ -27,7 +27,7 @@ pub fn encode(bytes: &[u8]) -> String {
 /// The bytes of hex `text` (either case).
 pub fn decode(text: &str) -> Result<Vec<u8>, HexError> {
     let digits = text.as_bytes();
-    if digits.len() % 2 != 0 {
+    if digits.len() & 1 == 1 {
         return Err(HexError::OddLength(digits.len()));
     }
     let value = |i: usize| match digits[i] {
