@@ -10,12 +10,11 @@ use crate::error::FacadeError;
 
 /// Writes `contents` to `path` atomically, mode 0600 ([`files::write_private`]).
 pub(crate) fn write_private(path: &Path, contents: &[u8]) -> Result<(), FacadeError> {
-    let shown = || path.display().to_string();
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     files::write_private(dir, name, contents).map_err(|e| match e {
         FileError::Symlink(link) => FacadeError::SymlinkRefused(link.display().to_string()),
-        other => FacadeError::DiscoveryFile { path: shown(), source: other.into_io() },
+        other => FacadeError::DiscoveryFile { path: path.display().to_string(), source: other.into_io() },
     })
 }
 
