@@ -1,6 +1,6 @@
-//! cdp-facade: the opt-in localhost control plane for browser nodes. It owns
-//! the per-boot token's use (a [`local_guard::Token`]), the browser agent control server ([`AgentServer`]:
-//! `GET /info`, `POST /open`, `browser-agent.json`) and the virtual CDP
+//! cdp-facade: the opt-in localhost control plane for browser nodes, guarded
+//! by one per-boot [`local_guard::Token`]. It owns the browser agent control
+//! server ([`AgentServer`]: `GET /info`, `POST /open`, `browser-agent.json`) and the virtual CDP
 //! browser ([`Facade`]: `/json/*` discovery plus one WebSocket client at a
 //! time) that exposes every browser node as a standard `page` target so
 //! unmodified Puppeteer and Playwright can drive it. It reaches browser
