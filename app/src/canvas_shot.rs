@@ -54,11 +54,7 @@ pub fn run(folder: &Path, output: &Path, size: (u32, u32), timeout: Duration) ->
     rt.shutdown();
     let image = image?;
     let png = image.to_png().map_err(|e| anyhow::anyhow!("PNG encoding failed: {e}"))?;
-    let dir = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp =
-        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write into {}", dir.display()))?;
-    std::io::Write::write_all(&mut tmp, &png)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(output).map_err(|e| e.error).with_context(|| format!("cannot write {}", output.display()))?;
+    local_guard::files::write_atomic(output, &png, local_guard::files::FILE_MODE)
+        .with_context(|| format!("cannot write {}", output.display()))?;
     Ok((size.0, size.1))
 }

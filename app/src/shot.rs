@@ -278,17 +278,10 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     Some((info.width, info.height))
 }
 
+/// The screenshot, replacing `path` atomically, mode 0600 as it always was.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    local_guard::files::write_atomic(path, bytes, local_guard::files::FILE_MODE)
+        .map_err(local_guard::FileError::into_io)
 }
 
 #[cfg(test)]

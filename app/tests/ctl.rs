@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 
+use local_guard::files::write_private_json;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use tool_server::{
-    guide, write_private_json, ExecuteFuture, GuideTopic, IntegrationState, IntegrationStatus, Operation, ToolCall,
-    ToolError, ToolHost, ToolIdentity, ToolServer, AGENT_TOOLS,
+    guide, ExecuteFuture, GuideTopic, IntegrationState, IntegrationStatus, Operation, ToolCall, ToolError, ToolHost,
+    ToolIdentity, ToolServer, AGENT_TOOLS,
 };
 
 const CTL: &str = env!("CARGO_BIN_EXE_termsprawl-ctl");

@@ -3,20 +3,42 @@
 //! Convention: `screen = (world - offset) * zoom`, so `offset` is the world point shown at
 //! the target's top-left corner. "Screen" means pixels of the render target; for HiDPI
 //! windows the app folds the window scale factor into its own zoom policy.
+//!
+//! The zoom range is defined here, once, for the renderer, the window and the
+//! saved model: a user zooms between [`MIN_ZOOM`] and [`MAX_ZOOM`] (10 %–400 %,
+//! where 100 % is one world unit per logical pixel). A window on a screen of
+//! `ui_scale` target pixels per logical pixel (2 on HiDPI) draws that range
+//! with camera zooms `ui_scale` times larger ([`zoom_bounds`]); over the ui
+//! scales the range is built for (0.5–2) camera zooms therefore span
+//! [`MIN_CAMERA_ZOOM`]–[`MAX_CAMERA_ZOOM`] (0.05–8), which is what a camera, and
+//! a saved camera, accept.
 
 use crate::geometry::{Rect, Vec2};
 
-/// Smallest zoom the camera accepts.
-pub const MIN_ZOOM: f32 = 0.1;
-/// Largest zoom the camera accepts.
-pub const MAX_ZOOM: f32 = 4.0;
+/// Smallest zoom a user picks (10 %).
+pub const MIN_ZOOM: f64 = 0.1;
+/// Largest zoom a user picks (400 %).
+pub const MAX_ZOOM: f64 = 4.0;
+/// Smallest screen scale (target pixels per logical pixel) the camera range covers.
+pub const MIN_UI_SCALE: f64 = 0.5;
+/// Largest screen scale the camera range covers (HiDPI).
+pub const MAX_UI_SCALE: f64 = 2.0;
+/// Smallest zoom a camera accepts: [`MIN_ZOOM`] on the smallest screen scale.
+pub const MIN_CAMERA_ZOOM: f64 = MIN_ZOOM * MIN_UI_SCALE;
+/// Largest zoom a camera accepts: [`MAX_ZOOM`] on the largest screen scale.
+pub const MAX_CAMERA_ZOOM: f64 = MAX_ZOOM * MAX_UI_SCALE;
+
+/// The camera zooms of 10 %–400 % on a screen of `ui_scale` target pixels per logical pixel.
+pub fn zoom_bounds(ui_scale: f32) -> (f32, f32) {
+    (MIN_ZOOM as f32 * ui_scale, MAX_ZOOM as f32 * ui_scale)
+}
 
 /// Pan + zoom state of the canvas view.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Camera {
     /// World point displayed at the top-left pixel of the target.
     pub offset: Vec2,
-    /// Target pixels per world unit, kept within [`MIN_ZOOM`]..=[`MAX_ZOOM`].
+    /// Target pixels per world unit, kept within [`MIN_CAMERA_ZOOM`]..=[`MAX_CAMERA_ZOOM`].
     zoom: f32,
 }
 
@@ -79,7 +101,7 @@ impl Camera {
     /// Frames all `rects` in a `viewport`-sized target with `margin_px` pixels around them.
     ///
     /// Never zooms in beyond 1.0 (fitting one small node should not blow it up), never below
-    /// [`MIN_ZOOM`]. Returns `None` (camera unchanged) when there is nothing valid to fit.
+    /// [`MIN_ZOOM`] (10 %). Returns `None` (camera unchanged) when there is nothing valid to fit.
     pub fn fit_all(&mut self, rects: &[Rect], viewport: Vec2, margin_px: f32) -> Option<()> {
         let bounds = rects.iter().filter(|r| r.is_valid()).copied().reduce(|a, b| a.union(&b))?;
         if !(viewport.x > 0.0 && viewport.y > 0.0) {
@@ -88,7 +110,7 @@ impl Camera {
         let avail_w = (viewport.x - 2.0 * margin_px).max(1.0);
         let avail_h = (viewport.y - 2.0 * margin_px).max(1.0);
         let fit = (avail_w / bounds.w.max(1e-3)).min(avail_h / bounds.h.max(1e-3));
-        self.zoom = clamp_zoom(fit.min(1.0));
+        self.zoom = clamp_zoom_to(fit.min(1.0), MIN_ZOOM as f32, MAX_ZOOM as f32);
         let c = bounds.center();
         self.offset = Vec2::new(c.x - viewport.x * 0.5 / self.zoom, c.y - viewport.y * 0.5 / self.zoom);
         Some(())
@@ -96,8 +118,12 @@ impl Camera {
 }
 
 fn clamp_zoom(z: f32) -> f32 {
+    clamp_zoom_to(z, MIN_CAMERA_ZOOM as f32, MAX_CAMERA_ZOOM as f32)
+}
+
+fn clamp_zoom_to(z: f32, min: f32, max: f32) -> f32 {
     if z.is_finite() {
-        z.clamp(MIN_ZOOM, MAX_ZOOM)
+        z.clamp(min, max)
     } else {
         1.0
     }
@@ -124,12 +150,25 @@ mod tests {
 
     #[test]
     fn zoom_is_clamped() {
-        assert_eq!(Camera::new(Vec2::default(), 100.0).zoom(), MAX_ZOOM);
-        assert_eq!(Camera::new(Vec2::default(), 0.0).zoom(), MIN_ZOOM);
+        assert_eq!(Camera::new(Vec2::default(), 100.0).zoom(), MAX_CAMERA_ZOOM as f32);
+        assert_eq!(Camera::new(Vec2::default(), 0.0).zoom(), MIN_CAMERA_ZOOM as f32);
         assert_eq!(Camera::new(Vec2::default(), f32::NAN).zoom(), 1.0);
         let mut cam = Camera::default();
         cam.zoom_by_at(Vec2::default(), 0.001);
-        assert_eq!(cam.zoom(), MIN_ZOOM);
+        assert_eq!(cam.zoom(), MIN_CAMERA_ZOOM as f32);
+    }
+
+    #[test]
+    fn the_camera_range_is_the_user_range_on_every_covered_screen_scale() {
+        assert_eq!((MIN_CAMERA_ZOOM, MAX_CAMERA_ZOOM), (0.05, 8.0));
+        assert_eq!(zoom_bounds(1.0), (0.1, 4.0));
+        assert_eq!(zoom_bounds(2.0), (0.2, 8.0));
+        for scale in [MIN_UI_SCALE as f32, 1.0, 1.5, MAX_UI_SCALE as f32] {
+            let (min, max) = zoom_bounds(scale);
+            // A window on any covered screen reaches both ends of its range.
+            assert_eq!(Camera::new(Vec2::default(), min).zoom(), min, "{scale}");
+            assert_eq!(Camera::new(Vec2::default(), max).zoom(), max, "{scale}");
+        }
     }
 
     #[test]
@@ -181,6 +220,6 @@ mod tests {
         assert!(close(cam.world_to_screen(Vec2::new(20.0, 20.0)), Vec2::new(400.0, 300.0)));
         let mut tiny = Camera::default();
         tiny.fit_all(&[Rect::new(0.0, 0.0, 1e6, 1e6)], Vec2::new(800.0, 600.0), 10.0).unwrap();
-        assert_eq!(tiny.zoom(), MIN_ZOOM);
+        assert_eq!(tiny.zoom(), MIN_ZOOM as f32);
     }
 }

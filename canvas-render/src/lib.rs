@@ -27,7 +27,9 @@ mod theme;
 #[cfg(feature = "visual-test")]
 pub mod visual_test;
 
-pub use camera::{Camera, MAX_ZOOM, MIN_ZOOM};
+pub use camera::{
+    zoom_bounds, Camera, MAX_CAMERA_ZOOM, MAX_UI_SCALE, MAX_ZOOM, MIN_CAMERA_ZOOM, MIN_UI_SCALE, MIN_ZOOM,
+};
 pub use cells::{CellView, CursorShape, TerminalGridView};
 pub use chrome::{body_rect, content_rect};
 pub use content::DirtyRect;

@@ -17,7 +17,7 @@ use crate::error::FacadeError;
 use crate::guest::Guests;
 use crate::http_access::{self, Body};
 use crate::server_thread::{bind_loopback, ServerThread};
-use crate::token::Token;
+use local_guard::Token;
 
 /// Name of the discovery file inside the data directory.
 pub const DISCOVERY_FILE_NAME: &str = "browser-agent.json";
@@ -78,7 +78,7 @@ impl AgentServer {
         let file = data_dir.join(DISCOVERY_FILE_NAME);
         let contents = json!({
             "port": port,
-            "token": state.token.as_str(),
+            "token": state.token.expose(),
             "cdp": state.cdp_url,
             "open": state.open_descriptor(),
         });
@@ -126,7 +126,7 @@ impl Drop for AgentServer {
 }
 
 async fn route(state: Arc<State>, req: Request<Incoming>) -> Response<Body> {
-    if !http_access::host_allowed(req.headers(), state.port) {
+    if !local_guard::host_allowed(req.headers(), state.port) {
         return http_access::json_error(StatusCode::FORBIDDEN, "forbidden host");
     }
     if !http_access::authorized(&state.token, req.headers(), req.uri(), false) {

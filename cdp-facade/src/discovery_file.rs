@@ -1,50 +1,21 @@
 //! `browser-agent.json`: written atomically with mode 0600 (it carries the
 //! bearer token), never through a symbolic link, removed on close.
 
-use std::fs::{self, OpenOptions, Permissions};
-use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::fs;
+use std::path::Path;
+
+use local_guard::files::{self, FileError};
 
 use crate::error::FacadeError;
 
-fn io_error(path: &Path, source: io::Error) -> FacadeError {
-    FacadeError::DiscoveryFile { path: path.display().to_string(), source }
-}
-
-/// Writes `contents` to `path` via a fresh temp file in the same directory: 0600, fsync, rename.
+/// Writes `contents` to `path` atomically, mode 0600 ([`files::write_private`]).
 pub(crate) fn write_private(path: &Path, contents: &[u8]) -> Result<(), FacadeError> {
-    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(FacadeError::SymlinkRefused(path.display().to_string()));
-    }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("browser-agent.json");
-    let temp = temp_path(dir, file_name);
-    let result = (|| {
-        // create_new (O_EXCL) never follows a planted link; mode 0600 from the start, set again to beat the umask.
-        let mut file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp)?;
-        file.set_permissions(Permissions::from_mode(0o600))?;
-        file.write_all(contents)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)?;
-        if let Ok(d) = fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result.map_err(|e| io_error(path, e))
-}
-
-fn temp_path(dir: &Path, file_name: &str) -> PathBuf {
-    let mut suffix = [0u8; 8];
-    let unique = match crate::token::fill_random(&mut suffix) {
-        Ok(()) => crate::token::hex(&suffix),
-        Err(_) => format!("{}", std::process::id()),
-    };
-    dir.join(format!(".{file_name}.{unique}.tmp"))
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    files::write_private(dir, name, contents).map_err(|e| match e {
+        FileError::Symlink(link) => FacadeError::SymlinkRefused(link.display().to_string()),
+        other => FacadeError::DiscoveryFile { path: path.display().to_string(), source: other.into_io() },
+    })
 }
 
 /// Removes the file if it is a regular file (a link planted in its place is left alone).
@@ -59,6 +30,7 @@ pub(crate) fn remove(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn writes_0600_replacing_and_refuses_symlinks() {

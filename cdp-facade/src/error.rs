@@ -2,7 +2,7 @@
 
 use std::io;
 
-use crate::token::RandomnessError;
+use local_guard::RandomError;
 
 /// Why the facade or the agent server could not start (or write its discovery file).
 #[derive(Debug, thiserror::Error)]
@@ -15,7 +15,7 @@ pub enum FacadeError {
     Runtime(#[source] io::Error),
     /// OS randomness was unavailable.
     #[error(transparent)]
-    Randomness(#[from] RandomnessError),
+    Randomness(#[from] RandomError),
     /// The discovery file could not be written.
     #[error("could not write {path}: {source}")]
     DiscoveryFile {

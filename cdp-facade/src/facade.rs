@@ -13,9 +13,9 @@ use crate::guest::Guests;
 use crate::http_access::{self, Body};
 use crate::ids::{random_guid, random_hex_id, MessageIds, SessionIds};
 use crate::server_thread::{bind_loopback, ServerThread};
-use crate::token::Token;
 use crate::ws::ClientSlot;
 use crate::{discovery, ws};
+use local_guard::Token;
 
 /// Default cap on one incoming WebSocket message (screenshots are replies, so they are not affected).
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 64 << 20;
@@ -70,7 +70,7 @@ pub(crate) struct Shared {
 impl Shared {
     /// `ws://127.0.0.1:<port>/devtools/browser/<id>?token=<token>`.
     pub(crate) fn browser_ws_url(&self) -> String {
-        format!("ws://127.0.0.1:{}{}?token={}", self.port, self.browser_ws_path(), self.token.as_str())
+        format!("ws://127.0.0.1:{}{}?token={}", self.port, self.browser_ws_path(), self.token.expose())
     }
 
     /// `/devtools/browser/<id>`.
@@ -165,7 +165,7 @@ impl Drop for Facade {
 }
 
 async fn route(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
-    if !http_access::host_allowed(req.headers(), shared.port) {
+    if !local_guard::host_allowed(req.headers(), shared.port) {
         return http_access::json_error(StatusCode::FORBIDDEN, "forbidden host");
     }
     let path = req.uri().path();

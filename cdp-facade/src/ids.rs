@@ -4,7 +4,8 @@
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::token::{fill_random, hex, RandomnessError};
+use local_guard::hex::encode as hex;
+use local_guard::{fill_random, RandomError};
 
 /// Message ids the facade uses on guest channels; the app's own users of a channel must stay below it.
 ///
@@ -35,7 +36,7 @@ pub(crate) struct SessionIds {
 
 impl SessionIds {
     /// A generator with a random prefix.
-    pub(crate) fn new() -> Result<Self, RandomnessError> {
+    pub(crate) fn new() -> Result<Self, RandomError> {
         let mut bytes = [0u8; 8];
         fill_random(&mut bytes)?;
         Ok(Self { prefix: u64::from_le_bytes(bytes), counter: AtomicU64::new(1) })
@@ -49,7 +50,7 @@ impl SessionIds {
 }
 
 /// A random GUID-shaped id, the form Chromium uses for the browser target.
-pub(crate) fn random_guid() -> Result<String, RandomnessError> {
+pub(crate) fn random_guid() -> Result<String, RandomError> {
     let mut b = [0u8; 16];
     fill_random(&mut b)?;
     b[6] = (b[6] & 0x0f) | 0x40;
@@ -59,7 +60,7 @@ pub(crate) fn random_guid() -> Result<String, RandomnessError> {
 }
 
 /// 32 random upper-case hex characters (the form of a browser context id).
-pub(crate) fn random_hex_id() -> Result<String, RandomnessError> {
+pub(crate) fn random_hex_id() -> Result<String, RandomError> {
     let mut b = [0u8; 16];
     fill_random(&mut b)?;
     Ok(hex(&b).to_uppercase())

@@ -1,6 +1,6 @@
-//! cdp-facade: the opt-in localhost control plane for browser nodes. It owns
-//! the per-boot [`Token`], the browser agent control server ([`AgentServer`]:
-//! `GET /info`, `POST /open`, `browser-agent.json`) and the virtual CDP
+//! cdp-facade: the opt-in localhost control plane for browser nodes, guarded
+//! by one per-boot [`local_guard::Token`]. It owns the browser agent control
+//! server ([`AgentServer`]: `GET /info`, `POST /open`, `browser-agent.json`) and the virtual CDP
 //! browser ([`Facade`]: `/json/*` discovery plus one WebSocket client at a
 //! time) that exposes every browser node as a standard `page` target so
 //! unmodified Puppeteer and Playwright can drive it. It reaches browser
@@ -24,7 +24,6 @@ mod router;
 mod screenshot;
 mod server_thread;
 mod sessions;
-mod token;
 mod ws;
 
 pub use agent_server::{AgentServer, AgentServerConfig, DISCOVERY_FILE_NAME, MAX_OPEN_BODY_BYTES};
@@ -32,5 +31,4 @@ pub use error::FacadeError;
 pub use facade::{Facade, FacadeConfig, GuestsChanged, DEFAULT_MAX_MESSAGE_BYTES};
 pub use guest::{BrowserVersion, GuestChannel, GuestError, GuestId, GuestSink, Guests};
 pub use ids::FACADE_ID_RANGE;
-pub use token::{RandomnessError, Token};
 pub use ws::CLOSE_UNAUTHORIZED;

@@ -10,9 +10,7 @@ use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::{
-    HeaderValue, CONNECTION, ORIGIN, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_VERSION, UPGRADE,
-};
+use hyper::header::{HeaderValue, CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_VERSION, UPGRADE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use parking_lot::Mutex;
@@ -120,7 +118,7 @@ pub(crate) fn upgrade(shared: Arc<Shared>, req: Request<Incoming>) -> Response<B
 
 fn accept_upgrade(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     // Browsers always send Origin; CDP clients never do. This stops web pages from driving guests.
-    if req.headers().contains_key(ORIGIN) {
+    if local_guard::from_browser(req.headers()) {
         return http_access::json_error(StatusCode::FORBIDDEN, "Origin header is not allowed");
     }
     if req.uri().path() != shared.browser_ws_path() {

@@ -5,7 +5,8 @@ mod support;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
-use cdp_facade::{AgentServer, AgentServerConfig, Guests, Token, DISCOVERY_FILE_NAME};
+use cdp_facade::{AgentServer, AgentServerConfig, Guests, DISCOVERY_FILE_NAME};
+use local_guard::Token;
 use serde_json::{json, Value};
 use support::*;
 
@@ -20,7 +21,7 @@ fn setup(config: AgentServerConfig, cdp: Option<String>) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let guests = FakeGuests::new();
     let token = Token::generate().unwrap();
-    let text = token.as_str().to_string();
+    let text = token.expose().to_string();
     let server = AgentServer::start(config, token, guests.clone() as Arc<dyn Guests>, dir.path(), cdp).unwrap();
     Setup { server, guests, token: text, _dir: dir }
 }

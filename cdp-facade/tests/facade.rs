@@ -5,8 +5,9 @@ mod support;
 
 use std::sync::Arc;
 
-use cdp_facade::{Facade, FacadeConfig, Guests, Token, CLOSE_UNAUTHORIZED, FACADE_ID_RANGE};
+use cdp_facade::{Facade, FacadeConfig, Guests, CLOSE_UNAUTHORIZED, FACADE_ID_RANGE};
 use futures_util::SinkExt;
+use local_guard::Token;
 use serde_json::{json, Value};
 use support::*;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};

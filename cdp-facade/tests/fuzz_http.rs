@@ -15,8 +15,9 @@ mod support;
 
 use std::sync::Arc;
 
-use cdp_facade::{AgentServer, AgentServerConfig, Facade, FacadeConfig, Guests, Token};
+use cdp_facade::{AgentServer, AgentServerConfig, Facade, FacadeConfig, Guests};
 use http_wire::{cases, exchange, hostile, Template};
+use local_guard::Token;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use proptest::{prop_assert, prop_assert_eq};
@@ -45,7 +46,7 @@ fn agent_server_answers_hostile_requests_and_never_opens_a_smuggled_url() {
     let dir = tempfile::tempdir().unwrap();
     let guests = FakeGuests::new();
     let token = Token::generate().unwrap();
-    let text = token.as_str().to_string();
+    let text = token.expose().to_string();
     let server =
         AgentServer::start(AgentServerConfig::default(), token, guests.clone() as Arc<dyn Guests>, dir.path(), None)
             .unwrap();

@@ -16,8 +16,9 @@ mod support;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cdp_facade::{Facade, FacadeConfig, Guests, Token};
+use cdp_facade::{Facade, FacadeConfig, Guests};
 use futures_util::SinkExt;
+use local_guard::Token;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};

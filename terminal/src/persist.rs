@@ -4,7 +4,6 @@
 //! under a visible "session restored" marker line.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use alacritty_terminal::grid::Dimensions;
@@ -182,15 +181,9 @@ pub fn restore_stream(snapshot: &[u8]) -> Vec<u8> {
 
 /// Writes a snapshot atomically (temp file + rename), mode 0600.
 pub fn save_snapshot(path: &Path, snapshot: &[u8]) -> Result<(), PersistError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let io = |source| PersistError::Io { path: path.to_owned(), source };
     let data = tail_at_line_start(snapshot, MAX_SNAPSHOT_BYTES);
-    let tmp = path.with_extension("tmp");
-    let mut file =
-        std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp).map_err(io)?;
-    file.write_all(data).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    local_guard::files::write_atomic(path, data, local_guard::files::FILE_MODE)
+        .map_err(|e| PersistError::Io { path: path.to_owned(), source: e.into_io() })
 }
 
 /// Reads a snapshot; `Ok(None)` when there is none. Oversized files are cut to their tail.

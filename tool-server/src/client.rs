@@ -9,9 +9,11 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use thiserror::Error;
 
-use crate::files::{self, FileError};
+use local_guard::files::{self, FileError};
+use local_guard::Token;
+
 use crate::server::Endpoint;
-use crate::sessions::{valid_node_id, SessionToken, ToolIdentity, ToolSession};
+use crate::sessions::{valid_node_id, StoredSession, ToolIdentity};
 
 /// Largest response the client accepts (screenshots are the big ones).
 const MAX_RESPONSE: u64 = 64 * 1024 * 1024;
@@ -51,14 +53,14 @@ pub enum ClientError {
 pub struct ToolClient {
     address: SocketAddr,
     host: String,
-    token: SessionToken,
+    token: Token,
     identity: Option<ToolIdentity>,
     timeout: Duration,
 }
 
 impl ToolClient {
     /// A client for `url` (as in `endpoint.json`) with `token`.
-    pub fn new(url: &str, token: SessionToken) -> Result<ToolClient, ClientError> {
+    pub fn new(url: &str, token: Token) -> Result<ToolClient, ClientError> {
         let authority = url.strip_prefix("http://").map(|rest| rest.trim_end_matches('/'));
         let authority = authority.ok_or_else(|| ClientError::BadEndpoint(url.to_owned()))?;
         let (host, port) = authority.rsplit_once(':').ok_or_else(|| ClientError::BadEndpoint(url.to_owned()))?;
@@ -87,13 +89,13 @@ impl ToolClient {
             return Err(ClientError::Setup(format!("invalid node id {node_id:?}")));
         }
         let endpoint: Endpoint = read_json(agent_tools_dir, "endpoint.json", "the tool server is not running")?;
-        let session: ToolSession = read_json(
+        let session: StoredSession = read_json(
             &agent_tools_dir.join("sessions"),
             &format!("{node_id}.json"),
             "no tool session for this node; launch the agent from termsprawl",
         )?;
-        let token = SessionToken::parse(session.token.expose())
-            .ok_or_else(|| ClientError::Setup("session file holds a malformed token".into()))?;
+        let token = Token::parse(&session.token)
+            .map_err(|_| ClientError::Setup("session file holds a malformed token".into()))?;
         let mut client = ToolClient::new(&endpoint.url, token)?;
         client.identity = Some(session.identity);
         Ok(client)
@@ -174,8 +176,8 @@ fn parse_response(response: &[u8]) -> Result<Value, ClientError> {
 mod tests {
     use super::*;
 
-    fn token() -> SessionToken {
-        SessionToken::parse(&"ab".repeat(32)).unwrap()
+    fn token() -> Token {
+        Token::parse(&"ab".repeat(32)).unwrap()
     }
 
     #[test]

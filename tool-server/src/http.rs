@@ -169,23 +169,9 @@ fn supported(request: &Request<Incoming>, port: u16) -> bool {
     {
         return false;
     }
-    let headers = request.headers();
-    // Browsers always send Origin on cross-origin POSTs; agents never do.
-    if headers.contains_key(header::ORIGIN) {
-        return false;
-    }
-    let mut hosts = headers.get_all(header::HOST).iter();
-    let (Some(host), None) = (hosts.next(), hosts.next()) else {
-        return false;
-    };
-    let Ok(host) = host.to_str() else {
-        return false;
-    };
-    // Exact loopback authorities only: a rebinding page's requests carry its
-    // own domain (evil.com, 127.0.0.1.nip.io, 0x7f.1, …) here.
-    [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")]
-        .iter()
-        .any(|allowed| allowed == host)
+    // Browsers always send Origin on cross-origin POSTs; agents never do. A
+    // rebinding page's requests carry its own domain as Host.
+    !local_guard::from_browser(request.headers()) && local_guard::host_allowed(request.headers(), port)
 }
 
 /// Finds the session for `Authorization: Bearer <token>`.

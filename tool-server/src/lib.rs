@@ -16,7 +16,6 @@ mod call;
 mod catalogue;
 mod client;
 mod error;
-mod files;
 mod guides;
 mod http;
 mod invoke;
@@ -37,14 +36,12 @@ pub use catalogue::{
 };
 pub use client::{ClientError, ToolClient};
 pub use error::{ErrorCode, ToolError};
-pub use files::{ensure_private_dir, read_private, remove_private, write_private, write_private_json, FileError};
 pub use guides::{guide, GuideTopic, TOOL_GUIDES};
 pub use invoke::{ExecuteFuture, InvokeError, ToolHost};
 pub use lock::{LockError, ServerLock};
 pub use mcp::{McpServer, ToolCaller};
 pub use server::{Endpoint, ServerConfig, ServerError, ToolServer};
 pub use sessions::{
-    valid_node_id, IntegrationState, IntegrationStatus, SessionError, SessionStore, SessionToken, ToolIdentity,
-    ToolSession,
+    valid_node_id, IntegrationState, IntegrationStatus, SessionError, SessionStore, ToolIdentity, ToolSession,
 };
 pub use validate::{validate_tool_request, ToolRequest, ValidationError};

@@ -11,12 +11,12 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use tokio::sync::watch;
 
-use crate::files::{self, FileError};
 use crate::http::{self, HttpState};
 use crate::invoke::{Invoker, ToolHost};
 use crate::lock::{LockError, ServerLock};
 use crate::queue::ProjectQueues;
 use crate::sessions::{IntegrationStatus, SessionError, SessionStore, ToolIdentity, ToolSession};
+use local_guard::files::{self, FileError};
 
 /// Name of the endpoint file inside `agent-tools/`.
 const ENDPOINT_FILE: &str = "endpoint.json";
@@ -121,8 +121,8 @@ impl ToolServer {
         files::ensure_private_dir(&dir)?;
 
         let mut id = [0u8; 16];
-        getrandom::fill(&mut id).map_err(|e| ServerError::Random(e.to_string()))?;
-        let instance_id = files::hex(&id);
+        local_guard::fill_random(&mut id).map_err(|e| ServerError::Random(e.to_string()))?;
+        let instance_id = local_guard::hex::encode(&id);
         let lock = ServerLock::acquire(&dir, &instance_id)?;
         let sessions = Arc::new(SessionStore::open(&dir)?);
 

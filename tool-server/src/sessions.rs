@@ -2,18 +2,15 @@
 //! persistence as `agent-tools/sessions/<nodeId>.json`.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
+use local_guard::files::{self, FileError};
+use local_guard::{RandomError, Token};
 use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
-use subtle::{ConditionallySelectable, ConstantTimeEq};
+use subtle::ConditionallySelectable;
 use thiserror::Error;
 
-use crate::files::{self, FileError};
-
-/// Length of a session token: 32 random bytes as lowercase hex.
-pub(crate) const TOKEN_LEN: usize = 64;
 /// Largest session file read back when reusing a token.
 const SESSION_FILE_LIMIT: u64 = 64 * 1024;
 /// Longest accepted project id, in bytes.
@@ -75,47 +72,6 @@ impl IntegrationStatus {
     }
 }
 
-/// A session bearer token: 64 lowercase hex characters. Its `Debug` output is
-/// redacted and it has no `Display`, so it cannot slip into a log line.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct SessionToken(String);
-
-impl SessionToken {
-    /// A fresh token from 32 bytes of OS randomness.
-    pub fn generate() -> Result<Self, SessionError> {
-        let mut bytes = [0u8; TOKEN_LEN / 2];
-        getrandom::fill(&mut bytes).map_err(|e| SessionError::Random(e.to_string()))?;
-        Ok(SessionToken(files::hex(&bytes)))
-    }
-
-    /// Parses a token, accepting only 64 lowercase hex characters.
-    pub fn parse(text: &str) -> Option<Self> {
-        is_token(text.as_bytes()).then(|| SessionToken(text.to_owned()))
-    }
-
-    /// The secret text, for handing to the agent's environment or an `Authorization` header.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-
-    /// Constant-time comparison with presented bytes of any length.
-    pub fn matches(&self, presented: &[u8]) -> bool {
-        presented.len() == self.0.len() && bool::from(self.0.as_bytes().ct_eq(presented))
-    }
-}
-
-impl fmt::Debug for SessionToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("SessionToken(<redacted>)")
-    }
-}
-
-/// True when `bytes` is 64 lowercase hex characters.
-pub(crate) fn is_token(bytes: &[u8]) -> bool {
-    bytes.len() == TOKEN_LEN && bytes.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
 /// A live session: identity, token and status. Persisted as
 /// `{nodeId, projectId, token, status}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -124,9 +80,19 @@ pub struct ToolSession {
     #[serde(flatten)]
     pub identity: ToolIdentity,
     /// The bearer token.
-    pub token: SessionToken,
+    pub token: Token,
     /// The integration status.
     pub status: IntegrationStatus,
+}
+
+/// A session file as read back: the token is checked only where it is
+/// reused, so a malformed one still leaves the status readable.
+#[derive(Deserialize)]
+pub(crate) struct StoredSession {
+    #[serde(flatten)]
+    pub(crate) identity: ToolIdentity,
+    pub(crate) token: String,
+    pub(crate) status: IntegrationStatus,
 }
 
 /// A failure provisioning, updating or revoking a session.
@@ -145,8 +111,8 @@ pub enum SessionError {
     #[error(transparent)]
     File(#[from] FileError),
     /// The OS random source failed.
-    #[error("OS random source failed: {0}")]
-    Random(String),
+    #[error(transparent)]
+    Random(#[from] RandomError),
 }
 
 /// True when `id` matches `^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$` (also what
@@ -211,7 +177,7 @@ impl SessionStore {
         let reused = if reuse { self.persisted_token(&file, &identity) } else { None };
         let token = match reused {
             Some(token) => token,
-            None => SessionToken::generate()?,
+            None => Token::generate()?,
         };
         let session = ToolSession { identity, token, status };
         files::write_private_json(&self.dir, &file, &session)?;
@@ -229,14 +195,16 @@ impl SessionStore {
         self.stored(&format!("{node_id}.json")).map(|s| s.status)
     }
 
-    fn persisted_token(&self, file: &str, identity: &ToolIdentity) -> Option<SessionToken> {
+    fn persisted_token(&self, file: &str, identity: &ToolIdentity) -> Option<Token> {
         let stored = self.stored(file)?;
-        // Deserialization does not validate the token's shape; check it here.
-        (stored.identity == *identity && is_token(stored.token.0.as_bytes())).then_some(stored.token)
+        if stored.identity != *identity {
+            return None;
+        }
+        Token::parse(&stored.token).ok()
     }
 
     /// The session saved in `file`, if it is there and readable.
-    fn stored(&self, file: &str) -> Option<ToolSession> {
+    fn stored(&self, file: &str) -> Option<StoredSession> {
         let bytes = match files::read_private(&self.dir, file, SESSION_FILE_LIMIT) {
             Ok(bytes) => bytes?,
             Err(e) => {
@@ -285,15 +253,15 @@ impl SessionStore {
     }
 
     /// True when `token` is still the live token of the node.
-    pub fn is_current(&self, node_id: &str, token: &SessionToken) -> bool {
-        self.sessions.read().get(node_id).is_some_and(|s| s.token.matches(token.0.as_bytes()))
+    pub fn is_current(&self, node_id: &str, token: &Token) -> bool {
+        self.sessions.read().get(node_id).is_some_and(|s| s.token == *token)
     }
 
     /// Finds the session whose token equals `presented`. Every live token is
     /// compared in constant time, so timing reveals neither which one matched
     /// nor how much of a guess was right.
     pub fn authenticate(&self, presented: &[u8]) -> Option<ToolSession> {
-        if !is_token(presented) {
+        if !Token::is_well_formed(presented) {
             return None;
         }
         let sessions = self.sessions.read();
@@ -301,7 +269,7 @@ impl SessionStore {
         let mut index = 0u64;
         let entries: Vec<&ToolSession> = sessions.values().collect();
         for (i, session) in entries.iter().enumerate() {
-            let equal = session.token.0.as_bytes().ct_eq(presented);
+            let equal = session.token.ct_eq(presented);
             index.conditional_assign(&(i as u64), equal);
             found |= equal;
         }
@@ -356,7 +324,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let store = SessionStore::open(root.path()).unwrap();
         let a = store.provision(identity("a"), ready(), false).unwrap();
-        assert!(is_token(a.token.expose().as_bytes()));
+        assert!(Token::is_well_formed(a.token.expose().as_bytes()));
         let b = store.provision(identity("a"), ready(), false).unwrap();
         assert_ne!(a.token, b.token, "reuse=false must draw a new token");
         assert!(!store.is_current("a", &a.token));
@@ -391,7 +359,7 @@ mod tests {
         fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
         let fresh = store.provision(ToolIdentity::new("a", "project-2"), ready(), true).unwrap();
         assert_ne!(fresh.token.expose(), "A".repeat(64));
-        assert!(is_token(fresh.token.expose().as_bytes()));
+        assert!(Token::is_well_formed(fresh.token.expose().as_bytes()));
 
         // Garbage file: not reused, replaced.
         fs::write(&path, b"not json").unwrap();
@@ -432,12 +400,12 @@ mod tests {
 
     #[test]
     fn token_debug_is_redacted() {
-        let token = SessionToken::generate().unwrap();
+        let token = Token::generate().unwrap();
         let shown =
             format!("{token:?} {:?}", ToolSession { identity: identity("a"), token: token.clone(), status: ready() });
         assert!(!shown.contains(token.expose()));
-        assert!(SessionToken::parse(token.expose()).is_some());
-        assert!(SessionToken::parse("abc").is_none());
+        assert!(Token::parse(token.expose()).is_ok());
+        assert!(Token::parse("abc").is_err());
     }
 
     #[test]

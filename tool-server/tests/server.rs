@@ -730,7 +730,7 @@ fn a_planted_symlink_is_never_followed() {
     std::os::unix::fs::symlink(&victim, server.directory().join("sessions/agent-1.json")).unwrap();
     let result =
         server.provision(ToolIdentity::new("agent-1", "p"), IntegrationStatus::new(IntegrationState::Ready), true);
-    assert!(matches!(result, Err(SessionError::File(tool_server::FileError::Symlink(_)))), "{result:?}");
+    assert!(matches!(result, Err(SessionError::File(local_guard::FileError::Symlink(_)))), "{result:?}");
     assert_eq!(fs::read(&victim).unwrap(), b"precious");
     assert!(server.session("agent-1").is_none());
 }
@@ -742,14 +742,14 @@ fn a_symlinked_state_directory_is_refused() {
     std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("agent-tools")).unwrap();
     assert!(matches!(
         ToolServer::start(dir.path(), FakeHost::new()),
-        Err(ServerError::File(tool_server::FileError::Symlink(_)))
+        Err(ServerError::File(local_guard::FileError::Symlink(_)))
     ));
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir_all(dir.path().join("agent-tools")).unwrap();
     std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("agent-tools/sessions")).unwrap();
     assert!(matches!(
         ToolServer::start(dir.path(), FakeHost::new()),
-        Err(ServerError::Session(SessionError::File(tool_server::FileError::Symlink(_))))
+        Err(ServerError::Session(SessionError::File(local_guard::FileError::Symlink(_))))
     ));
     assert_eq!(fs::read_dir(elsewhere.path()).unwrap().count(), 0);
 }

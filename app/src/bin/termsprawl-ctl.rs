@@ -109,7 +109,7 @@ impl Failure {
 
 impl From<ClientError> for Failure {
     fn from(e: ClientError) -> Self {
-        // ClientError's Display never includes the token (SessionToken has no
+        // ClientError's Display never includes the token (a Token has no
         // Display and a redacted Debug), so it is safe to show.
         Failure::Failed(e.to_string())
     }

@@ -10,9 +10,10 @@
 //! project opens empty; a file from a newer version is refused untouched.
 
 use std::fs;
-use std::io::{ErrorKind, Write};
+use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
+use local_guard::FileError;
 use serde::{Deserialize, Serialize};
 
 use super::error::PersistError;
@@ -297,41 +298,23 @@ fn decode_layout(
     Project::from_nodes(id, name, folder, camera, nodes, file.next_z).map_err(|e| Rejected::Corrupt(e.to_string()))
 }
 
-/// Writes `bytes` to `path` atomically with permissions `mode`: a temp
-/// file in the same directory is written and fsynced, renamed over `path`,
-/// and the directory fsynced so the rename itself survives a power cut.
+/// Writes `bytes` to `path` atomically with permissions `mode`
+/// ([`local_guard::files::write_atomic`]: temp file, fsync, rename, fsync of
+/// the directory, so the rename itself survives a power cut).
 pub fn atomic_write(path: &Path, bytes: &[u8], mode: u32) -> Result<(), PersistError> {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&temp_prefix(name))
-        .tempfile_in(dir)
-        .map_err(|e| PersistError::io("create temp file in", dir, e))?;
-    tmp.write_all(bytes).map_err(|e| PersistError::io("write", tmp.path(), e))?;
-    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(mode))
-        .map_err(|e| PersistError::io("set permissions of", tmp.path(), e))?;
-    tmp.as_file().sync_all().map_err(|e| PersistError::io("fsync", tmp.path(), e))?;
-    tmp.persist(path).map_err(|e| PersistError::io("rename temp file to", path, e.error))?;
-    fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| PersistError::io("fsync directory", dir, e))?;
-    Ok(())
-}
-
-fn temp_prefix(name: &str) -> String {
-    format!(".{name}.tmp")
+    local_guard::files::write_atomic(path, bytes, mode).map_err(|e| match e {
+        FileError::Io { action, path, source } => PersistError::Io { action, path, source },
+        other => PersistError::io("write", path, other.into_io()),
+    })
 }
 
 /// Removes temp files a killed writer left next to `path`. Only called
 /// while loading, before this instance writes anything there.
 fn remove_stale_temps(path: &Path) {
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else { return };
-    let prefix = temp_prefix(name);
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return };
     let Ok(entries) = fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
-        if entry.file_name().to_str().is_some_and(|n| n.starts_with(&prefix)) {
+        if local_guard::files::is_temp_of(name, &entry.file_name()) {
             match fs::remove_file(entry.path()) {
                 Ok(()) => tracing::debug!(path = %entry.path().display(), "removed stale temp file"),
                 Err(e) => {

@@ -9,10 +9,10 @@
 //! unusable value unless that key is the one being set); a malformed file is
 //! replaced.
 
+use local_guard::FileError;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::Path;
-use tool_server::FileError;
 
 /// The settings file inside `agent-tools/`.
 pub const SETTINGS_FILE: &str = "settings.json";
@@ -100,13 +100,13 @@ fn switch_on(switch: Option<&Switch>, key: &str) -> bool {
 /// Reads the settings: defaults when the file is missing, malformed or not
 /// an object (reported); an error only when the file cannot be read.
 pub fn load(agent_tools: &Path) -> Result<AgentSettings, FileError> {
-    let bytes = tool_server::read_private(agent_tools, SETTINGS_FILE, MAX_SETTINGS_BYTES)?;
+    let bytes = local_guard::files::read_private(agent_tools, SETTINGS_FILE, MAX_SETTINGS_BYTES)?;
     Ok(bytes.and_then(|b| AgentSettings::parse(&b)).unwrap_or_default())
 }
 
 /// Writes the settings (private file, pretty JSON).
 pub fn save(agent_tools: &Path, settings: &AgentSettings) -> Result<(), FileError> {
-    tool_server::write_private_json(agent_tools, SETTINGS_FILE, settings)
+    local_guard::files::write_private_json(agent_tools, SETTINGS_FILE, settings)
 }
 
 /// Persists "Enable agent browser control", keeping the file's other settings.
@@ -135,7 +135,7 @@ mod tests {
     fn agent_tools() -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let tools = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&tools).unwrap();
+        local_guard::files::ensure_private_dir(&tools).unwrap();
         (dir, tools)
     }
 

@@ -15,9 +15,10 @@ use super::{AppError, AppHandle, CALL_TIMEOUT};
 use crate::model::{Camera, Command, TabAddress};
 use cdp_facade::{
     AgentServer, AgentServerConfig, BrowserVersion, Facade, FacadeConfig, FacadeError, GuestChannel, GuestError,
-    GuestId, Guests, RandomnessError, Token,
+    GuestId, Guests,
 };
 use cef_bridge::{BrowserHandle, BrowserId, DevToolsChannel};
+use local_guard::{RandomError, Token};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -225,7 +226,7 @@ fn centred_on(rect: &crate::model::Rect, current: &Camera, viewport: (f64, f64))
 pub enum CdpServersError {
     /// No per-boot token.
     #[error("no token for the browser agent server: {0}")]
-    Token(#[from] RandomnessError),
+    Token(#[from] RandomError),
     /// The CDP facade did not start.
     #[error("the CDP facade did not start: {0}")]
     Facade(#[source] FacadeError),

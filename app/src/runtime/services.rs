@@ -33,7 +33,7 @@ pub enum ServiceError {
     ToolServer(#[from] tool_server::ServerError),
     /// A settings file could not be read or written.
     #[error("settings: {0}")]
-    Settings(#[from] tool_server::FileError),
+    Settings(#[from] local_guard::FileError),
     /// `--agent` named an unusable node.
     #[error("--agent {name}: {reason}")]
     Agent {

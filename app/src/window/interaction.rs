@@ -7,10 +7,6 @@
 use crate::model::{Command, HitOptions, HitRegion, NodeId, NodeKind, Point, Project, Rect, ResizeEdge, Selection};
 use canvas_render::{Camera, Vec2};
 
-/// Smallest zoom the window allows (10 %).
-pub const MIN_ZOOM: f32 = 0.1;
-/// Largest zoom the window allows (400 %).
-pub const MAX_ZOOM: f32 = 4.0;
 /// Zoom factor per wheel notch with Ctrl held.
 const ZOOM_PER_NOTCH: f32 = 1.1;
 /// Screen pixels panned per wheel notch.
@@ -183,7 +179,7 @@ pub struct View<'a> {
 impl View<'_> {
     /// The camera zoom bounds of 10 %–400 % on this screen.
     fn zoom_bounds(&self) -> (f32, f32) {
-        (MIN_ZOOM * self.ui_scale, MAX_ZOOM * self.ui_scale)
+        canvas_render::zoom_bounds(self.ui_scale)
     }
 
     fn world(&self, pos: Vec2) -> Point {
@@ -868,12 +864,31 @@ mod tests {
         for _ in 0..100 {
             it.wheel(&view(&p, &cam, None), &mut live, 0.0, 5.0, ctrl);
         }
-        assert_eq!(live.zoom(), MAX_ZOOM);
+        assert_eq!(live.zoom(), canvas_render::MAX_ZOOM as f32);
         for _ in 0..100 {
             it.wheel(&view(&p, &cam, None), &mut live, 0.0, -5.0, ctrl);
         }
-        assert_eq!(live.zoom(), MIN_ZOOM);
+        assert_eq!(live.zoom(), canvas_render::MIN_ZOOM as f32);
         assert_eq!(it.wheel(&view(&p, &cam, None), &mut live, 0.0, -1.0, ctrl), vec![], "at the limit nothing changes");
+    }
+
+    #[test]
+    fn on_a_hidpi_screen_ctrl_wheel_reaches_10_and_400_percent_of_its_scale() {
+        let p = project();
+        let cam = Camera::new(Vec2::default(), 2.0);
+        let hidpi = |cam| View { ui_scale: 2.0, ..view(&p, cam, None) };
+        let mut it = Interaction::new();
+        let mut live = cam;
+        let ctrl = Mods { ctrl: true, ..Mods::default() };
+        for _ in 0..100 {
+            it.wheel(&hidpi(&cam), &mut live, 0.0, 5.0, ctrl);
+        }
+        assert_eq!(live.zoom(), 2.0 * canvas_render::MAX_ZOOM as f32, "400 % is a camera zoom of 8");
+        for _ in 0..100 {
+            it.wheel(&hidpi(&cam), &mut live, 0.0, -5.0, ctrl);
+        }
+        assert_eq!(live.zoom(), 2.0 * canvas_render::MIN_ZOOM as f32);
+        assert_eq!(it.wheel(&hidpi(&cam), &mut live, 0.0, -1.0, ctrl), vec![], "at the limit nothing changes");
     }
 
     #[test]

@@ -346,7 +346,7 @@ fn capture(ctx: &OpContext, t: &Target) -> Result<Value, ToolError> {
     let (width, height) = (info.info().width, info.info().height);
     // Pages can show private things: screenshots are the user's alone (0700/0600).
     let dir = ctx.data_dir.join("screenshots");
-    tool_server::ensure_private_dir(&dir)
+    local_guard::files::ensure_private_dir(&dir)
         .map_err(|e| ToolError::failed(format!("cannot create {}: {e}", dir.display())))?;
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
     let mut name = format!("{}-{stamp}.png", t.node);
@@ -356,7 +356,7 @@ fn capture(ctx: &OpContext, t: &Target) -> Result<Value, ToolError> {
         n += 1;
     }
     let path = dir.join(&name);
-    tool_server::write_private(&dir, &name, &png)
+    local_guard::files::write_private(&dir, &name, &png)
         .map_err(|e| ToolError::failed(format!("cannot write {}: {e}", path.display())))?;
     Ok(
         json!({"path": path.display().to_string(), "mimeType": "image/png", "data": data, "width": width, "height": height}),

@@ -169,7 +169,7 @@ impl ToolShared {
 
     pub(super) fn persist_owners(&self, owners: &Owners) {
         if let Some(dir) = self.state_dir.read().as_deref() {
-            if let Err(e) = tool_server::write_private_json(dir, OWNERS_FILE, owners) {
+            if let Err(e) = local_guard::files::write_private_json(dir, OWNERS_FILE, owners) {
                 tracing::warn!(error = %e, "browser ownership not saved");
             }
         }
@@ -177,7 +177,7 @@ impl ToolShared {
 
     /// Where the server keeps its state, and the ownership map found there.
     pub(crate) fn attach_state_dir(&self, dir: &Path) {
-        let loaded = match tool_server::read_private(dir, OWNERS_FILE, 1024 * 1024) {
+        let loaded = match local_guard::files::read_private(dir, OWNERS_FILE, 1024 * 1024) {
             Ok(Some(bytes)) => serde_json::from_slice::<Owners>(&bytes).unwrap_or_else(|e| {
                 tracing::warn!(error = %e, "ignoring malformed {OWNERS_FILE}");
                 Owners::default()
@@ -309,7 +309,7 @@ mod tests {
     fn shared_state_persists_owners_privately() {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&state).unwrap();
+        local_guard::files::ensure_private_dir(&state).unwrap();
         let shared = ToolShared::default();
         shared.attach_state_dir(&state);
         shared.with_owners(|o| o.claim("b1", "a1")).unwrap();

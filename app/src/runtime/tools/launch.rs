@@ -11,12 +11,13 @@ use super::link::ToolPhase;
 use crate::model::AgentKind;
 use crate::runtime::terminals::{self, LaunchDecision, LaunchHook, NotLaunched, PtyLaunch};
 use crate::runtime::Runtime;
+use local_guard::FileError;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use terminal::agents::AgentSpec;
 use terminal::CommandSpec;
-use tool_server::{FileError, IntegrationState, IntegrationStatus, ToolError, ToolIdentity};
+use tool_server::{IntegrationState, IntegrationStatus, ToolError, ToolIdentity};
 
 /// Environment variable naming the `termsprawl-ctl` binary in agent PTYs.
 pub const CTL_ENV: &str = "TERMSPRAWL_CTL";
@@ -55,14 +56,14 @@ pub fn write_launch_config(
     let launch = agent_tools.join("launch");
     let dir = launch.join(node);
     for d in [&launch, &dir] {
-        tool_server::ensure_private_dir(d)?;
+        local_guard::files::ensure_private_dir(d)?;
     }
     let ctl = ctl_path().display().to_string();
     let env = json!({"TERMSPRAWL_NODE_ID": node, "TERMSPRAWL_DATA_DIR": data_dir.display().to_string()});
     match kind {
         AgentKind::Claude | AgentKind::Openclaude => {
             let config = json!({"mcpServers": {"termsprawl": {"type": "stdio", "command": ctl, "args": ["mcp", "--adapter", "claude-mcp"], "env": env}}});
-            tool_server::write_private_json(&dir, "mcp.json", &config)?;
+            local_guard::files::write_private_json(&dir, "mcp.json", &config)?;
             Ok(vec!["--mcp-config".into(), dir.join("mcp.json").display().to_string()])
         }
         AgentKind::Codex => {
@@ -153,7 +154,7 @@ mod tests {
     fn codex_gets_its_mcp_server_and_the_identity_through_config_overrides() {
         let dir = tempfile::tempdir().unwrap();
         let tools = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&tools).unwrap();
+        local_guard::files::ensure_private_dir(&tools).unwrap();
         let args = write_launch_config(&tools, "agent-7", AgentKind::Codex, Path::new("/data dir")).unwrap();
         let overrides: Vec<&str> = args
             .chunks(2)
@@ -179,7 +180,7 @@ mod tests {
     fn launch_config_names_the_ctl_but_holds_no_token() {
         let dir = tempfile::tempdir().unwrap();
         let tools = dir.path().join("agent-tools");
-        tool_server::ensure_private_dir(&tools).unwrap();
+        local_guard::files::ensure_private_dir(&tools).unwrap();
         let args = write_launch_config(&tools, "n1", AgentKind::Claude, dir.path()).unwrap();
         assert_eq!(args[0], "--mcp-config");
         let cfg: Value = serde_json::from_slice(&std::fs::read(&args[1]).unwrap()).unwrap();

@@ -1,21 +1,32 @@
-//! Private state files: directories created 0700, files written atomically
-//! with mode 0600 whatever the umask, and planted symlinks refused rather
-//! than followed.
+//! Files written atomically, and private state: directories created 0700,
+//! files written with mode 0600 whatever the umask, planted symlinks refused
+//! rather than followed, reads capped in size.
+//!
+//! Every write goes to a fresh temp file in the target's directory named
+//! `.NAME.tmpXXXXXXXXXXXXXXXX` (created `O_EXCL|O_NOFOLLOW`, `fchmod`ed to
+//! its mode so the umask cannot widen or narrow it), is fsynced, renamed
+//! over the target, and the directory is fsynced so the rename survives a
+//! power cut. [`is_temp_of`] recognises a temp file a killed writer left.
 
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Read, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use thiserror::Error;
 
-/// Mode of private directories.
-const DIR_MODE: u32 = 0o700;
-/// Mode of private files.
-const FILE_MODE: u32 = 0o600;
+use crate::hex;
+use crate::random::{fill_random, RandomError};
 
-/// A failure handling a private file or directory.
+/// Mode of private directories.
+pub const DIR_MODE: u32 = 0o700;
+/// Mode of private files.
+pub const FILE_MODE: u32 = 0o600;
+
+/// A failure handling a file or directory.
 #[derive(Debug, Error)]
 pub enum FileError {
     /// An I/O call failed.
@@ -64,8 +75,29 @@ pub enum FileError {
         source: serde_json::Error,
     },
     /// The OS random source failed (temp names use it).
-    #[error("OS random source failed: {0}")]
-    Random(String),
+    #[error(transparent)]
+    Random(#[from] RandomError),
+}
+
+impl FileError {
+    /// The error as an [`io::Error`], for callers whose errors carry one: the
+    /// OS error itself for [`FileError::Io`], otherwise this error wrapped
+    /// with the closest kind.
+    pub fn into_io(self) -> io::Error {
+        let kind = match &self {
+            FileError::Io { .. } => {
+                let FileError::Io { source, .. } = self else { unreachable!("matched above") };
+                return source;
+            }
+            FileError::Symlink(_) | FileError::NotOwned(_) => io::ErrorKind::PermissionDenied,
+            FileError::WrongKind { .. } | FileError::BadName(_) | FileError::Encode { .. } => {
+                io::ErrorKind::InvalidInput
+            }
+            FileError::TooLarge { .. } => io::ErrorKind::FileTooLarge,
+            FileError::Random(_) => io::ErrorKind::Other,
+        };
+        io::Error::new(kind, self)
+    }
 }
 
 fn io_err<'p>(action: &'static str, path: &'p Path) -> impl FnOnce(io::Error) -> FileError + 'p {
@@ -126,10 +158,8 @@ fn check_name(name: &str) -> Result<(), FileError> {
 
 /// Atomically replaces `dir/name` with `bytes`, mode 0600.
 ///
-/// The data goes to a fresh temp file in the same directory (created with
-/// `O_EXCL|O_NOFOLLOW`, then `fchmod` 0600 so the umask cannot widen it),
-/// is fsynced, renamed over the target, and the directory is fsynced. An
-/// existing symlink at the target is refused.
+/// `dir` must not be a symlink, and an existing symlink or non-file at the
+/// target is refused (never followed, never replaced).
 pub fn write_private(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), FileError> {
     check_name(name)?;
     let target = dir.join(name);
@@ -141,28 +171,7 @@ pub fn write_private(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), FileErr
         Err(e) => return Err(io_err("stat", &target)(e)),
     }
     let dir_handle = open_dir(dir)?;
-
-    let mut suffix = [0u8; 8];
-    getrandom::fill(&mut suffix).map_err(|e| FileError::Random(e.to_string()))?;
-    let temp = dir.join(format!(".{name}.{}.tmp", hex(&suffix)));
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(FILE_MODE)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&temp)
-        .map_err(io_err("create", &temp))?;
-    let written = (|| {
-        file.set_permissions(fs::Permissions::from_mode(FILE_MODE)).map_err(io_err("chmod", &temp))?;
-        file.write_all(bytes).map_err(io_err("write", &temp))?;
-        file.sync_all().map_err(io_err("fsync", &temp))?;
-        fs::rename(&temp, &target).map_err(io_err("rename", &target))
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&temp);
-        return Err(e);
-    }
-    dir_handle.sync_all().map_err(io_err("fsync directory", dir))
+    replace(&dir_handle, dir, OsStr::new(name), &target, bytes, FILE_MODE)
 }
 
 /// [`write_private`] of `value` as pretty JSON.
@@ -171,6 +180,72 @@ pub fn write_private_json<T: Serialize + ?Sized>(dir: &Path, name: &str, value: 
         serde_json::to_vec_pretty(value).map_err(|source| FileError::Encode { path: dir.join(name), source })?;
     bytes.push(b'\n');
     write_private(dir, name, &bytes)
+}
+
+/// Atomically replaces the file at `path` with `bytes`, mode `mode`, for
+/// files a user may keep anywhere: unlike [`write_private`], the directory
+/// may be reached through a symlink, and a symlink at `path` is replaced by
+/// the file (a rename never writes through it).
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), FileError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().ok_or_else(|| FileError::BadName(path.display().to_string()))?;
+    let dir_handle = File::open(dir).map_err(io_err("open directory", dir))?;
+    replace(&dir_handle, dir, name, path, bytes, mode)
+}
+
+/// Writes a temp file next to `target` and renames it over `target`.
+fn replace(
+    dir_handle: &File,
+    dir: &Path,
+    name: &OsStr,
+    target: &Path,
+    bytes: &[u8],
+    mode: u32,
+) -> Result<(), FileError> {
+    let temp = dir.join(temp_name(name)?);
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&temp)
+        .map_err(io_err("create", &temp))?;
+    let written = (|| {
+        file.set_permissions(fs::Permissions::from_mode(mode)).map_err(io_err("chmod", &temp))?;
+        file.write_all(bytes).map_err(io_err("write", &temp))?;
+        file.sync_all().map_err(io_err("fsync", &temp))?;
+        fs::rename(&temp, target).map_err(io_err("rename", target))
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&temp);
+        return Err(e);
+    }
+    dir_handle.sync_all().map_err(io_err("fsync directory", dir))
+}
+
+/// The prefix of every temp file written for `name`.
+fn temp_prefix(name: &OsStr) -> OsString {
+    let mut prefix = OsString::from(".");
+    prefix.push(name);
+    prefix.push(".tmp");
+    prefix
+}
+
+fn temp_name(name: &OsStr) -> Result<OsString, FileError> {
+    let mut suffix = [0u8; 8];
+    fill_random(&mut suffix)?;
+    let mut temp = temp_prefix(name);
+    temp.push(hex::encode(&suffix));
+    Ok(temp)
+}
+
+/// Whether `candidate` is a temp file a writer of `name` creates (and, if
+/// it is still there when nothing is writing, left behind when killed).
+pub fn is_temp_of(name: &OsStr, candidate: &OsStr) -> bool {
+    candidate.as_bytes().starts_with(temp_prefix(name).as_bytes())
 }
 
 /// Reads `dir/name` without following a symlink; `None` when it does not exist.
@@ -207,17 +282,6 @@ pub fn remove_private(dir: &Path, name: &str) -> Result<bool, FileError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(io_err("remove", &path)(e)),
     }
-}
-
-/// Lowercase hex of `bytes`.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)] as char);
-        out.push(DIGITS[usize::from(b & 0xf)] as char);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -297,7 +361,66 @@ mod tests {
     }
 
     #[test]
-    fn hex_encodes_lowercase() {
-        assert_eq!(hex(&[0x00, 0xab, 0xff, 0x10]), "00abff10");
+    fn write_atomic_sets_the_mode_and_replaces_a_symlink_without_following_it() {
+        let root = tempfile::tempdir().unwrap();
+        let path = root.path().join("layout.json");
+        write_atomic(&path, b"one", 0o644).unwrap();
+        assert_eq!(mode(&path), 0o644);
+        write_atomic(&path, b"two", 0o600).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        assert_eq!(mode(&path), 0o600);
+        let victim = root.path().join("victim");
+        fs::write(&victim, b"precious").unwrap();
+        let link = root.path().join("link.json");
+        symlink(&victim, &link).unwrap();
+        write_atomic(&link, b"new", 0o600).unwrap();
+        assert_eq!(fs::read(&victim).unwrap(), b"precious");
+        assert!(fs::symlink_metadata(&link).unwrap().is_file());
+        let mut names: Vec<_> = fs::read_dir(root.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, ["layout.json", "link.json", "victim"].map(std::ffi::OsString::from));
+    }
+
+    #[test]
+    fn write_atomic_reaches_a_directory_through_a_symlink() {
+        let root = tempfile::tempdir().unwrap();
+        fs::create_dir(root.path().join("real")).unwrap();
+        symlink(root.path().join("real"), root.path().join("via")).unwrap();
+        write_atomic(&root.path().join("via/a.json"), b"x", 0o600).unwrap();
+        assert_eq!(fs::read(root.path().join("real/a.json")).unwrap(), b"x");
+        assert!(matches!(write_atomic(Path::new("/"), b"x", 0o600), Err(FileError::BadName(_))));
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temp_file() {
+        let root = tempfile::tempdir().unwrap();
+        // Renaming a file over a non-empty directory fails after the temp file was written.
+        fs::create_dir(root.path().join("busy")).unwrap();
+        fs::write(root.path().join("busy/inside"), b"").unwrap();
+        let err = write_atomic(&root.path().join("busy"), b"x", 0o600).unwrap_err();
+        assert!(matches!(err, FileError::Io { action: "rename", .. }), "{err}");
+        let names: Vec<_> = fs::read_dir(root.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("busy")]);
+    }
+
+    #[test]
+    fn temp_files_are_recognised_by_their_target() {
+        let name = OsStr::new("canvas.json");
+        let temp = temp_name(name).unwrap();
+        assert!(is_temp_of(name, &temp));
+        assert!(is_temp_of(name, OsStr::new(".canvas.json.tmpAbC123")));
+        assert!(!is_temp_of(name, OsStr::new("canvas.json")));
+        assert!(!is_temp_of(name, OsStr::new(".other.json.tmp1")));
+        assert_ne!(temp, temp_name(name).unwrap());
+    }
+
+    #[test]
+    fn into_io_keeps_the_os_error_and_the_message() {
+        let root = tempfile::tempdir().unwrap();
+        let err = write_private(&root.path().join("missing"), "a", b"").unwrap_err();
+        assert_eq!(err.into_io().kind(), io::ErrorKind::NotFound);
+        let err = FileError::Symlink(PathBuf::from("/x")).into_io();
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+        assert_eq!(err.to_string(), "refusing symbolic link at /x");
     }
 }
