@@ -127,12 +127,15 @@ impl BrowserNodes {
     }
 }
 
+/// A browser view's size in CSS pixels and the scale it paints at.
+pub type ViewGeometry = ((u32, u32), f32);
+
 /// A node's page view: its size in CSS pixels (the renderer's body rect, below
 /// the title bar and inside the border, in world units) and the device scale
 /// factor that paints it at the given zoom, so a page keeps its layout at every
 /// zoom and is painted at the pixels it takes on screen (within the engine's
 /// scale range and largest view).
-pub fn view_geometry(rect: &Rect, zoom: f64) -> ((u32, u32), f32) {
+pub fn view_geometry(rect: &Rect, zoom: f64) -> ViewGeometry {
     let body = canvas_render::body_rect(super::scene::render_rect(rect), &canvas_render::Theme::default());
     let edge = f64::from(cef_bridge::MAX_VIEW_EDGE);
     let w = f64::from(body.w).round().clamp(1.0, edge);
@@ -152,7 +155,7 @@ impl Runtime {
         } else {
             1.0
         };
-        let mut wanted: Vec<(TabAddress, String, ((u32, u32), f32))> = vec![];
+        let mut wanted: Vec<(TabAddress, String, ViewGeometry)> = vec![];
         if let Some(p) = self.project() {
             for node in p.nodes() {
                 if let NodeKind::Browser { tabs, active_tab } = &node.kind {
