@@ -3,6 +3,10 @@
 //! `termsprawl-ctl` binary, and each effect checked — a moved node's rect, a
 //! page's DOM after a click, a terminal's output, a launched agent's tool
 //! calls, ownership refusals, browser control off, restart and SIGTERM.
+//!
+//! One test per surface, each with its own app and its own temp root (data
+//! dir, tmux socket, HOME, project, page server), so one failure no longer
+//! hides the rest. Nothing is shared between them, so they run side by side.
 
 use base64::Engine as _;
 use serde_json::{json, Value};
@@ -151,44 +155,88 @@ fn write_exe(path: &Path, text: &str) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-#[test]
-fn every_operation_against_the_live_app() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
-    let data = root.join("data");
-    let proj = root.join("proj");
-    std::fs::create_dir_all(root.join("bin")).unwrap();
-    std::fs::create_dir_all(&proj).unwrap();
-    // A stand-in `claude` on PATH: it records how it was launched and uses the
-    // tools exactly as a real agent would, through $TERMSPRAWL_CTL.
-    write_exe(
-        &root.join("bin/claude"),
-        "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$TERMSPRAWL_DATA_DIR/claude-args.txt\"\nenv | grep '^TERMSPRAWL_' > \"$TERMSPRAWL_DATA_DIR/claude-env.txt\"\n\"$TERMSPRAWL_CTL\" call sticky_open '{\"text\":\"hello from claude\"}' > \"$TERMSPRAWL_DATA_DIR/claude-out.txt\" 2>&1\nexec sleep 600\n",
-    );
-    // The user's editor, as artifact editor views run it ($EDITOR through sh).
-    write_exe(&root.join("bin/fake-editor"), "#!/bin/sh\necho \"EDITING $*\"\nshift\ncat -n \"$1\"\nexec sleep 600\n");
-    let page = serve();
-    let app = App::start(root, &data, &["--agent", "agent-1", "--agent", "agent-2", "--agent-browser-control"]);
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_all(root, &data, &proj, &page, app)));
-    kill_tmux(&data);
-    kill_tmux(&root.join("data-off"));
-    if let Err(p) = result {
-        for log in [root.join("app.log"), root.join("off/app.log")] {
-            let text = std::fs::read_to_string(&log).unwrap_or_default();
-            let tail: Vec<&str> = text.lines().rev().take(40).collect();
-            eprintln!("--- {} (last lines)\n{}", log.display(), tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
-        }
-        std::panic::resume_unwind(p);
+/// The flags of the main instance: two agents, browser control on.
+const MAIN_FLAGS: &[&str] = &["--agent", "agent-1", "--agent", "agent-2", "--agent-browser-control"];
+
+/// One test's world: a temp root holding `bin/` (the stand-in `claude` and
+/// the user's editor), `proj/`, the data dir, and a page server. Dropped
+/// after the test's apps: it ends their tmux servers and, when the test
+/// failed, prints the apps' log tails.
+struct World {
+    root: PathBuf,
+    data: PathBuf,
+    proj: PathBuf,
+    page: String,
+    // Last, so the directory outlives the clean-up in `drop`.
+    _tmp: tempfile::TempDir,
+}
+
+impl World {
+    fn new() -> World {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_owned();
+        let data = root.join("data");
+        let proj = root.join("proj");
+        std::fs::create_dir_all(root.join("bin")).unwrap();
+        std::fs::create_dir_all(&proj).unwrap();
+        // A stand-in `claude` on PATH: it records how it was launched and uses the
+        // tools exactly as a real agent would, through $TERMSPRAWL_CTL.
+        write_exe(
+            &root.join("bin/claude"),
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$TERMSPRAWL_DATA_DIR/claude-args.txt\"\nenv | grep '^TERMSPRAWL_' > \"$TERMSPRAWL_DATA_DIR/claude-env.txt\"\n\"$TERMSPRAWL_CTL\" call sticky_open '{\"text\":\"hello from claude\"}' > \"$TERMSPRAWL_DATA_DIR/claude-out.txt\" 2>&1\nexec sleep 600\n",
+        );
+        // The user's editor, as artifact editor views run it ($EDITOR through sh).
+        write_exe(
+            &root.join("bin/fake-editor"),
+            "#!/bin/sh\necho \"EDITING $*\"\nshift\ncat -n \"$1\"\nexec sleep 600\n",
+        );
+        let page = serve();
+        World { root, data, proj, page, _tmp: tmp }
+    }
+
+    /// The main instance, on this world's data dir.
+    fn start(&self) -> App {
+        App::start(&self.root, &self.data, MAIN_FLAGS)
+    }
+
+    /// `ok` as agent-1 on this world's data dir.
+    fn ok(&self, op: &str, args: Value) -> Value {
+        ok(&self.data, "agent-1", op, args)
+    }
+
+    /// A new sticky's node id.
+    fn sticky(&self, text: &str) -> String {
+        self.ok("sticky_open", json!({"text": text}))["nodeId"].as_str().unwrap().to_owned()
     }
 }
 
-fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
-    let t0 = Instant::now();
+impl Drop for World {
+    fn drop(&mut self) {
+        kill_tmux(&self.data);
+        kill_tmux(&self.root.join("data-off"));
+        if std::thread::panicking() {
+            for log in [self.root.join("app.log"), self.root.join("off/app.log")] {
+                let text = std::fs::read_to_string(&log).unwrap_or_default();
+                let tail: Vec<&str> = text.lines().rev().take(40).collect();
+                eprintln!(
+                    "--- {} (last lines)\n{}",
+                    log.display(),
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn discovery_and_canvas() {
+    let w = World::new();
+    let _app = w.start();
+    let data = &w.data;
     // Discovery.
     let info = ok(data, "agent-1", "session_info", json!({}));
     assert_eq!(info["identity"]["nodeId"], "agent-1");
     assert_eq!(info["browserControl"], true);
-    let token_before = std::fs::read_to_string(data.join("agent-tools/sessions/agent-1.json")).unwrap();
     let guide = ok(data, "agent-1", "guide_read", json!({"topic": "browser"}));
     assert!(guide.to_string().contains("untrusted"), "the browser guide states the trust rule: {guide}");
     assert!(err(data, "agent-1", "guide_read", json!({"topic": "nope"})).contains("topic"));
@@ -220,8 +268,13 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     let list = ok(data, "agent-1", "canvas_list", json!({}));
     assert_eq!(node(&list, &group).unwrap()["kind"], "group");
     assert_eq!(node(&list, &sticky).unwrap()["group"], group.as_str());
+}
 
-    // Artifacts.
+#[test]
+fn artifacts() {
+    let w = World::new();
+    let _app = w.start();
+    let (data, proj) = (&w.data, &w.proj);
     std::fs::write(proj.join("notes.md"), "# notes\n").unwrap();
     std::fs::write(proj.join("blob.bin"), b"a\0b").unwrap();
     std::fs::write(proj.join("pic.png"), b"\x89PNG").unwrap();
@@ -277,9 +330,15 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert!(err(data, "agent-1", "artifact_open", json!({"path": proj.join("../data/agent-tools/endpoint.json")}))
         .contains("outside the project"));
     assert!(err(data, "agent-1", "artifact_open", json!({"path": "notes.md"})).contains("absolute"));
-    eprintln!("canvas + artifacts done at {:?}", t0.elapsed());
+}
 
-    // Browser.
+#[test]
+fn browser() {
+    let world = World::new();
+    let _app = world.start();
+    let (data, page) = (&world.data, world.page.as_str());
+    // A node that is not an agent, to transfer the browser to.
+    let sticky = world.sticky("plan: test everything");
     let opened = ok(data, "agent-1", "browser_open", json!({"url": page}));
     let browser = opened["nodeId"].as_str().unwrap().to_owned();
     assert_eq!((opened["title"].as_str(), opened["loaded"].as_bool()), (Some("tools page"), Some(true)), "{opened}");
@@ -341,7 +400,6 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     );
     let saved = PathBuf::from(shot["path"].as_str().unwrap());
     assert!(saved.starts_with(data.join("screenshots")));
-    use std::os::unix::fs::PermissionsExt;
     assert_eq!(std::fs::metadata(&saved).unwrap().permissions().mode() & 0o777, 0o600, "screenshots are private");
     assert_eq!(std::fs::metadata(data.join("screenshots")).unwrap().permissions().mode() & 0o777, 0o700);
     assert_eq!(std::fs::read(&saved).unwrap(), png);
@@ -377,9 +435,15 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert_eq!(owners[&browser], "agent-2");
     let back = ok(data, "agent-2", "browser_navigate", json!({"nodeId": browser, "url": page}));
     assert_eq!(back["title"], "tools page");
-    eprintln!("browser done at {:?}", t0.elapsed());
+}
 
-    // Terminals.
+#[test]
+fn terminals() {
+    let w = World::new();
+    let _app = w.start();
+    let (root, data, proj) = (&w.root, &w.data, &w.proj);
+    // A node that is not a terminal, for terminal_close to refuse.
+    let sticky = w.sticky("plan: test everything");
     let term = ok(data, "agent-1", "terminal_open", json!({"title": "t1"}))["nodeId"].as_str().unwrap().to_owned();
     ok(data, "agent-1", "terminal_submit", json!({"nodeId": term, "text": "echo hello-$((6*7))"}));
     eventually(15, "hello-42", || read_terminal(data, &term).contains("hello-42").then_some(()));
@@ -411,16 +475,14 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     eventually(15, "terminal_external output", || read_terminal(data, &ext).contains("ext-7").then_some(()));
     // With a desktop terminal in preferences.json the command runs there, in the project folder.
     let fake_term = root.join("bin/fake-term");
-    std::fs::write(
+    write_exe(
         &fake_term,
-        format!(
+        &format!(
             "#!/bin/sh\nprintf '%s\\n' \"$@\" > {args}\nshift\necho | \"$@\" > {screen} 2>&1\n",
             args = root.join("term-args.txt").display(),
             screen = root.join("term-screen.txt").display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&fake_term, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    );
     let prefs = data.join("agent-tools/preferences.json");
     std::fs::write(&prefs, r#"{"externalTerminal": {"executable": "fake-term", "args": ["-e"]}}"#).unwrap();
     let launched = ok(
@@ -444,18 +506,38 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     ok(data, "agent-1", "terminal_close", json!({"nodeId": term}));
     assert!(node(&ok(data, "agent-1", "canvas_list", json!({})), &term).is_none());
     assert!(err(data, "agent-1", "terminal_read", json!({"nodeId": term})).contains("no node"));
-    eprintln!("terminals done at {:?}", t0.elapsed());
+}
 
-    // Agents and context.
-    let e = err(data, "agent-1", "agent_launch", json!({"agent": "gemini"}));
-    assert!(e.contains("needs setup") && e.contains("gemini"), "{e}");
-    let launched =
-        ok(data, "agent-1", "agent_launch", json!({"agent": "claude", "title": "helper", "text": "do the thing"}));
+/// Launches the stand-in claude as agent-1 would and waits until it has used
+/// its tools (its sticky is on the canvas); the claude's node id.
+fn launch_claude(w: &World) -> String {
+    let launched = w.ok("agent_launch", json!({"agent": "claude", "title": "helper", "text": "do the thing"}));
     let claude = launched["nodeId"].as_str().unwrap().to_owned();
     eventually(20, "the launched agent's sticky", || {
-        let list = ok(data, "agent-1", "canvas_list", json!({}));
+        let list = w.ok("canvas_list", json!({}));
         list.as_array().unwrap().iter().any(|n| n["text"] == "hello from claude").then_some(())
     });
+    claude
+}
+
+/// Writes a Claude Code transcript for the project (its layout under HOME)
+/// whose one assistant line says "parser finished".
+fn write_claude_transcript(w: &World) {
+    let escaped: String =
+        w.proj.display().to_string().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let tdir = w.root.join("home/.claude/projects").join(escaped);
+    std::fs::create_dir_all(&tdir).unwrap();
+    std::fs::write(tdir.join("s.jsonl"), format!("{}\n", json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "parser finished"}]}}))).unwrap();
+}
+
+#[test]
+fn agents_and_context() {
+    let w = World::new();
+    let _app = w.start();
+    let data = &w.data;
+    let e = err(data, "agent-1", "agent_launch", json!({"agent": "gemini"}));
+    assert!(e.contains("needs setup") && e.contains("gemini"), "{e}");
+    let claude = launch_claude(&w);
     let args = std::fs::read_to_string(data.join("claude-args.txt")).unwrap();
     let args: Vec<&str> = args.lines().collect();
     assert_eq!(args[0], "--mcp-config");
@@ -475,11 +557,7 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     let status = ok(data, "agent-1", "agent_status", json!({"nodeId": claude}));
     assert_eq!(status["agents"][0]["status"]["state"], "ready");
     // context_read: the launched claude's transcript (Claude Code's layout under HOME).
-    let escaped: String =
-        proj.display().to_string().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    let tdir = root.join("home/.claude/projects").join(escaped);
-    std::fs::create_dir_all(&tdir).unwrap();
-    std::fs::write(tdir.join("s.jsonl"), format!("{}\n", json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "parser finished"}]}}))).unwrap();
+    write_claude_transcript(&w);
     // Only the user links nodes, and nothing is linked to agent-1: the claude's
     // transcript is not readable to it (linking is covered by the runtime's tests
     // and the window test).
@@ -490,17 +568,34 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
         "{ctx}"
     );
     assert!(ctx["note"].as_str().unwrap().contains("only the user links nodes"), "{ctx}");
-    eprintln!("agents done at {:?}", t0.elapsed());
+}
 
+#[test]
+fn browser_control_off() {
+    let w = World::new();
     // A second instance without browser control refuses browser operations.
-    let off_data = root.join("data-off");
-    let off_root = root.join("off");
+    let off_data = w.root.join("data-off");
+    let off_root = w.root.join("off");
     std::fs::create_dir_all(off_root.join("bin")).unwrap();
     let off = App::start(&off_root, &off_data, &["--agent", "agent-x"]);
     assert_eq!(ok(&off_data, "agent-x", "session_info", json!({}))["browserControl"], false);
-    assert!(err(&off_data, "agent-x", "browser_open", json!({"url": page})).contains("Enable agent browser control"));
+    assert!(err(&off_data, "agent-x", "browser_open", json!({"url": w.page})).contains("Enable agent browser control"));
     assert!(err(&off_data, "agent-x", "browser_list", json!({})).contains("Enable agent browser control"));
     assert!(off.terminate().success());
+}
+
+#[test]
+fn sigterm_and_restarts() {
+    let w = World::new();
+    let app = w.start();
+    let (data, proj) = (&w.data, &w.proj);
+    // The state the restarts must keep: agent-1's token, a moved sticky, a
+    // launched claude with a transcript.
+    let token_before = std::fs::read_to_string(data.join("agent-tools/sessions/agent-1.json")).unwrap();
+    let sticky = w.sticky("plan: test everything");
+    w.ok("canvas_move", json!({"nodeId": sticky, "x": 1234, "y": -567}));
+    let claude = launch_claude(&w);
+    write_claude_transcript(&w);
 
     // SIGTERM: a clean exit that removes the endpoint file.
     let status = app.terminate();
@@ -526,7 +621,7 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     std::fs::remove_file(data.join(format!("agent-tools/sessions/{claude}.json"))).unwrap();
 
     // A restart without the flag keeps the token, the setting and the canvas.
-    let app = App::start(root, data, &["--agent", "agent-1"]);
+    let app = App::start(&w.root, data, &["--agent", "agent-1"]);
     let ctx = ok(data, "agent-1", "context_read", json!({}));
     assert_eq!(ctx["peers"], json!([claude]), "{ctx}");
     assert!(
@@ -542,7 +637,7 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert!(status["agents"][0]["status"]["detail"].as_str().unwrap().contains("launch a fresh one"), "{status}");
     // The file written to report it is not credentials: a further restart says the same.
     assert!(app.terminate().success());
-    let app = App::start(root, data, &["--agent", "agent-1"]);
+    let app = App::start(&w.root, data, &["--agent", "agent-1"]);
     eventually(20, "the warm claude still needing setup", || {
         let s = ctl(data, "agent-1", "agent_status", json!({"nodeId": claude})).ok()?;
         (s["agents"][0]["status"]["state"] == "needs-setup").then_some(())
@@ -555,5 +650,4 @@ fn run_all(root: &Path, data: &Path, proj: &Path, page: &str, app: App) {
     assert!(node(&list, "agent-2").is_some());
     let status = app.terminate();
     assert!(status.success(), "{status:?}");
-    eprintln!("all done at {:?}", t0.elapsed());
 }
