@@ -776,20 +776,8 @@ fn renderer_shell_and_app_kills_are_survived() {
         });
         // A CDP command the busy renderer can never answer, through the facade.
         let mut ws = cdp_connect(&data);
-        let targets = cdp_call(&mut ws, 1, None, "Target.getTargets", json!({}));
-        let target = targets["result"]["targetInfos"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["url"].as_str().is_some_and(|u| u.ends_with("?spin")))
-            .unwrap_or_else(|| panic!("no spinning page target: {targets}"))["targetId"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        let attached =
-            cdp_call(&mut ws, 2, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
-        let session =
-            attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach: {attached}")).to_owned();
+        let (_, session) =
+            cdp_attach(&mut ws, "spinning page", |t| t["url"].as_str().is_some_and(|u| u.ends_with("?spin")));
         let (cdp_tx, cdp_rx) = mpsc::channel();
         std::thread::spawn(move || {
             let reply = cdp_call(&mut ws, 3, Some(&session), "Runtime.evaluate", json!({"expression": "1"}));
@@ -1409,6 +1397,23 @@ fn cdp_connect(data: &Path) -> Cdp {
 }
 
 /// Sends one command and returns its reply (events in between are skipped).
+/// Attaches (flat) to the first target that `pick` accepts (ids 1 and 2); returns its target and session ids.
+fn cdp_attach(ws: &mut Cdp, what: &str, pick: impl Fn(&Value) -> bool) -> (String, String) {
+    let targets = cdp_call(ws, 1, None, "Target.getTargets", json!({}));
+    let target = targets["result"]["targetInfos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| pick(t))
+        .unwrap_or_else(|| panic!("no {what} target: {targets}"))["targetId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let attached = cdp_call(ws, 2, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
+    let session = attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach: {attached}")).to_owned();
+    (target, session)
+}
+
 fn cdp_call(ws: &mut Cdp, id: u64, session: Option<&str>, method: &str, params: Value) -> Value {
     let mut msg = json!({"id": id, "method": method, "params": params});
     if let Some(s) = session {
@@ -1480,20 +1485,7 @@ fn clients_vanishing_mid_request_cost_nothing() {
 
         // A CDP client that leaves while its evaluate awaits a 3 s promise, and one that leaves mid-frame.
         let mut ws = cdp_connect(&data);
-        let targets = cdp_call(&mut ws, 1, None, "Target.getTargets", json!({}));
-        let target = targets["result"]["targetInfos"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["type"] == "page")
-            .unwrap_or_else(|| panic!("no page target: {targets}"))["targetId"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        let attached =
-            cdp_call(&mut ws, 2, None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}));
-        let session =
-            attached["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("attach: {attached}")).to_owned();
+        let (target, session) = cdp_attach(&mut ws, "page", |t| t["type"] == "page");
         let slow = json!({"id": 3, "sessionId": session, "method": "Runtime.evaluate", "params": {"expression": "new Promise(r => setTimeout(() => r(7), 3000))", "awaitPromise": true}});
         ws.send(tungstenite::Message::text(slow.to_string())).unwrap();
         drop(ws);
