@@ -5,8 +5,9 @@
 
 use super::context::{beside, caller_project, model_error, target_node, KindTag, OpContext};
 use crate::model::{NodeId, NodeKind};
+use crate::runtime::engine::Browser;
 use base64::Engine as _;
-use cef_bridge::{BrowserHandle, DevToolsChannel};
+use cef_bridge::DevToolsChannel;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tool_server::{ClickArgs, InspectArgs, NavigateArgs, NodeArgs, ToolError, TransferArgs, TypeArgs, UrlArgs};
@@ -150,7 +151,7 @@ fn not_a_browser(id: &str, kind: &NodeKind) -> ToolError {
 
 /// What the main thread hands a browser operation.
 struct Target {
-    handle: BrowserHandle,
+    handle: Browser,
     node: NodeId,
 }
 
