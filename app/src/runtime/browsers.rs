@@ -153,7 +153,9 @@ impl Runtime {
         } else {
             1.0
         };
-        let mut wanted: Vec<(TabAddress, String, ((u32, u32), f32))> = vec![];
+        // A tab, its URL and its view geometry.
+        type Wanted = (TabAddress, String, ((u32, u32), f32));
+        let mut wanted: Vec<Wanted> = vec![];
         if let Some(p) = self.project() {
             for node in p.nodes() {
                 if let NodeKind::Browser { tabs, active_tab } = &node.kind {
@@ -377,5 +379,25 @@ mod tests {
         assert!((w as f32 * scale).round() as u32 <= cef_bridge::MAX_VIEW_EDGE && scale >= 1.99, "{scale}");
         let huge = Rect { x: 0.0, y: 0.0, w: 1e6, h: 1e6 };
         assert_eq!(view_geometry(&huge, 4.0).0, (cef_bridge::MAX_VIEW_EDGE, cef_bridge::MAX_VIEW_EDGE));
+    }
+
+    #[test]
+    fn live_browsers_follow_the_model_through_the_engine() {
+        use crate::runtime::engine::LiveBrowser;
+        let mut ctx = crate::runtime::test_context::TestContext::new();
+        let rect = Rect { x: 0.0, y: 900.0, w: 802.0, h: 640.0 };
+        let kind = NodeKind::browser("https://example.com/").unwrap();
+        let id = ctx.add(kind, "Example", (rect.x, rect.y, rect.w, rect.h));
+        let page = ctx.page_of(id.as_str()).expect("a browser was created for the node");
+        assert_eq!(page.current_url(), "https://example.com/");
+        assert_eq!(page.view_size(), view_geometry(&rect, 1.0).0);
+        assert_eq!(ctx.rt.browsers.live().snapshot().len(), 1, "published for other threads");
+        let bigger = Rect { w: 1002.0, h: 740.0, ..rect };
+        ctx.rt.apply(Command::SetRect { id: id.clone(), rect: bigger }).unwrap();
+        assert_eq!(page.view_size(), view_geometry(&bigger, 1.0).0, "resized with its node");
+        ctx.rt.apply(Command::RemoveNodes { ids: vec![id.clone()] }).unwrap();
+        assert!(page.is_closed(), "closed with its node");
+        assert!(ctx.rt.browsers.for_node(&id).is_none());
+        assert!(ctx.rt.browsers.live().snapshot().is_empty());
     }
 }

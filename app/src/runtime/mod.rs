@@ -18,6 +18,8 @@ pub mod scene;
 pub mod services;
 pub mod stop_signals;
 pub mod terminals;
+#[cfg(test)]
+mod test_context;
 pub mod tools;
 
 pub use handle::{AppError, AppHandle, Job, Waker};
