@@ -223,8 +223,9 @@ impl FakeBrowser {
         let page = Arc::new(FakePage {
             url: Mutex::new(options.url.clone()),
             marker: Mutex::new(None),
+            focused: AtomicBool::new(false),
             channel: Arc::downgrade(&devtools),
-            methods: Mutex::new(vec![]),
+            sent: Mutex::new(vec![]),
         });
         devtools.attach(page.clone());
         Self {
@@ -246,7 +247,12 @@ impl FakeBrowser {
 
     /// Every DevTools method the page was sent, in order.
     pub(crate) fn methods(&self) -> Vec<String> {
-        self.page.methods.lock().clone()
+        self.page.sent.lock().iter().map(|(m, _)| m.clone()).collect()
+    }
+
+    /// Every DevTools command the page was sent (method and params), in order.
+    pub(crate) fn sent(&self) -> Vec<(String, Value)> {
+        self.page.sent.lock().clone()
     }
 }
 
@@ -337,34 +343,106 @@ impl LiveBrowser for FakeBrowser {
     }
 }
 
-/// The document of a fake page and its DevTools end: `Runtime.evaluate` of
-/// the tool operations' scripts gets what a loaded page would answer.
+/// The document of a fake page and its DevTools end: the tool operations'
+/// scripts (load probe, navigation tag, inspect, locate, focus check) get
+/// what a loaded page with one button (`#go`, ref `e1`) would answer, and
+/// input and screenshot commands what Chromium answers.
 struct FakePage {
     url: Mutex<String>,
     /// The navigation marker the current document was tagged with.
     marker: Mutex<Option<String>>,
+    /// Whether the button has keyboard focus.
+    focused: AtomicBool,
     channel: Weak<DevToolsChannel>,
-    methods: Mutex<Vec<String>>,
+    sent: Mutex<Vec<(String, Value)>>,
+}
+
+/// The arguments a `((args) => …)(ARGS)` script was called with.
+fn script_args(expression: &str) -> Value {
+    expression
+        .rfind("})(")
+        .and_then(|at| expression.get(at + 3..expression.len() - 1))
+        .and_then(|args| serde_json::from_str(args).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// The page model inspect returns for the fake page.
+pub(crate) fn fake_page_model(url: &str) -> Value {
+    json!({
+        "url": url, "title": FAKE_TITLE, "text": "Hello", "textTruncated": false,
+        "elements": [{"ref": "e1", "role": "button", "name": "Go", "tag": "button",
+                      "box": {"x": 10, "y": 10, "width": 80, "height": 20}}],
+        "elementsTruncated": false,
+        "viewport": {"width": 800, "height": 600, "scrollX": 0, "scrollY": 0},
+    })
+}
+
+/// The fake page's screenshot: a 4 × 3 PNG.
+pub(crate) fn fake_screenshot() -> Vec<u8> {
+    let mut png = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png, 4, 3);
+    encoder.set_color(png::ColorType::Rgba);
+    let mut writer = encoder.write_header().expect("png header");
+    writer.write_image_data(&[0x80; 4 * 3 * 4]).expect("png data");
+    drop(writer);
+    png
 }
 
 impl FakePage {
-    fn answer(&self, method: &str, params: &Value) -> Result<Value, Value> {
-        if method != "Runtime.evaluate" {
-            return Err(json!({"code": -32601, "message": format!("'{method}' wasn't found")}));
-        }
-        let expression = params.get("expression").and_then(Value::as_str).unwrap_or("");
+    fn evaluate(&self, expression: &str) -> Value {
         if let Some(tag) = expression.strip_prefix("window.__termsprawlNav = ") {
             let marker: String = serde_json::from_str(tag).unwrap_or_default();
             *self.marker.lock() = Some(marker.clone());
-            return Ok(json!({"result": {"type": "string", "value": marker}}));
+            return json!(marker);
         }
         if expression.contains("window.__termsprawlNav || null") {
-            let page = json!({
+            return json!({
                 "url": *self.url.lock(), "title": FAKE_TITLE, "ready": "complete", "marker": *self.marker.lock(),
             });
-            return Ok(json!({"result": {"type": "object", "value": page}}));
         }
-        Ok(json!({"result": {"type": "undefined"}}))
+        if expression.contains("elementsTruncated") {
+            return fake_page_model(&self.url.lock());
+        }
+        if expression.contains("elementFromPoint") {
+            let args = script_args(expression);
+            let found = args["ref"] == "e1" || args["selector"] == "#go";
+            if !found {
+                return match args["ref"].as_str() {
+                    Some(r) => {
+                        json!({"error": format!("no element with ref {r} (refs come from browser_inspect on the current page)")})
+                    }
+                    None => {
+                        json!({"error": format!("selector matched nothing: {}", args["selector"].as_str().unwrap_or(""))})
+                    }
+                };
+            }
+            if args["focus"] == true {
+                self.focused.store(true, Ordering::Release);
+            }
+            return json!({"x": 50, "y": 20, "covered": false});
+        }
+        if expression.contains("return {focused:") {
+            return json!({"focused": self.focused.load(Ordering::Acquire)});
+        }
+        Value::Null
+    }
+
+    fn answer(&self, method: &str, params: &Value) -> Result<Value, Value> {
+        match method {
+            "Runtime.evaluate" => {
+                let expression = params.get("expression").and_then(Value::as_str).unwrap_or("");
+                Ok(match self.evaluate(expression) {
+                    Value::Null => json!({"result": {"type": "undefined"}}),
+                    value => json!({"result": {"type": "object", "value": value}}),
+                })
+            }
+            "Page.captureScreenshot" => {
+                use base64::Engine as _;
+                Ok(json!({"data": base64::engine::general_purpose::STANDARD.encode(fake_screenshot())}))
+            }
+            "Input.dispatchMouseEvent" | "Input.dispatchKeyEvent" | "Input.insertText" => Ok(json!({})),
+            _ => Err(json!({"code": -32601, "message": format!("'{method}' wasn't found")})),
+        }
     }
 }
 
@@ -372,11 +450,12 @@ impl RawSender for FakePage {
     fn send_raw(&self, message: &[u8]) {
         let Ok(v) = serde_json::from_slice::<Value>(message) else { return };
         let method = v.get("method").and_then(Value::as_str).unwrap_or("").to_owned();
-        self.methods.lock().push(method.clone());
-        let reply = match self.answer(&method, v.get("params").unwrap_or(&Value::Null)) {
+        let params = v.get("params").cloned().unwrap_or(Value::Null);
+        let reply = match self.answer(&method, &params) {
             Ok(result) => json!({"id": v["id"], "result": result}),
             Err(error) => json!({"id": v["id"], "error": error}),
         };
+        self.sent.lock().push((method, params));
         // Answered inside the send, as CEF answers some commands synchronously.
         if let Some(channel) = self.channel.upgrade() {
             channel.deliver(reply.to_string().as_bytes());

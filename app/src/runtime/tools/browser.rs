@@ -557,7 +557,7 @@ mod tests {
     }
 
     // The operations in-process, against fake pages.
-    use crate::runtime::test_context::{tool, TestContext, FAKE_TITLE};
+    use crate::runtime::test_context::{fake_page_model, fake_screenshot, tool, TestContext, FAKE_TITLE};
     use tool_server::ErrorCode;
 
     /// A browser node added by the person at the app: on the canvas, owned by nobody.
@@ -691,5 +691,104 @@ mod tests {
             format!("browser {unowned} is owned by agent {}; operations on it are refused", other.node_id)
         );
         assert!(ctx.page_of(&unowned).unwrap().navigations.lock().is_empty(), "nothing was loaded");
+    }
+
+    /// A browser opened by the first agent (so owned by it).
+    fn owned_browser(ctx: &mut TestContext) -> String {
+        let v = ctx.run("browser_open", json!({"url": "https://example.com/"})).unwrap();
+        v["nodeId"].as_str().expect("a node id").to_owned()
+    }
+
+    #[test]
+    fn browser_inspect_reads_any_browser_not_owned_by_another_agent() {
+        let mut ctx = TestContext::new();
+        let b = unowned_browser(&mut ctx);
+        let mut expected = fake_page_model("https://example.com/");
+        expected["nodeId"] = json!(b);
+        assert_eq!(ctx.run("browser_inspect", json!({"nodeId": b})).unwrap(), expected);
+        let other = ctx.add_agent("Agent B");
+        ctx.call(&other, tool("browser_claim", json!({"nodeId": b}))).unwrap();
+        let e = ctx.run("browser_inspect", json!({"nodeId": b})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(
+            e.message(),
+            format!("browser {b} is owned by agent {}; operations on it are refused", other.node_id)
+        );
+        let v = ctx.call(&other, tool("browser_inspect", json!({"nodeId": b, "screenshot": true}))).unwrap();
+        assert_eq!(v["screenshot"]["width"], 4);
+        assert_eq!(v["screenshot"]["mimeType"], "image/png");
+    }
+
+    #[test]
+    fn browser_screenshot_saves_the_png_privately_and_returns_it() {
+        let mut ctx = TestContext::new();
+        let b = owned_browser(&mut ctx);
+        let v = ctx.run("browser_screenshot", json!({"nodeId": b})).unwrap();
+        let png = fake_screenshot();
+        let data = base64::engine::general_purpose::STANDARD.encode(&png);
+        let path = v["path"].as_str().expect("a path").to_owned();
+        assert_eq!(
+            v,
+            json!({"path": path, "mimeType": "image/png", "data": data, "width": 4, "height": 3, "nodeId": b})
+        );
+        let path = std::path::Path::new(&path);
+        assert_eq!(path.parent(), Some(ctx.rt.data_dir().join("screenshots").as_path()));
+        assert!(path.file_name().unwrap().to_string_lossy().starts_with(&format!("{b}-")));
+        assert_eq!(std::fs::read(path).unwrap(), png);
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(path).unwrap().permissions().mode() & 0o777, 0o600);
+        let sticky = ctx.add(NodeKind::Sticky { text: "s".into() }, "s", (2000.0, 0.0, 100.0, 80.0));
+        let e = ctx.run("browser_screenshot", json!({"nodeId": sticky})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert_eq!(e.message(), format!("node {sticky} is a sticky node, not a browser"));
+    }
+
+    #[test]
+    fn browser_click_presses_the_mouse_at_the_element_centre() {
+        let mut ctx = TestContext::new();
+        let b = owned_browser(&mut ctx);
+        let v = ctx.run("browser_click", json!({"nodeId": b, "ref": "e1"})).unwrap();
+        assert_eq!(v, json!({"nodeId": b, "x": 50.0, "y": 20.0, "covered": false}));
+        let mouse: Vec<_> = ctx
+            .page_of(&b)
+            .unwrap()
+            .sent()
+            .into_iter()
+            .filter(|(m, _)| m == "Input.dispatchMouseEvent")
+            .map(|(_, p)| (p["type"].as_str().unwrap().to_owned(), p["buttons"].clone(), p["x"].clone()))
+            .collect();
+        assert_eq!(
+            mouse,
+            [
+                ("mouseMoved".to_owned(), json!(0), json!(50.0)),
+                ("mousePressed".to_owned(), json!(1), json!(50.0)),
+                ("mouseReleased".to_owned(), json!(0), json!(50.0)),
+            ]
+        );
+        let e = ctx.run("browser_click", json!({"nodeId": b, "selector": "#nope"})).unwrap_err();
+        assert_eq!((e.code, e.message()), (ErrorCode::PageError, "selector matched nothing: #nope"));
+        let unowned = unowned_browser(&mut ctx);
+        let e = ctx.run("browser_click", json!({"nodeId": unowned, "ref": "e1"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(e.message(), format!("browser {unowned} has no owner; claim it with browser_claim first"));
+    }
+
+    #[test]
+    fn browser_type_focuses_the_element_and_types_key_by_key() {
+        let mut ctx = TestContext::new();
+        let b = owned_browser(&mut ctx);
+        let e = ctx.run("browser_type", json!({"nodeId": b, "text": "hi"})).unwrap_err();
+        assert_eq!((e.code, e.message()), (ErrorCode::InvalidArgument, "no element has focus; pass a selector or ref"));
+        let v = ctx.run("browser_type", json!({"nodeId": b, "selector": "#go", "text": "hé!"})).unwrap();
+        assert_eq!(v, json!({"nodeId": b, "typed": 3}));
+        let typed: Vec<_> =
+            ctx.page_of(&b).unwrap().sent().into_iter().filter(|(m, _)| m.starts_with("Input.")).collect();
+        let expected: Vec<_> = typing_events("hé!").into_iter().map(|(m, p)| (m.to_owned(), p)).collect();
+        assert_eq!(typed, expected);
+        // Focused now: typing without a target goes to it.
+        assert_eq!(
+            ctx.run("browser_type", json!({"nodeId": b, "text": "x"})).unwrap(),
+            json!({"nodeId": b, "typed": 1})
+        );
     }
 }
