@@ -5,6 +5,8 @@
 //! CDP facade, PTY readers) reach it through an [`AppHandle`]. The window loop
 //! and the headless loop both drive the same `Runtime` through
 //! [`Runtime::tick`]; they differ only in how they wait and present frames.
+//! The browser engine is reached only through [`engine::BrowserEngine`], so
+//! tests run the runtime with a fake engine (`test_context`).
 
 pub mod agent_settings;
 pub mod artifact_views;
