@@ -84,10 +84,8 @@ impl TestContext {
         local_guard::files::ensure_private_dir(&state).expect("agent-tools dir");
         rt.tools.shared.attach_state_dir(&state);
         let host = RuntimeToolHost::new(rt.handle(), rt.tools.shared.clone(), data_dir).with_call_timeout(timeout);
-        let placeholder = ToolIdentity::new("", "");
-        let mut ctx = TestContext { rt, pages, spawner, agent: placeholder, host, waker, dir };
-        ctx.agent = ctx.add_agent("Agent A");
-        ctx
+        let agent = add_agent(&mut rt, "Agent A");
+        TestContext { rt, pages, spawner, agent, host, waker, dir }
     }
 
     /// The project folder.
@@ -102,10 +100,7 @@ impl TestContext {
 
     /// Adds an agent node (a `custom` agent: not set up, so nothing launches) and returns its identity.
     pub(crate) fn add_agent(&mut self, title: &str) -> ToolIdentity {
-        let kind = NodeKind::Agent { agent: AgentKind::Custom, cwd: self.folder() };
-        let id = self.rt.add_node(kind, title, (600.0, 400.0), None).expect("agent node");
-        let project = self.rt.project_id().expect("a project is open");
-        ToolIdentity::new(id.as_str(), project.as_str())
+        add_agent(&mut self.rt, title)
     }
 
     /// Adds a node of `kind` at (x, y) and returns its id.
@@ -156,6 +151,15 @@ impl TestContext {
         let (_, b) = self.rt.browsers.for_node(&id)?;
         self.pages.get(b.id())
     }
+}
+
+/// Adds a `custom` agent node to the open project at a free spot; its identity.
+fn add_agent(rt: &mut Runtime, title: &str) -> ToolIdentity {
+    let folder = rt.project().expect("a project is open").folder().to_path_buf();
+    let kind = NodeKind::Agent { agent: AgentKind::Custom, cwd: folder };
+    let id = rt.add_node(kind, title, (600.0, 400.0), None).expect("agent node");
+    let project = rt.project_id().expect("a project is open");
+    ToolIdentity::new(id.as_str(), project.as_str())
 }
 
 /// The fake engine's browsers, and where their events go.
