@@ -5,9 +5,10 @@
 //! project, created, resized and closed as the model changes, and page events
 //! (title, URL, crashes, popups) written back into the model.
 
+use super::engine::Browser;
 use super::Runtime;
 use crate::model::{BrowserTab, Command, NodeId, NodeKind, Rect, TabAddress};
-use cef_bridge::{BrowserEvent, BrowserHandle, BrowserId, BrowserOptions};
+use cef_bridge::{BrowserEvent, BrowserId, BrowserOptions};
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,7 +17,7 @@ use std::time::Instant;
 /// Live browsers of the active project's browser nodes.
 #[derive(Default)]
 pub struct BrowserNodes {
-    by_tab: HashMap<TabAddress, BrowserHandle>,
+    by_tab: HashMap<TabAddress, Browser>,
     by_browser: HashMap<BrowserId, TabAddress>,
     /// Nodes whose renderer died and was not reloaded yet.
     crashed: HashMap<NodeId, String>,
@@ -36,14 +37,14 @@ type Watcher = Box<dyn Fn() + Send + Sync>;
 
 #[derive(Default)]
 struct LiveInner {
-    tabs: Mutex<Vec<(TabAddress, BrowserHandle)>>,
+    tabs: Mutex<Vec<(TabAddress, Browser)>>,
     changed: Condvar,
     watchers: Mutex<Vec<Watcher>>,
 }
 
 impl LiveBrowsers {
     /// Every live tab and its browser, oldest browser first.
-    pub fn snapshot(&self) -> Vec<(TabAddress, BrowserHandle)> {
+    pub fn snapshot(&self) -> Vec<(TabAddress, Browser)> {
         self.0.tabs.lock().clone()
     }
 
@@ -57,7 +58,7 @@ impl LiveBrowsers {
     pub fn wait_for<R>(
         &self,
         deadline: Instant,
-        mut found: impl FnMut(&[(TabAddress, BrowserHandle)]) -> Option<R>,
+        mut found: impl FnMut(&[(TabAddress, Browser)]) -> Option<R>,
     ) -> Option<R> {
         let mut g = self.0.tabs.lock();
         loop {
@@ -70,8 +71,8 @@ impl LiveBrowsers {
         }
     }
 
-    fn publish(&self, by_tab: &HashMap<TabAddress, BrowserHandle>) {
-        let mut all: Vec<(TabAddress, BrowserHandle)> = by_tab.iter().map(|(t, b)| (t.clone(), b.clone())).collect();
+    fn publish(&self, by_tab: &HashMap<TabAddress, Browser>) {
+        let mut all: Vec<(TabAddress, Browser)> = by_tab.iter().map(|(t, b)| (t.clone(), b.clone())).collect();
         all.sort_by_key(|(_, b)| b.id());
         *self.0.tabs.lock() = all;
         self.0.changed.notify_all();
@@ -88,12 +89,12 @@ impl BrowserNodes {
     }
 
     /// The browser showing a tab.
-    pub fn get(&self, tab: &TabAddress) -> Option<&BrowserHandle> {
+    pub fn get(&self, tab: &TabAddress) -> Option<&Browser> {
         self.by_tab.get(tab)
     }
 
     /// The browser showing a node's active tab.
-    pub fn for_node(&self, node: &NodeId) -> Option<(&TabAddress, &BrowserHandle)> {
+    pub fn for_node(&self, node: &NodeId) -> Option<(&TabAddress, &Browser)> {
         self.by_tab.iter().find(|(t, _)| &t.node == node)
     }
 
@@ -103,7 +104,7 @@ impl BrowserNodes {
     }
 
     /// Every live tab and its browser.
-    pub fn iter(&self) -> impl Iterator<Item = (&TabAddress, &BrowserHandle)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&TabAddress, &Browser)> {
         self.by_tab.iter()
     }
 
@@ -379,5 +380,25 @@ mod tests {
         assert!((w as f32 * scale).round() as u32 <= cef_bridge::MAX_VIEW_EDGE && scale >= 1.99, "{scale}");
         let huge = Rect { x: 0.0, y: 0.0, w: 1e6, h: 1e6 };
         assert_eq!(view_geometry(&huge, 4.0).0, (cef_bridge::MAX_VIEW_EDGE, cef_bridge::MAX_VIEW_EDGE));
+    }
+
+    #[test]
+    fn live_browsers_follow_the_model_through_the_engine() {
+        use crate::runtime::engine::LiveBrowser;
+        let mut ctx = crate::runtime::test_context::TestContext::new();
+        let rect = Rect { x: 0.0, y: 900.0, w: 802.0, h: 640.0 };
+        let kind = NodeKind::browser("https://example.com/").unwrap();
+        let id = ctx.add(kind, "Example", (rect.x, rect.y, rect.w, rect.h));
+        let page = ctx.page_of(id.as_str()).expect("a browser was created for the node");
+        assert_eq!(page.current_url(), "https://example.com/");
+        assert_eq!(page.view_size(), view_geometry(&rect, 1.0).0);
+        assert_eq!(ctx.rt.browsers.live().snapshot().len(), 1, "published for other threads");
+        let bigger = Rect { w: 1002.0, h: 740.0, ..rect };
+        ctx.rt.apply(Command::SetRect { id: id.clone(), rect: bigger }).unwrap();
+        assert_eq!(page.view_size(), view_geometry(&bigger, 1.0).0, "resized with its node");
+        ctx.rt.apply(Command::RemoveNodes { ids: vec![id.clone()] }).unwrap();
+        assert!(page.is_closed(), "closed with its node");
+        assert!(ctx.rt.browsers.for_node(&id).is_none());
+        assert!(ctx.rt.browsers.live().snapshot().is_empty());
     }
 }

@@ -10,6 +10,7 @@
 
 use super::agent_settings;
 use super::browsers::LiveBrowsers;
+use super::engine::Browser;
 use super::facade_channel::FacadeChannel;
 use super::{AppError, AppHandle, CALL_TIMEOUT};
 use crate::model::{Camera, Command, TabAddress};
@@ -17,7 +18,7 @@ use cdp_facade::{
     AgentServer, AgentServerConfig, BrowserVersion, Facade, FacadeConfig, FacadeError, GuestChannel, GuestError,
     GuestId, Guests,
 };
-use cef_bridge::{BrowserHandle, BrowserId, DevToolsChannel};
+use cef_bridge::{BrowserId, DevToolsChannel};
 use local_guard::{RandomError, Token};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
@@ -70,11 +71,11 @@ impl AppGuests {
     }
 
     /// Live, created browsers in a stable order (oldest first).
-    fn usable(&self) -> Vec<(TabAddress, BrowserHandle)> {
+    fn usable(&self) -> Vec<(TabAddress, Browser)> {
         self.live.snapshot().into_iter().filter(|(_, b)| b.is_created() && !b.is_closed()).collect()
     }
 
-    fn find(&self, id: &GuestId) -> Option<(TabAddress, BrowserHandle)> {
+    fn find(&self, id: &GuestId) -> Option<(TabAddress, Browser)> {
         self.live.snapshot().into_iter().find(|(t, _)| t.to_string() == id.as_str())
     }
 
@@ -144,7 +145,7 @@ impl Guests for AppGuests {
             .map_err(app_error)?
             .map_err(GuestError::new)?;
         // sync_browsers ran inside open_browser: no browser bound now means CEF refused to create one.
-        let bound = |all: &[(TabAddress, BrowserHandle)]| all.iter().any(|(t, _)| t.node == node);
+        let bound = |all: &[(TabAddress, Browser)]| all.iter().any(|(t, _)| t.node == node);
         if !bound(&self.live.snapshot()) {
             return Err(GuestError::new("the browser for the new node could not be created"));
         }

@@ -20,7 +20,7 @@ pub fn start_runtime(config: RuntimeConfig, display: DisplayMode, waker: Arc<Wak
     };
     let engine = Engine::start(engine_config, host)?;
     let (handle, jobs) = AppHandle::new(waker);
-    Ok(Runtime::new(config, engine, handle, jobs, events_rx))
+    Ok(Runtime::new(config, Box::new(engine), handle, jobs, events_rx))
 }
 
 /// Runs until `stop` becomes true or something asks the runtime to quit.

@@ -5,10 +5,13 @@
 //! CDP facade, PTY readers) reach it through an [`AppHandle`]. The window loop
 //! and the headless loop both drive the same `Runtime` through
 //! [`Runtime::tick`]; they differ only in how they wait and present frames.
+//! The browser engine is reached only through [`engine::BrowserEngine`], so
+//! tests run the runtime with a fake engine (`test_context`).
 
 pub mod agent_settings;
 pub mod artifact_views;
 pub mod browsers;
+pub mod engine;
 pub mod facade;
 mod facade_channel;
 pub mod handle;
@@ -17,6 +20,8 @@ pub mod scene;
 pub mod services;
 pub mod stop_signals;
 pub mod terminals;
+#[cfg(test)]
+mod test_context;
 pub mod tools;
 
 pub use handle::{AppError, AppHandle, Job, Waker};
@@ -26,8 +31,9 @@ use crate::model::{
     Selection, Workspace,
 };
 use browsers::BrowserNodes;
-use cef_bridge::{BrowserEvent, Engine, EngineHost};
+use cef_bridge::{BrowserEvent, EngineHost};
 use crossbeam_channel::{Receiver, Sender};
+use engine::BrowserEngine;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -113,7 +119,7 @@ pub struct Runtime {
     /// The agent tool runtime's main-thread state (sessions, ownership, agent launches).
     pub tools: tools::ToolLink,
     config: RuntimeConfig,
-    engine: Engine,
+    engine: Box<dyn BrowserEngine>,
     handle: AppHandle,
     jobs: Receiver<Job>,
     events: Receiver<BrowserEvent>,
@@ -127,10 +133,11 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// Builds the runtime around a started engine and restores the last workspace.
+    /// Builds the runtime around a started engine (cef-bridge's, or a test's
+    /// fake) and restores the last workspace.
     pub fn new(
         config: RuntimeConfig,
-        engine: Engine,
+        engine: Box<dyn BrowserEngine>,
         handle: AppHandle,
         jobs: Receiver<Job>,
         events: Receiver<BrowserEvent>,
@@ -279,8 +286,8 @@ impl Runtime {
     }
 
     /// The browser engine.
-    pub fn engine(&self) -> &Engine {
-        &self.engine
+    pub fn engine(&self) -> &dyn BrowserEngine {
+        self.engine.as_ref()
     }
 
     /// The data directory.

@@ -61,5 +61,7 @@ pub use hook::{LaunchDecision, LaunchHook, PtyLaunch};
 pub use naming::{session_name, valid_session_name};
 pub use nodes::{closed_for_good, LiveTerminal, TerminalNodes};
 pub use snapshots::{end_session, save_terminal_snapshot, snapshot_path, SNAPSHOT_DIR, SNAPSHOT_EVERY};
+#[cfg(test)]
+pub(crate) use spawner::RecordingSpawner;
 pub use spawner::{PtySpawner, SpawnSpec, TerminalSpawner};
 pub use status::{AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};

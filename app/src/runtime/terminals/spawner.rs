@@ -37,8 +37,16 @@ impl PtySpawner for TerminalSpawner {
 /// error, as a PTY that could not open would).
 #[cfg(test)]
 #[derive(Default)]
-pub(super) struct RecordingSpawner {
-    pub(super) specs: std::sync::Mutex<Vec<SpawnSpec>>,
+pub(crate) struct RecordingSpawner {
+    pub(crate) specs: std::sync::Mutex<Vec<SpawnSpec>>,
+}
+
+#[cfg(test)]
+impl RecordingSpawner {
+    /// Every spec asked for so far.
+    pub(crate) fn specs(&self) -> Vec<SpawnSpec> {
+        self.specs.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
 }
 
 #[cfg(test)]

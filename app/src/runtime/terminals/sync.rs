@@ -79,6 +79,14 @@ impl Runtime {
         TermSize { cols: cols.max(2), rows: rows.max(1), cell_width: cw as u16, cell_height: ch as u16 }
     }
 
+    /// Test seam: PTYs start through `spawner` and never inside tmux (so a
+    /// test neither needs a PTY nor leaves tmux sessions behind).
+    #[cfg(test)]
+    pub(crate) fn use_pty_spawner(&mut self, spawner: Arc<dyn PtySpawner>) {
+        self.terminals.spawner = spawner;
+        self.terminals.tmux = Some(None);
+    }
+
     /// Installs the hook that prepares every terminal/agent PTY before it
     /// starts (the tool runtime's credential and launch integration).
     pub fn set_pty_launch_hook(&mut self, hook: LaunchHook) {

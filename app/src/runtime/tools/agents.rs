@@ -205,6 +205,63 @@ pub(crate) fn context_read(ctx: &OpContext) -> Result<Value, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::test_context::TestContext;
+    use tool_server::ErrorCode;
+
+    #[test]
+    fn agent_launch_opens_a_configured_agent_beside_the_caller() {
+        let mut ctx = TestContext::new();
+        let e = ctx.run("agent_launch", json!({"agent": "custom"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Failed);
+        assert_eq!(e.message(), "not launched: no custom agent is configured in preferences.json");
+        let exe = ctx.root().join("my-agent");
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let prefs = crate::paths::agent_tools(ctx.rt.data_dir()).join("preferences.json");
+        std::fs::write(&prefs, json!({"custom": {"executable": exe}}).to_string()).unwrap();
+        let v = ctx.run("agent_launch", json!({"agent": "custom", "title": "Helper", "text": "look around"})).unwrap();
+        let id = v["nodeId"].as_str().expect("a node id").to_owned();
+        assert_eq!(
+            v,
+            json!({"nodeId": id, "agent": "custom", "executable": exe.display().to_string(), "status": null})
+        );
+        let n = ctx.node(&id).unwrap();
+        assert_eq!(n.title, "Helper");
+        assert_eq!(n.kind, NodeKind::Agent { agent: AgentKind::Custom, cwd: ctx.folder() });
+        assert_eq!(n.rect, Rect::new(640.0, 0.0, 760.0, 480.0));
+        // The tool server is not running: the launch waits, its first instruction kept for it.
+        assert_eq!(ctx.rt.tools.pending_prompts.get(&n.id).map(String::as_str), Some("look around"));
+    }
+
+    #[test]
+    fn context_read_says_what_is_linked_and_why_nothing_is_read() {
+        let mut ctx = TestContext::new();
+        let v = ctx.run("context_read", json!({})).unwrap();
+        assert_eq!(
+            v,
+            json!({"reader": "claude-jsonl", "peers": [], "sources": [], "text": "", "truncated": false,
+                   "note": "no node is linked to yours; only the user links nodes (select two, then Ctrl+K, Link)"})
+        );
+        let me = crate::model::NodeId::new(&ctx.agent.node_id).unwrap();
+        let sticky = ctx.add(NodeKind::Sticky { text: "s".into() }, "s", (2000.0, 0.0, 100.0, 80.0));
+        let codex =
+            ctx.add(NodeKind::Agent { agent: AgentKind::Codex, cwd: ctx.folder() }, "c", (0.0, 900.0, 600.0, 400.0));
+        for peer in [&sticky, &codex] {
+            ctx.rt.apply(Command::LinkNodes { a: me.clone(), b: peer.clone() }).unwrap();
+        }
+        let v = ctx.run("context_read", json!({})).unwrap();
+        let mut skipped = v["skipped"].as_array().cloned().expect("skipped peers");
+        skipped.sort_by_key(|s| s["nodeId"].as_str().map(str::to_owned));
+        let mut expected = vec![
+            json!({"nodeId": sticky, "reason": "a sticky node has no transcript"}),
+            json!({"nodeId": codex, "reason": "no transcript reader for codex agents"}),
+        ];
+        expected.sort_by_key(|s| s["nodeId"].as_str().map(str::to_owned));
+        assert_eq!(skipped, expected);
+        assert_eq!(v["peers"], json!([]));
+        assert!(v.get("note").is_none(), "{v}");
+    }
 
     #[test]
     fn context_peers_are_the_linked_claude_agents_only() {

@@ -103,6 +103,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn artifact_open_shows_a_project_file_beside_the_caller() {
+        use crate::model::Rect;
+        let mut ctx = crate::runtime::test_context::TestContext::new();
+        let file = ctx.folder().join("notes.md");
+        std::fs::write(&file, "# notes\n").unwrap();
+        let real = std::fs::canonicalize(&file).unwrap();
+        let v = ctx.run("artifact_open", json!({"path": file.display().to_string()})).unwrap();
+        let id = v["nodeId"].as_str().expect("a node id").to_owned();
+        assert_eq!(v, json!({"nodeId": id, "path": real.display().to_string(), "view": "editor"}));
+        let n = ctx.node(&id).unwrap();
+        assert_eq!(n.kind, NodeKind::Artifact { path: real, view: ArtifactView::Editor });
+        assert_eq!(n.title, "notes.md");
+        assert_eq!(n.rect, Rect::new(640.0, 0.0, 720.0, 560.0));
+        let v = ctx.run("artifact_open", json!({"path": file.display().to_string(), "view": "diff"})).unwrap();
+        assert_eq!(v["view"], "diff");
+    }
+
+    #[test]
+    fn artifact_open_refuses_a_path_outside_the_project() {
+        let mut ctx = crate::runtime::test_context::TestContext::new();
+        let outside = ctx.root().join("secret.txt");
+        std::fs::write(&outside, "s").unwrap();
+        let raw = outside.display().to_string();
+        let before = ctx.rt.project().unwrap().nodes().count();
+        let e = ctx.run("artifact_open", json!({"path": raw})).unwrap_err();
+        let root = std::fs::canonicalize(ctx.folder()).unwrap();
+        assert_eq!(e.code, tool_server::ErrorCode::Refused);
+        assert_eq!(e.message(), format!("{raw} resolves outside the project folder {}", root.display()));
+        assert_eq!(ctx.rt.project().unwrap().nodes().count(), before, "no node was added");
+        let e = ctx.run("artifact_open", json!({"path": "notes.md"})).unwrap_err();
+        assert_eq!((e.code, e.message()), (tool_server::ErrorCode::InvalidArgument, "path must be absolute: notes.md"));
+    }
+
+    #[test]
     fn artifacts_must_resolve_inside_the_project_and_be_text() {
         let dir = tempfile::tempdir().unwrap();
         let proj = dir.path().join("proj");

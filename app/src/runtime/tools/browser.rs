@@ -5,8 +5,9 @@
 
 use super::context::{beside, caller_project, model_error, target_node, KindTag, OpContext};
 use crate::model::{NodeId, NodeKind};
+use crate::runtime::engine::Browser;
 use base64::Engine as _;
-use cef_bridge::{BrowserHandle, DevToolsChannel};
+use cef_bridge::DevToolsChannel;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tool_server::{ClickArgs, InspectArgs, NavigateArgs, NodeArgs, ToolError, TransferArgs, TypeArgs, UrlArgs};
@@ -150,7 +151,7 @@ fn not_a_browser(id: &str, kind: &NodeKind) -> ToolError {
 
 /// What the main thread hands a browser operation.
 struct Target {
-    handle: BrowserHandle,
+    handle: Browser,
     node: NodeId,
 }
 
@@ -553,5 +554,241 @@ mod tests {
         );
         assert_eq!(summary(&typing_events("😀")), ["insert 😀"]);
         assert!(typing_events("").is_empty());
+    }
+
+    // The operations in-process, against fake pages.
+    use crate::runtime::test_context::{fake_page_model, fake_screenshot, tool, TestContext, FAKE_TITLE};
+    use tool_server::ErrorCode;
+
+    /// A browser node added by the person at the app: on the canvas, owned by nobody.
+    fn unowned_browser(ctx: &mut TestContext) -> String {
+        let kind = NodeKind::browser("https://example.com/").unwrap();
+        ctx.add(kind, "Example", (0.0, 900.0, 800.0, 600.0)).to_string()
+    }
+
+    #[test]
+    fn browser_open_loads_a_page_owned_by_the_caller() {
+        let mut ctx = TestContext::new();
+        let agent = ctx.agent.node_id.clone();
+        let v = ctx.run("browser_open", json!({"url": "example.com"})).unwrap();
+        let id = v["nodeId"].as_str().expect("a node id").to_owned();
+        assert_eq!(
+            v,
+            json!({"url": "https://example.com/", "title": FAKE_TITLE, "loaded": true, "nodeId": id, "owner": agent})
+        );
+        assert_eq!(ctx.rt.tools.shared.owners().owner(&id), Some(agent.as_str()));
+        let page = ctx.page_of(&id).expect("a live page");
+        assert_eq!(page.current_url(), "https://example.com/");
+        assert_eq!(page.methods(), ["Runtime.evaluate"], "one load probe");
+        assert_eq!(ctx.node(&id).unwrap().rect.x, 640.0, "beside the caller");
+        let e = ctx.run("browser_open", json!({"url": "javascript:alert(1)"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn browser_list_names_each_owner() {
+        let mut ctx = TestContext::new();
+        let agent = ctx.agent.node_id.clone();
+        let unowned = unowned_browser(&mut ctx);
+        let owned = ctx.run("browser_open", json!({"url": "https://example.org/"})).unwrap()["nodeId"].clone();
+        let list = ctx.run("browser_list", json!({})).unwrap();
+        assert_eq!(
+            list,
+            json!([
+                {"nodeId": unowned, "url": "https://example.com/", "title": "", "owner": null},
+                {"nodeId": owned, "url": "https://example.org/", "title": "", "owner": agent},
+            ])
+        );
+    }
+
+    #[test]
+    fn browser_claim_takes_an_unowned_browser_once() {
+        let mut ctx = TestContext::new();
+        let b = unowned_browser(&mut ctx);
+        let other = ctx.add_agent("Agent B");
+        let v = ctx.call(&other, tool("browser_claim", json!({"nodeId": b}))).unwrap();
+        assert_eq!(v, json!({"nodeId": b, "owner": other.node_id}));
+        let e = ctx.run("browser_claim", json!({"nodeId": b})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(
+            e.message(),
+            format!("browser {b} is owned by agent {}; ask it to transfer it with browser_transfer", other.node_id)
+        );
+        let sticky = ctx.add(NodeKind::Sticky { text: "s".into() }, "s", (2000.0, 0.0, 100.0, 80.0));
+        let e = ctx.run("browser_claim", json!({"nodeId": sticky})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert_eq!(e.message(), format!("node {sticky} is a sticky node, not a browser"));
+    }
+
+    #[test]
+    fn browser_transfer_hands_an_owned_browser_to_another_agent() {
+        let mut ctx = TestContext::new();
+        let b = ctx.run("browser_open", json!({"url": "https://example.com/"})).unwrap()["nodeId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let other = ctx.add_agent("Agent B");
+        let sticky = ctx.add(NodeKind::Sticky { text: "s".into() }, "s", (2000.0, 0.0, 100.0, 80.0));
+        let e = ctx.run("browser_transfer", json!({"nodeId": b, "agentNodeId": sticky})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        assert_eq!(e.message(), format!("{sticky} is not an agent node of this project"));
+        let v = ctx.run("browser_transfer", json!({"nodeId": b, "agentNodeId": other.node_id})).unwrap();
+        assert_eq!(v, json!({"nodeId": b, "owner": other.node_id}));
+        assert_eq!(ctx.rt.tools.shared.owners().owner(&b), Some(other.node_id.as_str()));
+        let e = ctx.run("browser_transfer", json!({"nodeId": b, "agentNodeId": ctx.agent.node_id})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(e.message(), format!("browser {b} is owned by agent {}, not by you", other.node_id));
+        let unowned = unowned_browser(&mut ctx);
+        let e = ctx.run("browser_transfer", json!({"nodeId": unowned, "agentNodeId": other.node_id})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(e.message(), format!("browser {unowned} has no owner; claim it with browser_claim first"));
+    }
+
+    #[test]
+    fn browser_navigate_loads_the_url_in_the_owned_page() {
+        let mut ctx = TestContext::new();
+        let b = ctx.run("browser_open", json!({"url": "https://example.com/"})).unwrap()["nodeId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let v = ctx.run("browser_navigate", json!({"nodeId": b, "url": "example.org/docs"})).unwrap();
+        assert_eq!(
+            v,
+            json!({"url": "https://example.org/docs", "title": FAKE_TITLE, "loaded": true, "nodeId": b, "requested": "https://example.org/docs"})
+        );
+        let page = ctx.page_of(&b).unwrap();
+        assert_eq!(*page.navigations.lock(), ["https://example.org/docs"]);
+    }
+
+    #[test]
+    fn browser_navigate_refuses_a_scheme_outside_the_policy() {
+        let mut ctx = TestContext::new();
+        let b = ctx.run("browser_open", json!({"url": "https://example.com/"})).unwrap()["nodeId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let e = ctx.run("browser_navigate", json!({"nodeId": b, "url": "file:///etc/passwd"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(e.message(), "refused url: refused scheme 'file': only http, https and about:blank are allowed");
+        let page = ctx.page_of(&b).unwrap();
+        assert!(page.navigations.lock().is_empty());
+        assert_eq!(page.current_url(), "https://example.com/");
+    }
+
+    #[test]
+    fn browser_navigate_needs_the_caller_to_own_the_browser() {
+        let mut ctx = TestContext::new();
+        let unowned = unowned_browser(&mut ctx);
+        let e = ctx.run("browser_navigate", json!({"nodeId": unowned, "url": "https://example.org/"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(e.message(), format!("browser {unowned} has no owner; claim it with browser_claim first"));
+        let other = ctx.add_agent("Agent B");
+        ctx.call(&other, tool("browser_claim", json!({"nodeId": unowned}))).unwrap();
+        let e = ctx.run("browser_navigate", json!({"nodeId": unowned, "url": "https://example.org/"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(
+            e.message(),
+            format!("browser {unowned} is owned by agent {}; operations on it are refused", other.node_id)
+        );
+        assert!(ctx.page_of(&unowned).unwrap().navigations.lock().is_empty(), "nothing was loaded");
+    }
+
+    /// A browser opened by the first agent (so owned by it).
+    fn owned_browser(ctx: &mut TestContext) -> String {
+        let v = ctx.run("browser_open", json!({"url": "https://example.com/"})).unwrap();
+        v["nodeId"].as_str().expect("a node id").to_owned()
+    }
+
+    #[test]
+    fn browser_inspect_reads_any_browser_not_owned_by_another_agent() {
+        let mut ctx = TestContext::new();
+        let b = unowned_browser(&mut ctx);
+        let mut expected = fake_page_model("https://example.com/");
+        expected["nodeId"] = json!(b);
+        assert_eq!(ctx.run("browser_inspect", json!({"nodeId": b})).unwrap(), expected);
+        let other = ctx.add_agent("Agent B");
+        ctx.call(&other, tool("browser_claim", json!({"nodeId": b}))).unwrap();
+        let e = ctx.run("browser_inspect", json!({"nodeId": b})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(
+            e.message(),
+            format!("browser {b} is owned by agent {}; operations on it are refused", other.node_id)
+        );
+        let v = ctx.call(&other, tool("browser_inspect", json!({"nodeId": b, "screenshot": true}))).unwrap();
+        assert_eq!(v["screenshot"]["width"], 4);
+        assert_eq!(v["screenshot"]["mimeType"], "image/png");
+    }
+
+    #[test]
+    fn browser_screenshot_saves_the_png_privately_and_returns_it() {
+        let mut ctx = TestContext::new();
+        let b = owned_browser(&mut ctx);
+        let v = ctx.run("browser_screenshot", json!({"nodeId": b})).unwrap();
+        let png = fake_screenshot();
+        let data = base64::engine::general_purpose::STANDARD.encode(&png);
+        let path = v["path"].as_str().expect("a path").to_owned();
+        assert_eq!(
+            v,
+            json!({"path": path, "mimeType": "image/png", "data": data, "width": 4, "height": 3, "nodeId": b})
+        );
+        let path = std::path::Path::new(&path);
+        assert_eq!(path.parent(), Some(ctx.rt.data_dir().join("screenshots").as_path()));
+        assert!(path.file_name().unwrap().to_string_lossy().starts_with(&format!("{b}-")));
+        assert_eq!(std::fs::read(path).unwrap(), png);
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(path).unwrap().permissions().mode() & 0o777, 0o600);
+        let sticky = ctx.add(NodeKind::Sticky { text: "s".into() }, "s", (2000.0, 0.0, 100.0, 80.0));
+        let e = ctx.run("browser_screenshot", json!({"nodeId": sticky})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert_eq!(e.message(), format!("node {sticky} is a sticky node, not a browser"));
+    }
+
+    #[test]
+    fn browser_click_presses_the_mouse_at_the_element_centre() {
+        let mut ctx = TestContext::new();
+        let b = owned_browser(&mut ctx);
+        let v = ctx.run("browser_click", json!({"nodeId": b, "ref": "e1"})).unwrap();
+        assert_eq!(v, json!({"nodeId": b, "x": 50.0, "y": 20.0, "covered": false}));
+        let mouse: Vec<_> = ctx
+            .page_of(&b)
+            .unwrap()
+            .sent()
+            .into_iter()
+            .filter(|(m, _)| m == "Input.dispatchMouseEvent")
+            .map(|(_, p)| (p["type"].as_str().unwrap().to_owned(), p["buttons"].clone(), p["x"].clone()))
+            .collect();
+        assert_eq!(
+            mouse,
+            [
+                ("mouseMoved".to_owned(), json!(0), json!(50.0)),
+                ("mousePressed".to_owned(), json!(1), json!(50.0)),
+                ("mouseReleased".to_owned(), json!(0), json!(50.0)),
+            ]
+        );
+        let e = ctx.run("browser_click", json!({"nodeId": b, "selector": "#nope"})).unwrap_err();
+        assert_eq!((e.code, e.message()), (ErrorCode::PageError, "selector matched nothing: #nope"));
+        let unowned = unowned_browser(&mut ctx);
+        let e = ctx.run("browser_click", json!({"nodeId": unowned, "ref": "e1"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(e.message(), format!("browser {unowned} has no owner; claim it with browser_claim first"));
+    }
+
+    #[test]
+    fn browser_type_focuses_the_element_and_types_key_by_key() {
+        let mut ctx = TestContext::new();
+        let b = owned_browser(&mut ctx);
+        let e = ctx.run("browser_type", json!({"nodeId": b, "text": "hi"})).unwrap_err();
+        assert_eq!((e.code, e.message()), (ErrorCode::InvalidArgument, "no element has focus; pass a selector or ref"));
+        let v = ctx.run("browser_type", json!({"nodeId": b, "selector": "#go", "text": "hé!"})).unwrap();
+        assert_eq!(v, json!({"nodeId": b, "typed": 3}));
+        let typed: Vec<_> =
+            ctx.page_of(&b).unwrap().sent().into_iter().filter(|(m, _)| m.starts_with("Input.")).collect();
+        let expected: Vec<_> = typing_events("hé!").into_iter().map(|(m, p)| (m.to_owned(), p)).collect();
+        assert_eq!(typed, expected);
+        // Focused now: typing without a target goes to it.
+        assert_eq!(
+            ctx.run("browser_type", json!({"nodeId": b, "text": "x"})).unwrap(),
+            json!({"nodeId": b, "typed": 1})
+        );
     }
 }

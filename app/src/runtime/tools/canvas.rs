@@ -124,3 +124,112 @@ pub(crate) fn sticky_open(ctx: &OpContext, args: StickyArgs) -> Result<Value, To
         Ok(json!({"nodeId": id}))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{NodeKind, Rect};
+    use crate::runtime::test_context::{tool, TestContext};
+    use serde_json::json;
+    use tool_server::{ErrorCode, ToolIdentity};
+
+    fn sticky(text: &str) -> NodeKind {
+        NodeKind::Sticky { text: text.into() }
+    }
+
+    #[test]
+    fn list_gives_every_node_bottom_to_top() {
+        let mut ctx = TestContext::new();
+        let s = ctx.add(sticky("hello"), "Note", (700.0, 10.0, 200.0, 100.0));
+        let agent = ctx.agent.node_id.clone();
+        let z = |id: &str| ctx.node(id).map(|n| n.z).unwrap();
+        let (za, zs) = (z(&agent), z(s.as_str()));
+        assert!(za < zs, "the node added last is on top");
+        assert_eq!(
+            ctx.run("canvas_list", json!({})).unwrap(),
+            json!([
+                {"id": agent, "kind": "agent", "title": "Agent A", "x": 0.0, "y": 0.0, "width": 600.0, "height": 400.0, "z": za, "agent": "custom"},
+                {"id": s, "kind": "sticky", "title": "Note", "x": 700.0, "y": 10.0, "width": 200.0, "height": 100.0, "z": zs, "text": "hello"},
+            ])
+        );
+    }
+
+    #[test]
+    fn a_caller_off_the_visible_canvas_is_refused() {
+        let mut ctx = TestContext::new();
+        let other_project = ToolIdentity::new(ctx.agent.node_id.clone(), "p-elsewhere");
+        let e = ctx.call(&other_project, tool("canvas_list", json!({}))).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(
+            e.message(),
+            "this operation requires your project tab to be visible; the visible project is project"
+        );
+        let gone = ToolIdentity::new("n-gone", ctx.agent.project_id.clone());
+        let e = ctx.call(&gone, tool("sticky_open", json!({"text": "x"}))).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused);
+        assert_eq!(e.message(), "your agent node is no longer on the canvas");
+    }
+
+    #[test]
+    fn select_replaces_the_selection_and_refuses_unknown_nodes() {
+        let mut ctx = TestContext::new();
+        let a = ctx.add(sticky("a"), "a", (700.0, 0.0, 100.0, 100.0));
+        let b = ctx.add(sticky("b"), "b", (900.0, 0.0, 100.0, 100.0));
+        // The selection is a set: it answers in id order.
+        let mut both = vec![a.clone(), b.clone()];
+        both.sort();
+        assert_eq!(ctx.run("canvas_select", json!({"nodeIds": [b, a]})).unwrap(), json!({"selected": both}));
+        assert_eq!(ctx.rt.selection.to_vec(), both);
+        let e = ctx.run("canvas_select", json!({"nodeIds": [b, "n-missing"]})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        assert_eq!(e.message(), "no node n-missing on this canvas");
+        assert_eq!(ctx.rt.selection.to_vec(), both, "a refused selection changes nothing");
+    }
+
+    #[test]
+    fn move_puts_the_top_left_corner_and_reports_the_bounds() {
+        let mut ctx = TestContext::new();
+        let s = ctx.add(sticky("a"), "a", (700.0, 0.0, 100.0, 80.0));
+        assert_eq!(
+            ctx.run("canvas_move", json!({"nodeId": s, "x": 10.5, "y": -20.0})).unwrap(),
+            json!({"nodeId": s, "bounds": {"x": 10.5, "y": -20.0, "width": 100.0, "height": 80.0}})
+        );
+        assert_eq!(ctx.node(s.as_str()).unwrap().rect, Rect::new(10.5, -20.0, 100.0, 80.0));
+        let e = ctx.run("canvas_move", json!({"nodeId": "n-missing", "x": 0, "y": 0})).unwrap_err();
+        assert_eq!((e.code, e.message()), (ErrorCode::NotFound, "no node n-missing on this canvas"));
+    }
+
+    #[test]
+    fn resize_keeps_the_top_left_corner() {
+        let mut ctx = TestContext::new();
+        let s = ctx.add(sticky("a"), "a", (700.0, 30.0, 100.0, 80.0));
+        assert_eq!(
+            ctx.run("canvas_resize", json!({"nodeId": s, "width": 320, "height": 240})).unwrap(),
+            json!({"nodeId": s, "bounds": {"x": 700.0, "y": 30.0, "width": 320.0, "height": 240.0}})
+        );
+        assert_eq!(ctx.node(s.as_str()).unwrap().rect, Rect::new(700.0, 30.0, 320.0, 240.0));
+    }
+
+    #[test]
+    fn group_frames_the_nodes() {
+        let mut ctx = TestContext::new();
+        let a = ctx.add(sticky("a"), "a", (700.0, 0.0, 100.0, 100.0));
+        let b = ctx.add(sticky("b"), "b", (900.0, 0.0, 100.0, 100.0));
+        let v = ctx.run("canvas_group", json!({"nodeIds": [a, b], "title": "Pair"})).unwrap();
+        let group = v["nodeId"].as_str().expect("a group id").to_owned();
+        assert_eq!(v, json!({"nodeId": group}));
+        let g = ctx.node(&group).unwrap();
+        assert_eq!(g.title, "Pair");
+        assert_eq!(g.kind, NodeKind::Group { members: vec![a, b] });
+    }
+
+    #[test]
+    fn sticky_open_puts_a_note_beside_the_caller() {
+        let mut ctx = TestContext::new();
+        let v = ctx.run("sticky_open", json!({"text": "remember"})).unwrap();
+        let id = v["nodeId"].as_str().expect("a node id").to_owned();
+        assert_eq!(v, json!({"nodeId": id}));
+        let n = ctx.node(&id).unwrap();
+        assert_eq!(n.kind, sticky("remember"));
+        assert_eq!(n.rect, Rect::new(640.0, 0.0, 260.0, 200.0), "right of the caller's node, 40 apart");
+    }
+}

@@ -5,12 +5,13 @@
 //! (the caller's project, a target node, a free spot beside the caller).
 
 use crate::model::{Node, NodeId, NodeKind, Project, Rect};
-use crate::runtime::{AppError, AppHandle, Runtime, CALL_TIMEOUT};
+use crate::runtime::{AppError, AppHandle, Runtime};
 use parking_lot::{Mutex, RwLock};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 use tool_server::{IntegrationStatus, ToolError, ToolIdentity};
 
 /// File (in `agent-tools/`) holding the browser ownership map.
@@ -205,6 +206,8 @@ pub(crate) struct OpContext {
     pub(crate) shared: Arc<ToolShared>,
     pub(crate) data_dir: PathBuf,
     pub(crate) identity: ToolIdentity,
+    /// The main thread's acknowledgement deadline ([`CALL_TIMEOUT`](crate::runtime::CALL_TIMEOUT); shorter only in tests).
+    pub(crate) call_timeout: Duration,
 }
 
 impl OpContext {
@@ -213,7 +216,7 @@ impl OpContext {
         &self,
         f: impl FnOnce(&mut Runtime) -> Result<R, ToolError> + Send + 'static,
     ) -> Result<R, ToolError> {
-        match self.app.call(CALL_TIMEOUT, f) {
+        match self.app.call(self.call_timeout, f) {
             Ok(r) => r,
             Err(AppError::Timeout(_)) => Err(ToolError::timeout(TIMEOUT_MESSAGE)),
             Err(AppError::Stopped) => Err(ToolError::interrupted("the app is shutting down")),
@@ -335,5 +338,28 @@ mod tests {
         let (x, y) = beside(&p, &caller, (100.0, 50.0));
         assert_eq!(x, 140.0);
         assert_eq!(y, 124.0);
+    }
+
+    #[test]
+    fn a_stalled_main_thread_times_the_call_out_and_never_applies_it_later() {
+        use crate::runtime::test_context::{tool, TestContext};
+        let deadline = std::time::Duration::from_millis(40);
+        let mut ctx = TestContext::with_call_timeout(deadline);
+        let kind = NodeKind::Sticky { text: "s".into() };
+        let s = ctx.add(kind, "s", (700.0, 0.0, 100.0, 80.0));
+        let agent = ctx.agent.clone();
+        let reply = ctx.submit(&agent, tool("canvas_move", serde_json::json!({"nodeId": s, "x": 1, "y": 2})));
+        // The loop does not turn: the operation's job waits past its deadline.
+        std::thread::sleep(deadline * 5);
+        let e = ctx.finish(reply).unwrap_err();
+        assert_eq!(e.code, tool_server::ErrorCode::Timeout);
+        assert_eq!(e.message(), TIMEOUT_MESSAGE);
+        for _ in 0..5 {
+            ctx.rt.tick();
+        }
+        assert_eq!(ctx.node(s.as_str()).unwrap().rect, Rect::new(700.0, 0.0, 100.0, 80.0), "nothing was applied");
+        // The loop turning again, the same call goes through.
+        let v = ctx.call(&agent, tool("canvas_move", serde_json::json!({"nodeId": s, "x": 1, "y": 2}))).unwrap();
+        assert_eq!(v["bounds"]["x"], 1.0);
     }
 }

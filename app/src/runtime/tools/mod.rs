@@ -31,12 +31,13 @@ pub use context::{KindTag, Owners, ToolShared, OWNERS_FILE, TIMEOUT_MESSAGE};
 pub use launch::{ctl_path, launch_hook, pty_launch_hook, CTL_ENV};
 pub use link::{ToolLink, ToolPhase};
 
-use super::AppHandle;
+use super::{AppHandle, CALL_TIMEOUT};
 use context::OpContext;
 use pool::{Pool, PoolError};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 use tool_server::{ExecuteFuture, IntegrationStatus, ToolCall, ToolError, ToolHost, ToolIdentity};
 
 /// The `ToolHost` the tool server calls: every operation against the live app.
@@ -45,12 +46,22 @@ pub struct RuntimeToolHost {
     shared: Arc<ToolShared>,
     data_dir: PathBuf,
     pool: Pool,
+    call_timeout: Duration,
 }
 
 impl RuntimeToolHost {
     /// A host for the runtime behind `app`, with its worker pool started.
     pub fn new(app: AppHandle, shared: Arc<ToolShared>, data_dir: PathBuf) -> Self {
-        Self { app, shared, data_dir, pool: Pool::new("tool-worker", pool::WORKERS, pool::QUEUE) }
+        let pool = Pool::new("tool-worker", pool::WORKERS, pool::QUEUE);
+        Self { app, shared, data_dir, pool, call_timeout: CALL_TIMEOUT }
+    }
+
+    /// The same host with a shorter main-thread deadline, so a test can
+    /// stall the loop past it in milliseconds (the product keeps [`CALL_TIMEOUT`]).
+    #[cfg(test)]
+    pub(crate) fn with_call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
     }
 }
 
@@ -61,6 +72,7 @@ impl ToolHost for RuntimeToolHost {
             shared: self.shared.clone(),
             data_dir: self.data_dir.clone(),
             identity: identity.clone(),
+            call_timeout: self.call_timeout,
         };
         let (tx, rx) = tokio::sync::oneshot::channel();
         let operation = call.operation();

@@ -170,3 +170,81 @@ pub(crate) fn close(ctx: &OpContext, args: NodeArgs) -> Result<Value, ToolError>
         Ok(json!({"closed": nid}))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{ArtifactView, NodeKind};
+    use crate::runtime::test_context::TestContext;
+    use serde_json::json;
+    use tool_server::ErrorCode;
+
+    #[test]
+    fn terminal_open_adds_a_shell_node_and_asks_the_spawner() {
+        let mut ctx = TestContext::new();
+        let v = ctx.run("terminal_open", json!({"title": "Build"})).unwrap();
+        let id = v["nodeId"].as_str().expect("a node id").to_owned();
+        assert_eq!(v, json!({"nodeId": id}));
+        let n = ctx.node(&id).unwrap();
+        assert_eq!(n.title, "Build");
+        assert_eq!(n.kind, NodeKind::Terminal { cwd: ctx.folder(), command: None, tmux_session: None });
+        let specs = ctx.spawner.specs();
+        let spec = specs.iter().find(|s| s.node.as_str() == id).expect("the spawner was asked for the node");
+        assert_eq!(spec.config.cwd, ctx.folder());
+    }
+
+    #[test]
+    fn terminal_open_with_a_command_needs_a_started_terminal() {
+        // The recording spawner starts nothing: the command cannot be typed.
+        let mut ctx = TestContext::new();
+        let e = ctx.run("terminal_open", json!({"command": "make"})).unwrap_err();
+        assert_eq!((e.code, e.message()), (ErrorCode::Failed, "the terminal did not start"));
+    }
+
+    #[test]
+    fn terminal_operations_refuse_nodes_that_are_not_running_terminals() {
+        let mut ctx = TestContext::new();
+        let sticky = ctx.add(NodeKind::Sticky { text: "s".into() }, "s", (700.0, 0.0, 100.0, 80.0));
+        let term = ctx.run("terminal_open", json!({})).unwrap()["nodeId"].as_str().unwrap().to_owned();
+        let file = ctx.folder().join("a.txt");
+        std::fs::write(&file, "a").unwrap();
+        let view = ArtifactView::Editor;
+        let artifact = ctx.add(NodeKind::Artifact { path: file, view }, "a.txt", (0.0, 900.0, 400.0, 300.0));
+
+        let e = ctx.run("terminal_read", json!({"nodeId": sticky})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert_eq!(e.message(), format!("node {sticky} is a sticky node, not a terminal"));
+        let e = ctx.run("terminal_read", json!({"nodeId": "n-missing"})).unwrap_err();
+        assert_eq!((e.code, e.message()), (ErrorCode::NotFound, "no node n-missing on this canvas"));
+        let e = ctx.run("terminal_read", json!({"nodeId": term})).unwrap_err();
+        assert_eq!((e.code, e.message().to_owned()), (ErrorCode::NotFound, format!("terminal {term} is not running")));
+        let e = ctx.run("terminal_submit", json!({"nodeId": term, "text": "ls"})).unwrap_err();
+        assert_eq!((e.code, e.message().to_owned()), (ErrorCode::NotFound, format!("terminal {term} is not running")));
+
+        // An artifact view may be read (its viewer is not running here) but never typed into.
+        let e = ctx.run("terminal_read", json!({"nodeId": artifact})).unwrap_err();
+        assert_eq!(e.message(), format!("terminal {artifact} is not running"));
+        for (op, args) in [
+            ("terminal_submit", json!({"nodeId": artifact, "text": "x"})),
+            ("terminal_input", json!({"nodeId": artifact, "text": "x"})),
+            ("terminal_interrupt", json!({"nodeId": artifact})),
+        ] {
+            let e = ctx.run(op, args).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArgument, "{op}");
+            assert_eq!(e.message(), format!("node {artifact} is a artifact node, not a terminal"), "{op}");
+        }
+    }
+
+    #[test]
+    fn terminal_close_removes_terminal_nodes_only() {
+        let mut ctx = TestContext::new();
+        let term = ctx.run("terminal_open", json!({})).unwrap()["nodeId"].as_str().unwrap().to_owned();
+        let agent = ctx.agent.node_id.clone();
+        let e = ctx.run("terminal_close", json!({"nodeId": agent})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert_eq!(e.message(), format!("node {agent} is a agent node; terminal_close closes terminal nodes only"));
+        assert_eq!(ctx.run("terminal_close", json!({"nodeId": term})).unwrap(), json!({"closed": term}));
+        assert!(ctx.node(&term).is_none());
+        let e = ctx.run("terminal_close", json!({"nodeId": term})).unwrap_err();
+        assert_eq!((e.code, e.message().to_owned()), (ErrorCode::NotFound, format!("no node {term} on this canvas")));
+    }
+}

@@ -1,0 +1,195 @@
+//! The runtime's only way to the browser engine: [`BrowserEngine`] (pump,
+//! create and find browsers, shut down) and [`LiveBrowser`] (one page: its
+//! view, input, navigation and DevTools channel).
+//!
+//! The app passes cef-bridge's [`Engine`] (and its [`BrowserHandle`]s), which
+//! implement both here; tests pass fakes (`test_context`), so every browser
+//! operation runs without Chromium. The methods are exactly what the runtime,
+//! the window, the tool operations, the CDP facade and the canvas benchmark call, nothing more.
+
+use cef_bridge::input::{ButtonsHeld, KeyInput, Modifiers, MouseButton};
+use cef_bridge::{BrowserError, BrowserHandle, BrowserId, BrowserOptions, DevToolsChannel, Engine, EngineError, Frame};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A live browser as the runtime holds it: shared, usable from any thread.
+pub type Browser = Arc<dyn LiveBrowser>;
+
+/// The browser engine the runtime drives on the main thread.
+pub trait BrowserEngine {
+    /// Runs the engine's pending work (CEF's message loop work).
+    fn pump(&self);
+    /// The longest the loop may go without pumping now.
+    fn pump_interval(&self) -> Duration;
+    /// When the next pump is due.
+    fn next_pump_deadline(&self) -> Instant;
+    /// Creates an off-screen browser (the URL must pass the policy).
+    fn create_browser(&self, options: &BrowserOptions) -> Result<Browser, EngineError>;
+    /// A live browser by id (a popup announced by an event).
+    fn browser(&self, id: BrowserId) -> Option<Browser>;
+    /// Closes every browser and stops the engine.
+    fn shutdown(self: Box<Self>);
+}
+
+/// One off-screen page.
+pub trait LiveBrowser: Send + Sync {
+    /// This browser's id.
+    fn id(&self) -> BrowserId;
+    /// The page's DevTools channel.
+    fn devtools(&self) -> Arc<DevToolsChannel>;
+    /// The current URL.
+    fn url(&self) -> String;
+    /// Whether the page is loading.
+    fn is_loading(&self) -> bool;
+    /// Whether the engine created the browser yet.
+    fn is_created(&self) -> bool;
+    /// Whether the browser closed.
+    fn is_closed(&self) -> bool;
+    /// The view size in CSS pixels.
+    fn view_size(&self) -> (u32, u32);
+    /// The frame painted since the last take, if any.
+    fn take_frame(&self) -> Option<Frame>;
+    /// The last painted frame, whole.
+    fn last_frame(&self) -> Option<Frame>;
+    /// Asks for the next frame announcement (nothing uploaded this one).
+    fn acknowledge_frame(&self);
+    /// The device scale factor (device pixels per CSS pixel).
+    fn scale(&self) -> f32;
+    /// Sets the device scale factor.
+    fn set_scale(&self, scale: f32) -> Result<(), BrowserError>;
+    /// Changes the view size in CSS pixels.
+    fn resize(&self, width: u32, height: u32) -> Result<(), BrowserError>;
+    /// Navigates the main frame; returns the normalised URL.
+    fn navigate(&self, address: &str) -> Result<String, BrowserError>;
+    /// Closes the browser; a `Closed` event follows.
+    fn close(&self) -> Result<(), BrowserError>;
+    /// Asks for a full repaint.
+    fn invalidate(&self) -> Result<(), BrowserError>;
+    /// Gives or takes keyboard focus.
+    fn set_focus(&self, focused: bool) -> Result<(), BrowserError>;
+    /// Mouse moved to view coordinates (or left the view).
+    fn send_mouse_move(
+        &self,
+        x: i32,
+        y: i32,
+        modifiers: Modifiers,
+        buttons: ButtonsHeld,
+        leave: bool,
+    ) -> Result<(), BrowserError>;
+    /// A mouse button went down or up at view coordinates.
+    fn send_mouse_click(
+        &self,
+        x: i32,
+        y: i32,
+        button: MouseButton,
+        up: bool,
+        click_count: u32,
+        modifiers: Modifiers,
+    ) -> Result<(), BrowserError>;
+    /// Wheel scrolled at view coordinates.
+    fn send_mouse_wheel(&self, x: i32, y: i32, dx: i32, dy: i32, modifiers: Modifiers) -> Result<(), BrowserError>;
+    /// A key press or release.
+    fn send_key(&self, key: &KeyInput) -> Result<(), BrowserError>;
+}
+
+impl BrowserEngine for Engine {
+    fn pump(&self) {
+        Engine::pump(self);
+    }
+    fn pump_interval(&self) -> Duration {
+        Engine::pump_interval(self)
+    }
+    fn next_pump_deadline(&self) -> Instant {
+        Engine::next_pump_deadline(self)
+    }
+    fn create_browser(&self, options: &BrowserOptions) -> Result<Browser, EngineError> {
+        Engine::create_browser(self, options).map(|b| Arc::new(b) as Browser)
+    }
+    fn browser(&self, id: BrowserId) -> Option<Browser> {
+        Engine::browser(self, id).map(|b| Arc::new(b) as Browser)
+    }
+    fn shutdown(self: Box<Self>) {
+        Engine::shutdown(*self);
+    }
+}
+
+impl LiveBrowser for BrowserHandle {
+    fn id(&self) -> BrowserId {
+        BrowserHandle::id(self)
+    }
+    fn devtools(&self) -> Arc<DevToolsChannel> {
+        BrowserHandle::devtools(self)
+    }
+    fn url(&self) -> String {
+        BrowserHandle::url(self)
+    }
+    fn is_loading(&self) -> bool {
+        BrowserHandle::is_loading(self)
+    }
+    fn is_created(&self) -> bool {
+        BrowserHandle::is_created(self)
+    }
+    fn is_closed(&self) -> bool {
+        BrowserHandle::is_closed(self)
+    }
+    fn view_size(&self) -> (u32, u32) {
+        BrowserHandle::view_size(self)
+    }
+    fn take_frame(&self) -> Option<Frame> {
+        BrowserHandle::take_frame(self)
+    }
+    fn last_frame(&self) -> Option<Frame> {
+        BrowserHandle::last_frame(self)
+    }
+    fn acknowledge_frame(&self) {
+        BrowserHandle::acknowledge_frame(self);
+    }
+    fn scale(&self) -> f32 {
+        BrowserHandle::scale(self)
+    }
+    fn set_scale(&self, scale: f32) -> Result<(), BrowserError> {
+        BrowserHandle::set_scale(self, scale)
+    }
+    fn resize(&self, width: u32, height: u32) -> Result<(), BrowserError> {
+        BrowserHandle::resize(self, width, height)
+    }
+    fn navigate(&self, address: &str) -> Result<String, BrowserError> {
+        BrowserHandle::navigate(self, address)
+    }
+    fn close(&self) -> Result<(), BrowserError> {
+        BrowserHandle::close(self)
+    }
+    fn invalidate(&self) -> Result<(), BrowserError> {
+        BrowserHandle::invalidate(self)
+    }
+    fn set_focus(&self, focused: bool) -> Result<(), BrowserError> {
+        BrowserHandle::set_focus(self, focused)
+    }
+    fn send_mouse_move(
+        &self,
+        x: i32,
+        y: i32,
+        modifiers: Modifiers,
+        buttons: ButtonsHeld,
+        leave: bool,
+    ) -> Result<(), BrowserError> {
+        BrowserHandle::send_mouse_move(self, x, y, modifiers, buttons, leave)
+    }
+    fn send_mouse_click(
+        &self,
+        x: i32,
+        y: i32,
+        button: MouseButton,
+        up: bool,
+        click_count: u32,
+        modifiers: Modifiers,
+    ) -> Result<(), BrowserError> {
+        BrowserHandle::send_mouse_click(self, x, y, button, up, click_count, modifiers)
+    }
+    fn send_mouse_wheel(&self, x: i32, y: i32, dx: i32, dy: i32, modifiers: Modifiers) -> Result<(), BrowserError> {
+        BrowserHandle::send_mouse_wheel(self, x, y, dx, dy, modifiers)
+    }
+    fn send_key(&self, key: &KeyInput) -> Result<(), BrowserError> {
+        BrowserHandle::send_key(self, key)
+    }
+}

@@ -1,0 +1,468 @@
+//! A test context in the style of GPUI's `TestAppContext`: a real
+//! [`Runtime`] on a temporary data directory with a fake browser engine
+//! ([`FakeEngine`]: pages that answer the CDP the tool operations send), a
+//! recording PTY spawner (nothing starts) and no window. The test thread is
+//! the main thread: [`TestContext::call`] submits a tool call through
+//! [`RuntimeToolHost::execute`] (the worker pool, as the tool server does)
+//! and ticks the loop until the reply arrives, so every operation runs
+//! in-process in milliseconds.
+
+use super::engine::{Browser, BrowserEngine, LiveBrowser};
+use super::terminals::RecordingSpawner;
+use super::tools::RuntimeToolHost;
+use super::{AppHandle, Runtime, RuntimeConfig, Waker};
+use crate::model::{AgentKind, NodeId, NodeKind};
+use cef_bridge::input::{ButtonsHeld, KeyInput, Modifiers, MouseButton};
+use cef_bridge::{
+    url_policy, BrowserError, BrowserEvent, BrowserId, BrowserOptions, DevToolsChannel, EngineError, Frame, RawSender,
+};
+use crossbeam_channel::Sender;
+use parking_lot::Mutex;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tool_server::{ExecuteFuture, ToolCall, ToolError, ToolHost, ToolIdentity};
+
+/// Longest one call may take before the test fails (operations take milliseconds).
+const CALL_LIMIT: Duration = Duration::from_secs(10);
+/// How long the loop sleeps between turns while a call is out.
+const TURN: Duration = Duration::from_millis(1);
+/// The title every fake page reports.
+pub(crate) const FAKE_TITLE: &str = "Fake page";
+
+/// A typed call from an operation name and its JSON arguments, through the
+/// server's own validation (what an agent's request becomes).
+pub(crate) fn tool(operation: &str, args: Value) -> ToolCall {
+    let request = tool_server::validate_tool_request(&json!({"operation": operation, "args": args}))
+        .unwrap_or_else(|e| panic!("{operation} {args}: {e}"));
+    ToolCall::from_request(&request).unwrap_or_else(|e| panic!("{operation}: {e}"))
+}
+
+/// The runtime, its tool host and the fakes behind them.
+pub(crate) struct TestContext {
+    /// The runtime under test (the test thread is its main thread).
+    pub(crate) rt: Runtime,
+    /// The fake engine's pages.
+    pub(crate) pages: Arc<FakePages>,
+    /// What the runtime asked to spawn.
+    pub(crate) spawner: Arc<RecordingSpawner>,
+    /// The first agent node (added at start), the usual caller.
+    pub(crate) agent: ToolIdentity,
+    host: RuntimeToolHost,
+    waker: Arc<Waker>,
+    dir: tempfile::TempDir,
+}
+
+impl TestContext {
+    /// A runtime with one open project (`<tmp>/project`) holding one agent node.
+    pub(crate) fn new() -> Self {
+        Self::with_call_timeout(super::CALL_TIMEOUT)
+    }
+
+    /// The same, with operations' main-thread deadline at `timeout`.
+    pub(crate) fn with_call_timeout(timeout: Duration) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let data_dir = dir.path().join("data");
+        let config = RuntimeConfig {
+            data_dir: data_dir.clone(),
+            project: Some(dir.path().join("project")),
+            browser_control: true,
+            views_follow_zoom: false,
+        };
+        let waker = Waker::new();
+        let (events_tx, events_rx) = crossbeam_channel::unbounded();
+        let pages = Arc::new(FakePages::new(events_tx));
+        let (handle, jobs) = AppHandle::new(waker.clone());
+        let engine = Box::new(FakeEngine(pages.clone()));
+        let mut rt = Runtime::new(config, engine, handle, jobs, events_rx);
+        let spawner = Arc::new(RecordingSpawner::default());
+        rt.use_pty_spawner(spawner.clone());
+        let state = crate::paths::agent_tools(&data_dir);
+        local_guard::files::ensure_private_dir(&state).expect("agent-tools dir");
+        rt.tools.shared.attach_state_dir(&state);
+        let host = RuntimeToolHost::new(rt.handle(), rt.tools.shared.clone(), data_dir).with_call_timeout(timeout);
+        let agent = add_agent(&mut rt, "Agent A");
+        TestContext { rt, pages, spawner, agent, host, waker, dir }
+    }
+
+    /// The project folder.
+    pub(crate) fn folder(&self) -> PathBuf {
+        self.rt.project().expect("a project is open").folder().to_path_buf()
+    }
+
+    /// The temporary directory everything lives in (the project is `project/` in it).
+    pub(crate) fn root(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
+    /// Adds an agent node (a `custom` agent: not set up, so nothing launches) and returns its identity.
+    pub(crate) fn add_agent(&mut self, title: &str) -> ToolIdentity {
+        add_agent(&mut self.rt, title)
+    }
+
+    /// Adds a node of `kind` at (x, y) and returns its id.
+    pub(crate) fn add(&mut self, kind: NodeKind, title: &str, rect: (f64, f64, f64, f64)) -> NodeId {
+        self.rt.add_node(kind, title, (rect.2, rect.3), Some((rect.0, rect.1))).expect("node added")
+    }
+
+    /// Runs `call` as `identity` and returns its result.
+    pub(crate) fn call(&mut self, identity: &ToolIdentity, call: ToolCall) -> Result<Value, ToolError> {
+        let reply = self.host.execute(identity, call);
+        self.finish(reply)
+    }
+
+    /// Runs `operation` with `args` as the first agent.
+    pub(crate) fn run(&mut self, operation: &str, args: Value) -> Result<Value, ToolError> {
+        let agent = self.agent.clone();
+        self.call(&agent, tool(operation, args))
+    }
+
+    /// Submits `call` without running the loop (a stalled main thread until [`finish`](Self::finish)).
+    pub(crate) fn submit(&self, identity: &ToolIdentity, call: ToolCall) -> ExecuteFuture {
+        self.host.execute(identity, call)
+    }
+
+    /// Runs the loop until `reply` is ready.
+    pub(crate) fn finish(&mut self, mut reply: ExecuteFuture) -> Result<Value, ToolError> {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let end = Instant::now() + CALL_LIMIT;
+        loop {
+            self.rt.tick();
+            if let Poll::Ready(r) = reply.as_mut().poll(&mut cx) {
+                return r;
+            }
+            assert!(Instant::now() < end, "the operation did not answer within {CALL_LIMIT:?}");
+            self.waker.wait_until(Instant::now() + TURN);
+        }
+    }
+
+    /// A node of the open project.
+    pub(crate) fn node(&self, id: &str) -> Option<crate::model::Node> {
+        let id = NodeId::new(id).ok()?;
+        self.rt.project().and_then(|p| p.node(&id)).cloned()
+    }
+
+    /// The fake page showing a browser node.
+    pub(crate) fn page_of(&self, node: &str) -> Option<Arc<FakeBrowser>> {
+        let id = NodeId::new(node).ok()?;
+        let (_, b) = self.rt.browsers.for_node(&id)?;
+        self.pages.get(b.id())
+    }
+}
+
+/// Adds a `custom` agent node to the open project at a free spot; its identity.
+fn add_agent(rt: &mut Runtime, title: &str) -> ToolIdentity {
+    let folder = rt.project().expect("a project is open").folder().to_path_buf();
+    let kind = NodeKind::Agent { agent: AgentKind::Custom, cwd: folder };
+    let id = rt.add_node(kind, title, (600.0, 400.0), None).expect("agent node");
+    let project = rt.project_id().expect("a project is open");
+    ToolIdentity::new(id.as_str(), project.as_str())
+}
+
+/// The fake engine's browsers, and where their events go.
+pub(crate) struct FakePages {
+    browsers: Mutex<Vec<Arc<FakeBrowser>>>,
+    next_id: AtomicU64,
+    events: Sender<BrowserEvent>,
+}
+
+impl FakePages {
+    fn new(events: Sender<BrowserEvent>) -> Self {
+        Self { browsers: Mutex::new(vec![]), next_id: AtomicU64::new(1), events }
+    }
+
+    /// A browser by id.
+    pub(crate) fn get(&self, id: BrowserId) -> Option<Arc<FakeBrowser>> {
+        self.browsers.lock().iter().find(|b| b.id == id).cloned()
+    }
+}
+
+/// A browser engine without Chromium: browsers exist at once and never paint.
+struct FakeEngine(Arc<FakePages>);
+
+impl BrowserEngine for FakeEngine {
+    fn pump(&self) {}
+    fn pump_interval(&self) -> Duration {
+        cef_bridge::MAX_PUMP_INTERVAL
+    }
+    fn next_pump_deadline(&self) -> Instant {
+        Instant::now() + cef_bridge::MAX_PUMP_INTERVAL
+    }
+    fn create_browser(&self, options: &BrowserOptions) -> Result<Browser, EngineError> {
+        // The real engine's own refusal, so the runtime sees the same answer.
+        if !url_policy::is_allowed_nav_url(&options.url) {
+            let scheme = options.url.split(':').next().unwrap_or("").to_string();
+            return Err(BrowserError::Refused(url_policy::UrlPolicyError::RefusedScheme(scheme)).into());
+        }
+        let id = BrowserId(self.0.next_id.fetch_add(1, Ordering::Relaxed));
+        let b = Arc::new(FakeBrowser::new(id, options, self.0.events.clone()));
+        self.0.browsers.lock().push(b.clone());
+        Ok(b)
+    }
+    fn browser(&self, id: BrowserId) -> Option<Browser> {
+        self.0.get(id).map(|b| b as Browser)
+    }
+    fn shutdown(self: Box<Self>) {}
+}
+
+/// One fake page: records what the runtime did to it and answers DevTools.
+pub(crate) struct FakeBrowser {
+    id: BrowserId,
+    devtools: Arc<DevToolsChannel>,
+    page: Arc<FakePage>,
+    size: Mutex<(u32, u32)>,
+    scale: Mutex<f32>,
+    closed: AtomicBool,
+    /// Every URL navigated to (normalised), in order.
+    pub(crate) navigations: Mutex<Vec<String>>,
+    events: Sender<BrowserEvent>,
+}
+
+impl FakeBrowser {
+    fn new(id: BrowserId, options: &BrowserOptions, events: Sender<BrowserEvent>) -> Self {
+        let devtools = Arc::new(DevToolsChannel::new());
+        let page = Arc::new(FakePage {
+            url: Mutex::new(options.url.clone()),
+            marker: Mutex::new(None),
+            focused: AtomicBool::new(false),
+            channel: Arc::downgrade(&devtools),
+            sent: Mutex::new(vec![]),
+        });
+        devtools.attach(page.clone());
+        Self {
+            id,
+            devtools,
+            page,
+            size: Mutex::new((options.width, options.height)),
+            scale: Mutex::new(1.0),
+            closed: AtomicBool::new(false),
+            navigations: Mutex::new(vec![]),
+            events,
+        }
+    }
+
+    /// The page's URL now.
+    pub(crate) fn current_url(&self) -> String {
+        self.page.url.lock().clone()
+    }
+
+    /// Every DevTools method the page was sent, in order.
+    pub(crate) fn methods(&self) -> Vec<String> {
+        self.page.sent.lock().iter().map(|(m, _)| m.clone()).collect()
+    }
+
+    /// Every DevTools command the page was sent (method and params), in order.
+    pub(crate) fn sent(&self) -> Vec<(String, Value)> {
+        self.page.sent.lock().clone()
+    }
+}
+
+impl LiveBrowser for FakeBrowser {
+    fn id(&self) -> BrowserId {
+        self.id
+    }
+    fn devtools(&self) -> Arc<DevToolsChannel> {
+        self.devtools.clone()
+    }
+    fn url(&self) -> String {
+        self.current_url()
+    }
+    fn is_loading(&self) -> bool {
+        false
+    }
+    fn is_created(&self) -> bool {
+        true
+    }
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+    fn view_size(&self) -> (u32, u32) {
+        *self.size.lock()
+    }
+    fn take_frame(&self) -> Option<Frame> {
+        None
+    }
+    fn last_frame(&self) -> Option<Frame> {
+        None
+    }
+    fn acknowledge_frame(&self) {}
+    fn scale(&self) -> f32 {
+        *self.scale.lock()
+    }
+    fn set_scale(&self, scale: f32) -> Result<(), BrowserError> {
+        *self.scale.lock() = scale;
+        Ok(())
+    }
+    fn resize(&self, width: u32, height: u32) -> Result<(), BrowserError> {
+        *self.size.lock() = (width, height);
+        Ok(())
+    }
+    fn navigate(&self, address: &str) -> Result<String, BrowserError> {
+        if self.is_closed() {
+            return Err(BrowserError::Closed);
+        }
+        // The same policy and normalisation as cef-bridge's navigate.
+        let url = url_policy::normalize_address(address)?;
+        self.navigations.lock().push(url.clone());
+        *self.page.url.lock() = url.clone();
+        *self.page.marker.lock() = None;
+        Ok(url)
+    }
+    fn close(&self) -> Result<(), BrowserError> {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Err(BrowserError::Closed);
+        }
+        self.devtools.detach("browser closed");
+        let _ = self.events.send(BrowserEvent::Closed { id: self.id });
+        Ok(())
+    }
+    fn invalidate(&self) -> Result<(), BrowserError> {
+        Ok(())
+    }
+    fn set_focus(&self, _focused: bool) -> Result<(), BrowserError> {
+        Ok(())
+    }
+    fn send_mouse_move(&self, _: i32, _: i32, _: Modifiers, _: ButtonsHeld, _: bool) -> Result<(), BrowserError> {
+        Ok(())
+    }
+    fn send_mouse_click(
+        &self,
+        _: i32,
+        _: i32,
+        _: MouseButton,
+        _: bool,
+        _: u32,
+        _: Modifiers,
+    ) -> Result<(), BrowserError> {
+        Ok(())
+    }
+    fn send_mouse_wheel(&self, _: i32, _: i32, _: i32, _: i32, _: Modifiers) -> Result<(), BrowserError> {
+        Ok(())
+    }
+    fn send_key(&self, _: &KeyInput) -> Result<(), BrowserError> {
+        Ok(())
+    }
+}
+
+/// The document of a fake page and its DevTools end: the tool operations'
+/// scripts (load probe, navigation tag, inspect, locate, focus check) get
+/// what a loaded page with one button (`#go`, ref `e1`) would answer, and
+/// input and screenshot commands what Chromium answers.
+struct FakePage {
+    url: Mutex<String>,
+    /// The navigation marker the current document was tagged with.
+    marker: Mutex<Option<String>>,
+    /// Whether the button has keyboard focus.
+    focused: AtomicBool,
+    channel: Weak<DevToolsChannel>,
+    sent: Mutex<Vec<(String, Value)>>,
+}
+
+/// The arguments a `((args) => …)(ARGS)` script was called with.
+fn script_args(expression: &str) -> Value {
+    expression
+        .rfind("})(")
+        .and_then(|at| expression.get(at + 3..expression.len() - 1))
+        .and_then(|args| serde_json::from_str(args).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// The page model inspect returns for the fake page.
+pub(crate) fn fake_page_model(url: &str) -> Value {
+    json!({
+        "url": url, "title": FAKE_TITLE, "text": "Hello", "textTruncated": false,
+        "elements": [{"ref": "e1", "role": "button", "name": "Go", "tag": "button",
+                      "box": {"x": 10, "y": 10, "width": 80, "height": 20}}],
+        "elementsTruncated": false,
+        "viewport": {"width": 800, "height": 600, "scrollX": 0, "scrollY": 0},
+    })
+}
+
+/// The fake page's screenshot: a 4 × 3 PNG.
+pub(crate) fn fake_screenshot() -> Vec<u8> {
+    let mut png = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png, 4, 3);
+    encoder.set_color(png::ColorType::Rgba);
+    let mut writer = encoder.write_header().expect("png header");
+    writer.write_image_data(&[0x80; 4 * 3 * 4]).expect("png data");
+    drop(writer);
+    png
+}
+
+impl FakePage {
+    fn evaluate(&self, expression: &str) -> Value {
+        if let Some(tag) = expression.strip_prefix("window.__termsprawlNav = ") {
+            let marker: String = serde_json::from_str(tag).unwrap_or_default();
+            *self.marker.lock() = Some(marker.clone());
+            return json!(marker);
+        }
+        if expression.contains("window.__termsprawlNav || null") {
+            return json!({
+                "url": *self.url.lock(), "title": FAKE_TITLE, "ready": "complete", "marker": *self.marker.lock(),
+            });
+        }
+        if expression.contains("elementsTruncated") {
+            return fake_page_model(&self.url.lock());
+        }
+        if expression.contains("elementFromPoint") {
+            let args = script_args(expression);
+            let found = args["ref"] == "e1" || args["selector"] == "#go";
+            if !found {
+                return match args["ref"].as_str() {
+                    Some(r) => {
+                        json!({"error": format!("no element with ref {r} (refs come from browser_inspect on the current page)")})
+                    }
+                    None => {
+                        json!({"error": format!("selector matched nothing: {}", args["selector"].as_str().unwrap_or(""))})
+                    }
+                };
+            }
+            if args["focus"] == true {
+                self.focused.store(true, Ordering::Release);
+            }
+            return json!({"x": 50, "y": 20, "covered": false});
+        }
+        if expression.contains("return {focused:") {
+            return json!({"focused": self.focused.load(Ordering::Acquire)});
+        }
+        Value::Null
+    }
+
+    fn answer(&self, method: &str, params: &Value) -> Result<Value, Value> {
+        match method {
+            "Runtime.evaluate" => {
+                let expression = params.get("expression").and_then(Value::as_str).unwrap_or("");
+                Ok(match self.evaluate(expression) {
+                    Value::Null => json!({"result": {"type": "undefined"}}),
+                    value => json!({"result": {"type": "object", "value": value}}),
+                })
+            }
+            "Page.captureScreenshot" => {
+                use base64::Engine as _;
+                Ok(json!({"data": base64::engine::general_purpose::STANDARD.encode(fake_screenshot())}))
+            }
+            "Input.dispatchMouseEvent" | "Input.dispatchKeyEvent" | "Input.insertText" => Ok(json!({})),
+            _ => Err(json!({"code": -32601, "message": format!("'{method}' wasn't found")})),
+        }
+    }
+}
+
+impl RawSender for FakePage {
+    fn send_raw(&self, message: &[u8]) {
+        let Ok(v) = serde_json::from_slice::<Value>(message) else { return };
+        let method = v.get("method").and_then(Value::as_str).unwrap_or("").to_owned();
+        let params = v.get("params").cloned().unwrap_or(Value::Null);
+        let reply = match self.answer(&method, &params) {
+            Ok(result) => json!({"id": v["id"], "result": result}),
+            Err(error) => json!({"id": v["id"], "error": error}),
+        };
+        self.sent.lock().push((method, params));
+        // Answered inside the send, as CEF answers some commands synchronously.
+        if let Some(channel) = self.channel.upgrade() {
+            channel.deliver(reply.to_string().as_bytes());
+        }
+    }
+}
