@@ -69,8 +69,13 @@ fn write_fixture(data: &Path, folder: &Path, base: &str) -> Result<()> {
     let cam = fitted_camera(&nodes);
     let camera = model::Camera { x: f64::from(cam.offset.x), y: f64::from(cam.offset.y), zoom: f64::from(cam.zoom()) };
     // Where the drag phase grabs a sticky: a point on the title bar of the
-    // first sticky (n12), in window pixels at the fitted camera.
-    let sticky = nodes.iter().find(|n| matches!(n.kind, NodeKind::Sticky { .. })).expect("the layout has stickies");
+    // left-most, then top-most sticky (n12: the window, smaller than the
+    // fitted target, shows the canvas's top-left part), in window pixels.
+    let sticky = nodes
+        .iter()
+        .filter(|n| matches!(n.kind, NodeKind::Sticky { .. }))
+        .min_by(|a, b| (a.rect.x, a.rect.y).partial_cmp(&(b.rect.x, b.rect.y)).expect("finite coordinates"))
+        .expect("the layout has stickies");
     let grab = cam.world_to_screen(Vec2::new(sticky.rect.x as f32 + 60.0, sticky.rect.y as f32 + 10.0));
     println!("drag-from {} {}", grab.x.round(), grab.y.round());
     let (project, _) = Project::from_nodes(ProjectId::new("bench")?, "bench", folder, camera, nodes, 40)?;
