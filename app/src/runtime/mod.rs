@@ -9,7 +9,6 @@
 //! tests run the runtime with a fake engine (`test_context`).
 
 pub mod agent_settings;
-pub mod artifact_views;
 pub mod browsers;
 pub mod engine;
 pub mod facade;

@@ -7,8 +7,8 @@
 //! lends a launch (tmux, the hook, the spawner, the callback host), so the
 //! same steps run in unit tests without a runtime or a PTY.
 
-use super::super::artifact_views::artifact_command;
 use super::agents::resolve_agent;
+use super::artifact_views::artifact_command;
 use super::hook::{LaunchDecision, PtyLaunch};
 use super::nodes::LiveTerminal;
 use super::snapshots::snapshot_path;

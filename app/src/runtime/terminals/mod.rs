@@ -33,14 +33,16 @@
 //! - `ticker`: the periodic wake-up thread (leaf);
 //! - `hook`: the launch hook and what it sees (leaf);
 //! - `agents`: agent CLI resolution (status);
+//! - `artifact_views`: the editor or diff program an artifact node runs (status);
 //! - `badges`: badge text and colours (status);
 //! - `nodes`: the live terminals and per-node state (hook, snapshots, spawner, status);
 //! - `host`: terminal callbacks → main-thread jobs (nodes);
 //! - `launch`: what a node runs, and starting it through a [`PtySpawner`]
-//!   (agents, hook, nodes, snapshots, spawner, status);
+//!   (agents, artifact_views, hook, nodes, snapshots, spawner, status);
 //! - `sync`: the runtime methods tying it together (all of the above).
 
 mod agents;
+pub mod artifact_views;
 mod badges;
 mod grid;
 mod hook;

@@ -8,7 +8,7 @@
 //! (run through `sh` the way git runs it, so `EDITOR="code -w"` works), then
 //! the first of nano, vim and vi on PATH.
 
-use super::terminals::NotLaunched;
+use super::status::NotLaunched;
 use crate::model::ArtifactView;
 use std::ffi::OsStr;
 use std::path::Path;
