@@ -623,10 +623,7 @@ mod tests {
     #[test]
     fn browser_transfer_hands_an_owned_browser_to_another_agent() {
         let mut ctx = TestContext::new();
-        let b = ctx.run("browser_open", json!({"url": "https://example.com/"})).unwrap()["nodeId"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let b = owned_browser(&mut ctx);
         let other = ctx.add_agent("Agent B");
         let sticky = ctx.add(NodeKind::Sticky { text: "s".into() }, "s", (2000.0, 0.0, 100.0, 80.0));
         let e = ctx.run("browser_transfer", json!({"nodeId": b, "agentNodeId": sticky})).unwrap_err();
@@ -647,10 +644,7 @@ mod tests {
     #[test]
     fn browser_navigate_loads_the_url_in_the_owned_page() {
         let mut ctx = TestContext::new();
-        let b = ctx.run("browser_open", json!({"url": "https://example.com/"})).unwrap()["nodeId"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let b = owned_browser(&mut ctx);
         let v = ctx.run("browser_navigate", json!({"nodeId": b, "url": "example.org/docs"})).unwrap();
         assert_eq!(
             v,
@@ -663,10 +657,7 @@ mod tests {
     #[test]
     fn browser_navigate_refuses_a_scheme_outside_the_policy() {
         let mut ctx = TestContext::new();
-        let b = ctx.run("browser_open", json!({"url": "https://example.com/"})).unwrap()["nodeId"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let b = owned_browser(&mut ctx);
         let e = ctx.run("browser_navigate", json!({"nodeId": b, "url": "file:///etc/passwd"})).unwrap_err();
         assert_eq!(e.code, ErrorCode::Refused);
         assert_eq!(e.message(), "refused url: refused scheme 'file': only http, https and about:blank are allowed");
