@@ -1,14 +1,15 @@
 //! What a successful call answers, and its `200` body `{"ok":true,"value":…}`
 //! written in one pass. `session_info`, the call adapters poll, is typed: it
-//! serializes straight from the shared session and the catalogue's static
-//! name lists instead of building (and dropping) a JSON tree per request.
+//! serializes straight from the shared session, with the catalogue's name
+//! lists encoded once, instead of building (and dropping) a JSON tree per request.
 //! Keys are written in the order a `serde_json::Value` object sorts them, so
 //! the body is byte for byte the tree's (tested below).
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::catalogue::Operation;
@@ -17,6 +18,28 @@ use crate::sessions::{IntegrationStatus, ToolSession};
 
 /// Room for a `session_info` body (about 900 bytes) without regrowing.
 const BODY_CAPACITY: usize = 1024;
+
+/// `Operation::NAMES` as JSON, encoded once: escaping the same 28 names on
+/// every call was most of what writing the body still cost. (A list of
+/// strings always encodes; were it ever `None`, the names are written as before.)
+static OPERATIONS: LazyLock<Option<Box<RawValue>>> =
+    LazyLock::new(|| serde_json::value::to_raw_value(Operation::NAMES).ok());
+/// `GuideTopic::NAMES` as JSON, encoded once.
+static GUIDES: LazyLock<Option<Box<RawValue>>> =
+    LazyLock::new(|| serde_json::value::to_raw_value(GuideTopic::NAMES).ok());
+
+/// Writes the field `key`: a list of names, from its encoded form when there is one.
+fn names_field<S: SerializeStruct>(
+    s: &mut S,
+    key: &'static str,
+    encoded: &Option<Box<RawValue>>,
+    names: &'static [&'static str],
+) -> Result<(), S::Error> {
+    match encoded {
+        Some(json) => s.serialize_field(key, json),
+        None => s.serialize_field(key, names),
+    }
+}
 
 /// A successful call's value.
 pub(crate) enum Answer<'a> {
@@ -53,9 +76,9 @@ impl Serialize for SessionInfo<'_> {
         let mut s = serializer.serialize_struct("SessionInfo", 6)?;
         s.serialize_field("browserControl", &self.browser_control)?;
         s.serialize_field("endpoint", &EndpointUrl { url: self.endpoint_url })?;
-        s.serialize_field("guides", GuideTopic::NAMES)?;
+        names_field(&mut s, "guides", &GUIDES, GuideTopic::NAMES)?;
         s.serialize_field("identity", &self.session.identity)?;
-        s.serialize_field("operations", Operation::NAMES)?;
+        names_field(&mut s, "operations", &OPERATIONS, Operation::NAMES)?;
         s.serialize_field("status", &SortedStatus(&self.session.status))?;
         s.end()
     }
