@@ -14,7 +14,8 @@ pub fn host_allowed(headers: &HeaderMap, port: u16) -> bool {
     let Ok(host) = host.to_str() else { return false };
     let host = host.trim_matches([' ', '\t']);
     let Some((name, host_port)) = host.rsplit_once(':') else { return false };
-    host_port == port.to_string() && LOOPBACK_NAMES.iter().any(|n| n.eq_ignore_ascii_case(name))
+    // itoa writes on the stack: this check runs on every request.
+    host_port == itoa::Buffer::new().format(port) && LOOPBACK_NAMES.iter().any(|n| n.eq_ignore_ascii_case(name))
 }
 
 /// Whether the request came from a web page: it carries an `Origin` header

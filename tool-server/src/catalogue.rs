@@ -38,6 +38,9 @@ macro_rules! operations {
             /// Every operation, in catalogue order.
             pub const ALL: &'static [Operation] = &[$(Operation::$variant,)*];
 
+            /// Every operation's wire name, in catalogue order (what `session_info` lists).
+            pub const NAMES: &'static [&'static str] = &[$($name,)*];
+
             /// The wire name (`canvas_move`, …).
             pub const fn name(self) -> &'static str {
                 match self {
@@ -530,6 +533,8 @@ mod tests {
         }
         assert_eq!(Operation::ALL.len(), 28);
         assert_eq!(Operation::from_name("nope"), None);
+        let names: Vec<&str> = Operation::ALL.iter().map(|op| op.name()).collect();
+        assert_eq!(Operation::NAMES, names.as_slice());
     }
 
     #[test]

@@ -20,6 +20,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use crate::answer::success_body;
 use crate::error::ErrorCode;
 use crate::invoke::Invoker;
 use crate::server::ServerConfig;
@@ -148,9 +149,16 @@ async fn respond(state: &HttpState, request: Request<Incoming>, started: Instant
     call(state, &session, &raw).await
 }
 
-async fn call(state: &HttpState, session: &ToolSession, raw: &Value) -> Response<Full<Bytes>> {
+async fn call(state: &HttpState, session: &Arc<ToolSession>, raw: &Value) -> Response<Full<Bytes>> {
     match state.invoker.invoke(session, raw).await {
-        Ok(value) => reply(StatusCode::OK, json!({"ok": true, "value": value}), false),
+        Ok(answer) => match success_body(&answer) {
+            Ok(body) => reply(StatusCode::OK, Bytes::from(body), false),
+            Err(e) => {
+                // Unreachable for JSON values and the typed answers; never a panic.
+                tracing::error!(error = %e, "could not serialize a tool answer");
+                reply(StatusCode::BAD_REQUEST, failure(ErrorCode::Failed, "The answer could not be encoded"), false)
+            }
+        },
         Err(e) => {
             let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
             reply(status, failure(e.code(), &e.to_string()), false)
@@ -175,7 +183,7 @@ fn supported(request: &Request<Incoming>, port: u16) -> bool {
 }
 
 /// Finds the session for `Authorization: Bearer <token>`.
-fn authenticate(request: &Request<Incoming>, state: &HttpState) -> Option<ToolSession> {
+fn authenticate(request: &Request<Incoming>, state: &HttpState) -> Option<Arc<ToolSession>> {
     let mut values = request.headers().get_all(header::AUTHORIZATION).iter();
     let (Some(value), None) = (values.next(), values.next()) else {
         return None;
@@ -215,12 +223,12 @@ async fn read_body(mut body: Incoming, limit: usize, deadline: Instant) -> Resul
 }
 
 /// An error body: the message for the agent and its stable code.
-fn failure(code: ErrorCode, message: &str) -> Value {
-    json!({"ok": false, "error": message, "code": code.as_str()})
+fn failure(code: ErrorCode, message: &str) -> Bytes {
+    Bytes::from(json!({"ok": false, "error": message, "code": code.as_str()}).to_string())
 }
 
-fn reply(status: StatusCode, body: Value, close: bool) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::from(body.to_string())));
+fn reply(status: StatusCode, body: Bytes, close: bool) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(body));
     *response.status_mut() = status;
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));

@@ -10,10 +10,11 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use thiserror::Error;
 
+use crate::answer::{Answer, SessionInfo};
 use crate::call::{AgentStatusArgs, GuideReadArgs, SessionInfoArgs, ToolCall};
 use crate::catalogue::Operation;
 use crate::error::{ErrorCode, ToolError};
-use crate::guides::{guide, GuideTopic};
+use crate::guides::guide;
 use crate::queue::ProjectQueues;
 use crate::server::Endpoint;
 use crate::sessions::{IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession};
@@ -118,7 +119,11 @@ pub(crate) struct Invoker {
 impl Invoker {
     /// Runs one request for an authenticated `session` (a snapshot taken at
     /// authentication; the live token is rechecked before any effect).
-    pub(crate) async fn invoke(self: &Arc<Self>, session: &ToolSession, raw: &Value) -> Result<Value, InvokeError> {
+    pub(crate) async fn invoke(
+        self: &Arc<Self>,
+        session: &Arc<ToolSession>,
+        raw: &Value,
+    ) -> Result<Answer<'_>, InvokeError> {
         let request = validate_tool_request(raw)?;
         // The validator wrote every message; typing a checked request cannot
         // fail unless the catalogue and the types disagree (tested not to).
@@ -129,9 +134,9 @@ impl Invoker {
         let operation = call.operation();
         tracing::debug!(node = %session.identity.node_id, %operation, "tool call");
         let call = match call {
-            ToolCall::SessionInfo(args) => return self.session_info(session, &args).await,
-            ToolCall::GuideRead(args) => return Ok(guide_read(&args)),
-            ToolCall::AgentStatus(args) => return self.agent_status(session, &args),
+            ToolCall::SessionInfo(args) => return self.session_info(session, &args).await.map(Answer::SessionInfo),
+            ToolCall::GuideRead(args) => return Ok(Answer::Value(guide_read(&args))),
+            ToolCall::AgentStatus(args) => return self.agent_status(session, &args).map(Answer::Value),
             call => call,
         };
         if operation.is_browser() && !self.host.browser_enabled() {
@@ -143,7 +148,7 @@ impl Invoker {
         // cancel an operation half-way or strand the queue.
         let mut ticket = self.queues.enqueue(&session.identity.project_id);
         let this = Arc::clone(self);
-        let session = session.clone();
+        let session = Arc::clone(session);
         let task = tokio::spawn(async move {
             ticket.wait_turn().await;
             if !this.sessions.is_current(&session.identity.node_id, &session.token) {
@@ -164,7 +169,7 @@ impl Invoker {
             result
         });
         match task.await {
-            Ok(result) => result,
+            Ok(result) => result.map(Answer::Value),
             Err(e) => {
                 tracing::error!(%operation, panicked = e.is_panic(), "tool operation task ended without a result");
                 Err(InvokeError::Interrupted)
@@ -172,13 +177,13 @@ impl Invoker {
         }
     }
 
-    async fn session_info(&self, session: &ToolSession, args: &SessionInfoArgs) -> Result<Value, InvokeError> {
-        let node_id = session.identity.node_id.clone();
-        let mut current = self
-            .sessions
-            .get(&node_id)
-            .filter(|s| s.token.matches(session.token.expose().as_bytes()))
-            .ok_or(InvokeError::Unauthorized)?;
+    async fn session_info(
+        &self,
+        session: &ToolSession,
+        args: &SessionInfoArgs,
+    ) -> Result<SessionInfo<'_>, InvokeError> {
+        let node_id = &session.identity.node_id;
+        let mut current = self.sessions.current(node_id, &session.token).ok_or(InvokeError::Unauthorized)?;
         if let Some(adapter) = args.adapter.as_deref().filter(|a| CONNECTING_ADAPTERS.contains(a)) {
             let connected = IntegrationStatus {
                 state: IntegrationState::Connected,
@@ -195,8 +200,8 @@ impl Invoker {
                     .map_err(|_| InvokeError::Interrupted)?;
                 match written {
                     Ok(updated) => {
-                        self.host.on_status(&node_id, &updated.status);
-                        current = updated;
+                        self.host.on_status(node_id, &updated.status);
+                        current = Arc::new(updated);
                     }
                     Err(e) => {
                         tracing::warn!(node = %node_id, error = %e, "could not record connected status");
@@ -205,14 +210,11 @@ impl Invoker {
                 }
             }
         }
-        Ok(json!({
-            "identity": current.identity,
-            "status": current.status,
-            "endpoint": {"url": self.endpoint.url},
-            "browserControl": self.host.browser_enabled(),
-            "operations": Operation::ALL.iter().map(|op| op.name()).collect::<Vec<_>>(),
-            "guides": GuideTopic::NAMES,
-        }))
+        Ok(SessionInfo {
+            session: current,
+            endpoint_url: &self.endpoint.url,
+            browser_control: self.host.browser_enabled(),
+        })
     }
 
     fn agent_status(&self, session: &ToolSession, args: &AgentStatusArgs) -> Result<Value, InvokeError> {

@@ -12,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+mod answer;
 mod call;
 mod catalogue;
 mod client;

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use local_guard::files::{self, FileError};
 use local_guard::{RandomError, Token};
@@ -140,7 +141,8 @@ fn check_identity(identity: &ToolIdentity) -> Result<(), SessionError> {
 #[derive(Debug)]
 pub struct SessionStore {
     dir: PathBuf,
-    sessions: RwLock<HashMap<String, ToolSession>>,
+    /// Shared so a request's snapshot costs a reference count, not four strings.
+    sessions: RwLock<HashMap<String, Arc<ToolSession>>>,
     /// Serializes writers so the map and the files change in the same order.
     writes: Mutex<()>,
 }
@@ -181,7 +183,7 @@ impl SessionStore {
         };
         let session = ToolSession { identity, token, status };
         files::write_private_json(&self.dir, &file, &session)?;
-        self.sessions.write().insert(session.identity.node_id.clone(), session.clone());
+        self.sessions.write().insert(session.identity.node_id.clone(), Arc::new(session.clone()));
         tracing::debug!(node = %session.identity.node_id, reused = reuse, "tool session provisioned");
         Ok(session)
     }
@@ -235,19 +237,29 @@ impl SessionStore {
         let mut session = self.get(node_id).ok_or_else(|| SessionError::UnknownNode(node_id.to_owned()))?;
         session.status = status;
         files::write_private_json(&self.dir, &format!("{node_id}.json"), &session)?;
-        self.sessions.write().insert(node_id.to_owned(), session.clone());
+        self.sessions.write().insert(node_id.to_owned(), Arc::new(session.clone()));
         Ok(session)
     }
 
     /// The live session of a node.
     pub fn get(&self, node_id: &str) -> Option<ToolSession> {
-        self.sessions.read().get(node_id).cloned()
+        self.sessions.read().get(node_id).map(|s| ToolSession::clone(s))
+    }
+
+    /// The live session of a node if `token` is still its token, shared.
+    pub fn current(&self, node_id: &str, token: &Token) -> Option<Arc<ToolSession>> {
+        self.sessions.read().get(node_id).filter(|s| s.token == *token).cloned()
     }
 
     /// Every live session of a project.
     pub fn in_project(&self, project_id: &str) -> Vec<ToolSession> {
-        let mut found: Vec<ToolSession> =
-            self.sessions.read().values().filter(|s| s.identity.project_id == project_id).cloned().collect();
+        let mut found: Vec<ToolSession> = self
+            .sessions
+            .read()
+            .values()
+            .filter(|s| s.identity.project_id == project_id)
+            .map(|s| (**s).clone())
+            .collect();
         found.sort_by(|a, b| a.identity.node_id.cmp(&b.identity.node_id));
         found
     }
@@ -259,22 +271,23 @@ impl SessionStore {
 
     /// Finds the session whose token equals `presented`. Every live token is
     /// compared in constant time, so timing reveals neither which one matched
-    /// nor how much of a guess was right.
-    pub fn authenticate(&self, presented: &[u8]) -> Option<ToolSession> {
+    /// nor how much of a guess was right. The session is shared: a snapshot
+    /// taken at authentication, not a live view.
+    pub fn authenticate(&self, presented: &[u8]) -> Option<Arc<ToolSession>> {
         if !Token::is_well_formed(presented) {
             return None;
         }
         let sessions = self.sessions.read();
         let mut found = subtle::Choice::from(0);
         let mut index = 0u64;
-        let entries: Vec<&ToolSession> = sessions.values().collect();
-        for (i, session) in entries.iter().enumerate() {
+        for (i, session) in sessions.values().enumerate() {
             let equal = session.token.ct_eq(presented);
             index.conditional_assign(&(i as u64), equal);
             found |= equal;
         }
+        // The map cannot change under the read lock, so the index still names the match.
         if bool::from(found) {
-            entries.get(index as usize).map(|s| (*s).clone())
+            sessions.values().nth(index as usize).cloned()
         } else {
             None
         }
@@ -329,6 +342,9 @@ mod tests {
         assert_ne!(a.token, b.token, "reuse=false must draw a new token");
         assert!(!store.is_current("a", &a.token));
         assert!(store.is_current("a", &b.token));
+        assert!(store.current("a", &a.token).is_none(), "a replaced token no longer finds the session");
+        assert_eq!(store.current("a", &b.token).map(|s| s.token.clone()), Some(b.token.clone()));
+        assert!(store.current("zz", &b.token).is_none());
         let on_disk: serde_json::Value =
             serde_json::from_slice(&fs::read(store.directory().join("a.json")).unwrap()).unwrap();
         assert_eq!(on_disk["nodeId"], "a");
