@@ -1,7 +1,8 @@
 //! A test context in the style of GPUI's `TestAppContext`: a real
 //! [`Runtime`] on a temporary data directory with a fake browser engine
 //! ([`FakeEngine`]: pages that answer the CDP the tool operations send), a
-//! recording PTY spawner (nothing starts) and no window. The test thread is
+//! recording PTY spawner (nothing starts, or, with
+//! [`TestContext::with_terminals`], fake terminals start) and no window. The test thread is
 //! the main thread: [`TestContext::call`] submits a tool call through
 //! [`RuntimeToolHost::execute`] (the worker pool, as the tool server does)
 //! and ticks the loop until the reply arrives, so every operation runs
@@ -64,6 +65,16 @@ impl TestContext {
 
     /// The same, with operations' main-thread deadline at `timeout`.
     pub(crate) fn with_call_timeout(timeout: Duration) -> Self {
+        Self::build(timeout, RecordingSpawner::default())
+    }
+
+    /// The same, where terminal nodes start: each gets a fake terminal
+    /// ([`RecordingSpawner::terminal`] finds it).
+    pub(crate) fn with_terminals() -> Self {
+        Self::build(super::CALL_TIMEOUT, RecordingSpawner::starting())
+    }
+
+    fn build(timeout: Duration, spawner: RecordingSpawner) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let data_dir = dir.path().join("data");
         let config = RuntimeConfig {
@@ -78,7 +89,7 @@ impl TestContext {
         let (handle, jobs) = AppHandle::new(waker.clone());
         let engine = Box::new(FakeEngine(pages.clone()));
         let mut rt = Runtime::new(config, engine, handle, jobs, events_rx);
-        let spawner = Arc::new(RecordingSpawner::default());
+        let spawner = Arc::new(spawner);
         rt.use_pty_spawner(spawner.clone());
         let state = crate::paths::agent_tools(&data_dir);
         local_guard::files::ensure_private_dir(&state).expect("agent-tools dir");

@@ -45,7 +45,7 @@ pub(crate) fn open(ctx: &OpContext, args: TerminalOpenArgs) -> Result<Value, Too
         let id = open_node(rt, &identity, &title, None)?;
         if let Some(cmd) = command {
             let t = rt.terminals.get(&id).ok_or_else(|| ToolError::failed("the terminal did not start"))?;
-            t.term.write(format!("{cmd}\r")).map_err(model_error)?;
+            t.term.write(format!("{cmd}\r").into_bytes()).map_err(model_error)?;
         }
         Ok(json!({"nodeId": id}))
     })
@@ -173,9 +173,12 @@ pub(crate) fn close(ctx: &OpContext, args: NodeArgs) -> Result<Value, ToolError>
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{ArtifactView, NodeKind};
-    use crate::runtime::test_context::TestContext;
+    use crate::model::{ArtifactView, NodeId, NodeKind};
+    use crate::runtime::terminals::FakeSession;
+    use crate::runtime::test_context::{tool, TestContext};
     use serde_json::json;
+    use std::sync::Arc;
+    use terminal::ExitStatus;
     use tool_server::ErrorCode;
 
     #[test]
@@ -246,5 +249,150 @@ mod tests {
         assert!(ctx.node(&term).is_none());
         let e = ctx.run("terminal_close", json!({"nodeId": term})).unwrap_err();
         assert_eq!((e.code, e.message().to_owned()), (ErrorCode::NotFound, format!("no node {term} on this canvas")));
+    }
+
+    /// A context whose terminals start (as fakes) and one terminal node opened by the first agent.
+    fn running_terminal() -> (TestContext, String, Arc<FakeSession>) {
+        let mut ctx = TestContext::with_terminals();
+        let id = ctx.run("terminal_open", json!({})).unwrap()["nodeId"].as_str().unwrap().to_owned();
+        let fake = ctx.spawner.terminal(&id).expect("the terminal started");
+        (ctx, id, fake)
+    }
+
+    #[test]
+    fn terminal_open_starts_a_shell_in_the_project_folder_with_the_nodes_identity() {
+        let mut ctx = TestContext::with_terminals();
+        let v = ctx.run("terminal_open", json!({"title": "Build"})).unwrap();
+        let id = v["nodeId"].as_str().expect("a node id").to_owned();
+        assert_eq!(v, json!({"nodeId": id}));
+        let specs = ctx.spawner.specs();
+        let [spec] = specs.as_slice() else { panic!("one terminal asked for: {specs:?}") };
+        assert_eq!(spec.node.as_str(), id);
+        assert_eq!((&spec.config.cwd, &spec.config.command), (&ctx.folder(), &None), "the user's shell in the folder");
+        let project = ctx.agent.project_id.clone();
+        let data = ctx.root().join("data").display().to_string();
+        let ctl = super::super::launch::ctl_path().display().to_string();
+        let env = [
+            ("TERMSPRAWL_NODE_ID", id.as_str()),
+            ("TERMSPRAWL_PROJECT_ID", project.as_str()),
+            (crate::paths::DATA_DIR_ENV, data.as_str()),
+            (super::super::launch::CTL_ENV, ctl.as_str()),
+        ];
+        assert_eq!(spec.config.env, env.map(|(k, v)| (k.to_owned(), v.to_owned())), "its identity and the ctl");
+        let node = NodeId::new(&id).unwrap();
+        let live = ctx.rt.terminals.get(&node).expect("the node's terminal runs");
+        assert_eq!((live.exited.as_ref(), live.agent, live.warm), (None, None, false));
+        let fake = ctx.spawner.terminal(&id).unwrap();
+        assert_eq!(fake.writes(), Vec::<Vec<u8>>::new(), "nothing typed without a command");
+        assert!(!fake.hung_up());
+    }
+
+    #[test]
+    fn terminal_open_types_its_command_and_enter_into_the_new_shell() {
+        let mut ctx = TestContext::with_terminals();
+        let v = ctx.run("terminal_open", json!({"command": "make -j2"})).unwrap();
+        let id = v["nodeId"].as_str().unwrap().to_owned();
+        assert_eq!(v, json!({"nodeId": id}));
+        assert_eq!(ctx.spawner.terminal(&id).unwrap().writes(), vec![b"make -j2\r".to_vec()]);
+        let n = ctx.node(&id).unwrap();
+        assert_eq!(n.kind, NodeKind::Terminal { cwd: ctx.folder(), command: None, tmux_session: None });
+    }
+
+    #[test]
+    fn terminal_read_returns_the_screens_text_within_the_callers_limit() {
+        let (mut ctx, id, fake) = running_terminal();
+        fake.show("first line\r\nsecond line\r\n$ ");
+        assert_eq!(
+            ctx.run("terminal_read", json!({"nodeId": id})).unwrap(),
+            json!({"text": "first line\nsecond line\n$"})
+        );
+        assert_eq!(
+            ctx.run("terminal_read", json!({"nodeId": id, "maxChars": 13})).unwrap(),
+            json!({"text": "second line\n$"})
+        );
+        // Another agent on the canvas reads it too: terminals have no owner.
+        let other = ctx.add_agent("Agent B");
+        let v = ctx.call(&other, tool("terminal_read", json!({"nodeId": id, "maxChars": 1}))).unwrap();
+        assert_eq!(v, json!({"text": "$"}));
+    }
+
+    #[test]
+    fn terminal_submit_writes_the_text_then_enter() {
+        let (mut ctx, id, fake) = running_terminal();
+        assert_eq!(
+            ctx.run("terminal_submit", json!({"nodeId": id, "text": "cargo test"})).unwrap(),
+            json!({"submitted": true})
+        );
+        let other = ctx.add_agent("Agent B");
+        let v = ctx.call(&other, tool("terminal_submit", json!({"nodeId": id, "text": ""}))).unwrap();
+        assert_eq!(v, json!({"submitted": true}));
+        assert_eq!(fake.writes(), vec![b"cargo test\r".to_vec(), b"\r".to_vec()]);
+    }
+
+    #[test]
+    fn terminal_input_writes_the_text_as_is() {
+        let (mut ctx, id, fake) = running_terminal();
+        let v = ctx.run("terminal_input", json!({"nodeId": id, "text": "y\u{1b}[A\t"})).unwrap();
+        assert_eq!(v, json!({"sent": true}));
+        assert_eq!(fake.writes(), vec![b"y\x1b[A\t".to_vec()]);
+    }
+
+    #[test]
+    fn terminal_interrupt_sends_ctrl_c() {
+        let (mut ctx, id, fake) = running_terminal();
+        assert_eq!(ctx.run("terminal_interrupt", json!({"nodeId": id})).unwrap(), json!({"interrupted": true}));
+        assert_eq!(fake.writes(), vec![b"\x03".to_vec()]);
+    }
+
+    #[test]
+    fn terminal_close_removes_a_running_terminal_and_hangs_it_up() {
+        let (mut ctx, id, fake) = running_terminal();
+        assert_eq!(ctx.run("terminal_close", json!({"nodeId": id})).unwrap(), json!({"closed": id}));
+        assert!(ctx.node(&id).is_none());
+        assert!(ctx.rt.terminals.get(&NodeId::new(&id).unwrap()).is_none());
+        assert!(fake.hung_up(), "closing the node hangs its program up");
+        let e = ctx.run("terminal_read", json!({"nodeId": id})).unwrap_err();
+        assert_eq!((e.code, e.message().to_owned()), (ErrorCode::NotFound, format!("no node {id} on this canvas")));
+    }
+
+    #[test]
+    fn an_exited_terminal_is_read_with_its_status_and_refuses_input() {
+        let (mut ctx, id, fake) = running_terminal();
+        fake.show("bye\r\n");
+        fake.exit(ExitStatus { code: 2, signal: None });
+        // The host's report reaches the main thread on the next turn.
+        ctx.rt.tick();
+        let node = NodeId::new(&id).unwrap();
+        assert_eq!(ctx.rt.terminals.get(&node).unwrap().exited, Some(ExitStatus { code: 2, signal: None }));
+        assert_eq!(
+            ctx.run("terminal_read", json!({"nodeId": id})).unwrap(),
+            json!({"text": "bye", "exited": {"code": 2, "signal": null}})
+        );
+        for (op, args) in [
+            ("terminal_submit", json!({"nodeId": id, "text": "ls"})),
+            ("terminal_input", json!({"nodeId": id, "text": "x"})),
+            ("terminal_interrupt", json!({"nodeId": id})),
+        ] {
+            let e = ctx.run(op, args).unwrap_err();
+            assert_eq!(e.code, ErrorCode::Refused, "{op}");
+            assert_eq!(e.message(), format!("the program in terminal {id} has exited"), "{op}");
+        }
+        assert_eq!(fake.writes(), Vec::<Vec<u8>>::new(), "nothing reached the ended program");
+        // A signal's name is reported too.
+        let (mut ctx, id, fake) = running_terminal();
+        fake.exit(ExitStatus { code: 1, signal: Some("Hangup".into()) });
+        let v = ctx.run("terminal_read", json!({"nodeId": id})).unwrap();
+        assert_eq!(v, json!({"text": "", "exited": {"code": 1, "signal": "Hangup"}}));
+    }
+
+    #[test]
+    fn resizing_a_terminal_node_resizes_its_terminal() {
+        let (mut ctx, id, fake) = running_terminal();
+        let before = fake.size();
+        ctx.run("canvas_resize", json!({"nodeId": id, "width": 360, "height": 220})).unwrap();
+        let node = ctx.node(&id).unwrap();
+        let want = ctx.rt.terminal_size_for(&node.rect);
+        assert_ne!((want.cols, want.rows), (before.cols, before.rows), "a smaller node has fewer cells");
+        assert_eq!((fake.size().cols, fake.size().rows), (want.cols, want.rows));
     }
 }
