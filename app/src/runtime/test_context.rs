@@ -10,7 +10,7 @@
 
 use super::engine::{Browser, BrowserEngine, LiveBrowser};
 use super::terminals::RecordingSpawner;
-use super::tools::RuntimeToolHost;
+use super::tools::{DesktopEnv, RuntimeToolHost};
 use super::{AppHandle, Runtime, RuntimeConfig, Waker};
 use crate::model::{AgentKind, NodeId, NodeKind};
 use cef_bridge::input::{ButtonsHeld, KeyInput, Modifiers, MouseButton};
@@ -97,6 +97,12 @@ impl TestContext {
         let host = RuntimeToolHost::new(rt.handle(), rt.tools.shared.clone(), data_dir).with_call_timeout(timeout);
         let agent = add_agent(&mut rt, "Agent A");
         TestContext { rt, pages, spawner, agent, host, waker, dir }
+    }
+
+    /// The same context, where `terminal_external` sees `desktop` instead of the process's environment.
+    pub(crate) fn with_desktop(mut self, desktop: DesktopEnv) -> Self {
+        self.host = self.host.with_desktop(desktop);
+        self
     }
 
     /// The project folder.

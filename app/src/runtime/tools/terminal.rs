@@ -16,11 +16,6 @@ const DEFAULT_READ_CHARS: usize = 8_000;
 /// Ctrl+C as the PTY sees it.
 const ETX: &[u8] = b"\x03";
 
-/// The user's shell (what a terminal node runs without a command).
-fn shell() -> String {
-    std::env::var("SHELL").ok().filter(|s| s.starts_with('/')).unwrap_or_else(|| "/bin/sh".into())
-}
-
 /// Opens a terminal node beside the caller; `command` runs as the node's program.
 fn open_node(
     rt: &mut Runtime,
@@ -64,8 +59,9 @@ pub(crate) fn external(ctx: &OpContext, args: ExternalArgs) -> Result<Value, Too
     let title = args.title.as_deref().unwrap_or(&command).chars().take(80).collect::<String>();
     let preferences = crate::paths::agent_tools(&ctx.data_dir).join("preferences.json");
     let preferred = ExternalTerminalPreference::load(&preferences).map_err(model_error)?;
-    let display = ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()));
-    let found = ExternalTerminal::find(preferred.as_ref(), std::env::var_os("PATH").as_deref(), display);
+    let desktop = ctx.desktop.read();
+    let found = ExternalTerminal::find(preferred.as_ref(), desktop.path_var.as_deref(), desktop.display);
+    let shell = desktop.shell;
     ctx.on_main(move |rt| {
         let folder = caller_project(rt, &identity)?.folder().to_owned();
         match found {
@@ -75,7 +71,7 @@ pub(crate) fn external(ctx: &OpContext, args: ExternalArgs) -> Result<Value, Too
                 Ok(json!({"where": "external", "terminal": terminal.program.display().to_string(), "pid": pid}))
             }
             Err(why @ (ExternalTerminalError::NoDisplay | ExternalTerminalError::NoneFound(_))) => {
-                let id = open_node(rt, &identity, &title, Some(vec![shell(), "-c".into(), command]))?;
+                let id = open_node(rt, &identity, &title, Some(vec![shell, "-c".into(), command]))?;
                 Ok(json!({"nodeId": id, "where": "canvas", "reason": why.to_string()}))
             }
             Err(e) => Err(model_error(e)),
@@ -173,12 +169,13 @@ pub(crate) fn close(ctx: &OpContext, args: NodeArgs) -> Result<Value, ToolError>
 
 #[cfg(test)]
 mod tests {
+    use super::super::desktop::DesktopEnv;
     use crate::model::{ArtifactView, NodeId, NodeKind};
     use crate::runtime::terminals::FakeSession;
     use crate::runtime::test_context::{tool, TestContext};
     use serde_json::json;
     use std::sync::Arc;
-    use terminal::ExitStatus;
+    use terminal::{CommandSpec, ExitStatus};
     use tool_server::ErrorCode;
 
     #[test]
@@ -383,6 +380,101 @@ mod tests {
         fake.exit(ExitStatus { code: 1, signal: Some("Hangup".into()) });
         let v = ctx.run("terminal_read", json!({"nodeId": id})).unwrap();
         assert_eq!(v, json!({"text": "", "exited": {"code": 1, "signal": "Hangup"}}));
+    }
+
+    /// A context whose `terminal_external` sees a desktop with (or without) a
+    /// display and `<tmp>/bin` as PATH, where `fake-term` records how it was started.
+    fn desktop(display: bool) -> (TestContext, std::path::PathBuf) {
+        let ctx = TestContext::with_terminals();
+        let bin = ctx.root().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let out = ctx.root().join("fake-term.out");
+        let script = format!(
+            "#!/bin/sh\n{{ printf '%s\\n' \"$@\"; pwd; printf '%s\\n' \"$TERMSPRAWL_CTL\"; }} > {out}.tmp && mv {out}.tmp {out}\n",
+            out = out.display()
+        );
+        let exe = bin.join("fake-term");
+        std::fs::write(&exe, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let env = DesktopEnv { display, path_var: Some(bin.into_os_string()), shell: "/bin/bash".into() };
+        (ctx.with_desktop(env), out)
+    }
+
+    /// Names `executable` as the external terminal in preferences.json.
+    fn prefer(ctx: &TestContext, executable: &str) {
+        let prefs = crate::paths::agent_tools(&ctx.root().join("data")).join("preferences.json");
+        let text = json!({"externalTerminal": {"executable": executable, "args": ["-e"]}}).to_string();
+        std::fs::write(prefs, text).unwrap();
+    }
+
+    #[test]
+    fn terminal_external_without_a_display_runs_the_command_in_a_canvas_terminal() {
+        let (mut ctx, _) = desktop(false);
+        let v = ctx.run("terminal_external", json!({"command": "gh auth login", "title": "login"})).unwrap();
+        let id = v["nodeId"].as_str().expect("a node id").to_owned();
+        assert_eq!(
+            v,
+            json!({"nodeId": id, "where": "canvas", "reason": "there is no display to open a desktop terminal on"})
+        );
+        let n = ctx.node(&id).unwrap();
+        assert_eq!(n.title, "login");
+        let command = Some(vec!["/bin/bash".to_owned(), "-c".into(), "gh auth login".into()]);
+        assert_eq!(n.kind, NodeKind::Terminal { cwd: ctx.folder(), command, tmux_session: None });
+        let spec = ctx.spawner.specs().into_iter().find(|s| s.node.as_str() == id).expect("the node started");
+        let program = CommandSpec { program: "/bin/bash".into(), args: vec!["-c".into(), "gh auth login".into()] };
+        assert_eq!(spec.config.command, Some(program), "the user's shell runs the command");
+
+        // With a display but no known terminal on PATH, the canvas too; an untitled node is named by its command.
+        let (mut ctx, _) = desktop(true);
+        let v = ctx.run("terminal_external", json!({"command": "sudo true"})).unwrap();
+        assert_eq!(v["where"], "canvas");
+        let reason = v["reason"].as_str().unwrap();
+        assert!(reason.starts_with("no desktop terminal found on PATH (looked for x-terminal-emulator, "), "{reason}");
+        assert_eq!(ctx.node(v["nodeId"].as_str().unwrap()).unwrap().title, "sudo true");
+    }
+
+    #[test]
+    fn terminal_external_opens_the_desktop_terminal_in_the_project_folder() {
+        // The configured terminal is used with or without a display.
+        for display in [false, true] {
+            let (mut ctx, out) = desktop(display);
+            prefer(&ctx, "fake-term");
+            let v = ctx.run("terminal_external", json!({"command": "echo hi", "title": "greet"})).unwrap();
+            let exe = ctx.root().join("bin/fake-term");
+            assert_eq!((v["where"].as_str(), v["terminal"].as_str()), (Some("external"), exe.to_str()), "{v}");
+            assert!(v["pid"].as_u64().is_some_and(|pid| pid > 0), "{v}");
+            assert_eq!(v.as_object().unwrap().len(), 3, "{v}");
+            let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            let seen = loop {
+                if let Ok(seen) = std::fs::read_to_string(&out) {
+                    break seen;
+                }
+                assert!(std::time::Instant::now() < end, "the desktop terminal never ran");
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            };
+            let args = terminal::external::ExternalTerminal { program: exe, args: vec!["-e".into()] }
+                .arguments("greet", "echo hi");
+            let ctl = super::super::launch::ctl_path().display().to_string();
+            let mut want = args.join("\n");
+            want.push_str(&format!("\n{}\n{ctl}\n", ctx.folder().display()));
+            assert_eq!(seen, want, "its arguments, working directory and the ctl");
+            let nodes = ctx.rt.project().unwrap().nodes().count();
+            assert_eq!(nodes, 1, "no canvas node: only the agent");
+        }
+    }
+
+    #[test]
+    fn terminal_external_refuses_a_configured_terminal_that_is_missing() {
+        let (mut ctx, _) = desktop(true);
+        prefer(&ctx, "no-such-terminal");
+        let e = ctx.run("terminal_external", json!({"command": "true"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Failed);
+        assert_eq!(
+            e.message(),
+            "the externalTerminal in preferences.json, \"no-such-terminal\", was not found on PATH"
+        );
+        assert!(ctx.spawner.specs().is_empty(), "nothing started instead");
     }
 
     #[test]
