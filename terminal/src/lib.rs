@@ -1,11 +1,13 @@
 //! terminal: everything about terminal nodes except drawing them. It owns the
-//! PTY and child process ([`Terminal`], driven through [`RunningTerminal`]), the VT state fed on a reader thread
-//! ([`Screen`], on alacritty_terminal), the renderer-neutral [`GridSnapshot`]
-//! with resolved colours, keyboard/paste/mouse encoding ([`keys`], [`mouse`]),
-//! selection and text extraction, session persistence ([`tmux`], [`persist`])
-//! and the agent CLI registry ([`agents`]). It must not know about wgpu, winit,
-//! CEF, the canvas or the tool server: the app reaches it through
-//! [`TerminalHost`] callbacks and plain data types.
+//! PTY and child process ([`Terminal`]; apps drive it through the
+//! [`RunningTerminal`] trait, which test fakes implement too), the VT state
+//! fed on a reader thread ([`Screen`], on alacritty_terminal), the
+//! renderer-neutral [`GridSnapshot`] with resolved colours,
+//! keyboard/paste/mouse encoding ([`keys`], [`mouse`]), selection and text
+//! extraction, session persistence ([`tmux`], [`persist`]) and the agent CLI
+//! registry ([`agents`]). It must not know about wgpu, winit, CEF, the canvas
+//! or the tool server: the app reaches it through [`TerminalHost`] callbacks,
+//! the [`RunningTerminal`] trait and plain data types.
 
 #![warn(missing_docs)]
 

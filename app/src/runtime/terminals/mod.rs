@@ -1,9 +1,10 @@
 //! Terminal and agent nodes ↔ live PTY sessions.
 //!
-//! One running terminal (`terminal::Terminal` behind `terminal::RunningTerminal`) per terminal/agent node of the active project,
-//! spawned in the node's working directory with the node's identity in its
-//! environment, sized from the node and the renderer's cell metrics (never
-//! from the zoom), and drawn through the renderer's cell grid.
+//! One running terminal per terminal/agent node of the active project (a
+//! `terminal::Terminal`, held as a `terminal::RunningTerminal` so tests can
+//! hold a fake), spawned in the node's working directory with the node's
+//! identity in its environment, sized from the node and the renderer's cell
+//! metrics (never from the zoom), and drawn through the renderer's cell grid.
 //!
 //! Sessions outlive the app: with tmux ≥ 3.2 every node runs inside a tmux
 //! session on a private socket under the data dir (name from

@@ -42,8 +42,12 @@ impl PtySpawner for TerminalSpawner {
 pub(crate) struct RecordingSpawner {
     pub(crate) specs: std::sync::Mutex<Vec<SpawnSpec>>,
     /// The fakes started, newest last (`None`: this spawner starts nothing).
-    started: Option<std::sync::Mutex<Vec<(NodeId, Arc<super::fake::FakeSession>)>>>,
+    started: Option<std::sync::Mutex<Vec<Started>>>,
 }
+
+/// A fake a [`RecordingSpawner`] started, and the node it is for.
+#[cfg(test)]
+type Started = (NodeId, Arc<super::fake::FakeSession>);
 
 #[cfg(test)]
 impl RecordingSpawner {
