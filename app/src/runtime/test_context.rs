@@ -65,16 +65,17 @@ impl TestContext {
 
     /// The same, with operations' main-thread deadline at `timeout`.
     pub(crate) fn with_call_timeout(timeout: Duration) -> Self {
-        Self::build(timeout, RecordingSpawner::default())
+        Self::with(timeout, RecordingSpawner::default())
     }
 
     /// The same, where terminal nodes start: each gets a fake terminal
     /// ([`RecordingSpawner::terminal`] finds it).
     pub(crate) fn with_terminals() -> Self {
-        Self::build(super::CALL_TIMEOUT, RecordingSpawner::starting())
+        Self::with(super::CALL_TIMEOUT, RecordingSpawner::starting())
     }
 
-    fn build(timeout: Duration, spawner: RecordingSpawner) -> Self {
+    /// A context with operations' main-thread deadline at `timeout` whose PTYs start through `spawner`.
+    pub(crate) fn with(timeout: Duration, spawner: RecordingSpawner) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let data_dir = dir.path().join("data");
         let config = RuntimeConfig {

@@ -171,7 +171,7 @@ pub(crate) fn close(ctx: &OpContext, args: NodeArgs) -> Result<Value, ToolError>
 mod tests {
     use super::super::desktop::DesktopEnv;
     use crate::model::{ArtifactView, NodeId, NodeKind};
-    use crate::runtime::terminals::FakeSession;
+    use crate::runtime::terminals::{FakeSession, RecordingSpawner};
     use crate::runtime::test_context::{tool, TestContext};
     use serde_json::json;
     use std::sync::Arc;
@@ -475,6 +475,26 @@ mod tests {
             "the externalTerminal in preferences.json, \"no-such-terminal\", was not found on PATH"
         );
         assert!(ctx.spawner.specs().is_empty(), "nothing started instead");
+    }
+
+    #[test]
+    fn input_that_missed_the_main_threads_deadline_is_never_typed_later() {
+        let deadline = std::time::Duration::from_millis(40);
+        let mut ctx = TestContext::with(deadline, RecordingSpawner::starting());
+        let id = ctx.run("terminal_open", json!({})).unwrap()["nodeId"].as_str().unwrap().to_owned();
+        let fake = ctx.spawner.terminal(&id).unwrap();
+        let agent = ctx.agent.clone();
+        let reply = ctx.submit(&agent, tool("terminal_submit", json!({"nodeId": id, "text": "rm -rf build"})));
+        // The loop does not turn: the operation's job waits past its deadline.
+        std::thread::sleep(deadline * 5);
+        let e = ctx.finish(reply).unwrap_err();
+        assert_eq!((e.code, e.message()), (ErrorCode::Timeout, super::super::TIMEOUT_MESSAGE));
+        for _ in 0..5 {
+            ctx.rt.tick();
+        }
+        assert_eq!(fake.writes(), Vec::<Vec<u8>>::new(), "the late input was dropped, not typed");
+        let v = ctx.run("terminal_submit", json!({"nodeId": id, "text": "ls"})).unwrap();
+        assert_eq!((v, fake.writes()), (json!({"submitted": true}), vec![b"ls\r".to_vec()]));
     }
 
     #[test]
