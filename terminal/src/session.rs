@@ -22,6 +22,7 @@ use crate::colors::Theme;
 use crate::error::TerminalError;
 use crate::host::{ExitStatus, TerminalHost};
 use crate::persist;
+use crate::running::RunningTerminal;
 use crate::screen::{InputModes, Screen, ScreenConfig, ScreenEvent, TermSize, DEFAULT_SCROLLBACK};
 use crate::snapshot::GridSnapshot;
 use crate::tmux::TmuxSession;
@@ -265,14 +266,12 @@ impl Terminal {
 
     /// Encodes and sends a key press, honouring the program's current modes.
     pub fn send_key(&self, key: crate::keys::Key, mods: crate::keys::Modifiers) -> Result<(), TerminalError> {
-        let modes = self.input_modes();
-        self.write(crate::keys::encode_key(key, mods, &modes))
+        RunningTerminal::send_key(self, key, mods)
     }
 
     /// Pastes text (bracketed when the program asked for it).
     pub fn paste(&self, text: &str) -> Result<(), TerminalError> {
-        let modes = self.input_modes();
-        self.write(crate::keys::encode_paste(text, modes.bracketed_paste))
+        RunningTerminal::paste(self, text)
     }
 
     /// Resizes the grid and the PTY (the child gets SIGWINCH).

@@ -1,7 +1,8 @@
 //! A test context in the style of GPUI's `TestAppContext`: a real
 //! [`Runtime`] on a temporary data directory with a fake browser engine
 //! ([`FakeEngine`]: pages that answer the CDP the tool operations send), a
-//! recording PTY spawner (nothing starts) and no window. The test thread is
+//! recording PTY spawner (nothing starts, or, with
+//! [`TestContext::with_terminals`], fake terminals start) and no window. The test thread is
 //! the main thread: [`TestContext::call`] submits a tool call through
 //! [`RuntimeToolHost::execute`] (the worker pool, as the tool server does)
 //! and ticks the loop until the reply arrives, so every operation runs
@@ -9,7 +10,7 @@
 
 use super::engine::{Browser, BrowserEngine, LiveBrowser};
 use super::terminals::RecordingSpawner;
-use super::tools::RuntimeToolHost;
+use super::tools::{DesktopEnv, RuntimeToolHost};
 use super::{AppHandle, Runtime, RuntimeConfig, Waker};
 use crate::model::{AgentKind, NodeId, NodeKind};
 use cef_bridge::input::{ButtonsHeld, KeyInput, Modifiers, MouseButton};
@@ -64,6 +65,17 @@ impl TestContext {
 
     /// The same, with operations' main-thread deadline at `timeout`.
     pub(crate) fn with_call_timeout(timeout: Duration) -> Self {
+        Self::with(timeout, RecordingSpawner::default())
+    }
+
+    /// The same, where terminal nodes start: each gets a fake terminal
+    /// ([`RecordingSpawner::terminal`] finds it).
+    pub(crate) fn with_terminals() -> Self {
+        Self::with(super::CALL_TIMEOUT, RecordingSpawner::starting())
+    }
+
+    /// A context with operations' main-thread deadline at `timeout` whose PTYs start through `spawner`.
+    pub(crate) fn with(timeout: Duration, spawner: RecordingSpawner) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let data_dir = dir.path().join("data");
         let config = RuntimeConfig {
@@ -78,7 +90,7 @@ impl TestContext {
         let (handle, jobs) = AppHandle::new(waker.clone());
         let engine = Box::new(FakeEngine(pages.clone()));
         let mut rt = Runtime::new(config, engine, handle, jobs, events_rx);
-        let spawner = Arc::new(RecordingSpawner::default());
+        let spawner = Arc::new(spawner);
         rt.use_pty_spawner(spawner.clone());
         let state = crate::paths::agent_tools(&data_dir);
         local_guard::files::ensure_private_dir(&state).expect("agent-tools dir");
@@ -86,6 +98,12 @@ impl TestContext {
         let host = RuntimeToolHost::new(rt.handle(), rt.tools.shared.clone(), data_dir).with_call_timeout(timeout);
         let agent = add_agent(&mut rt, "Agent A");
         TestContext { rt, pages, spawner, agent, host, waker, dir }
+    }
+
+    /// The same context, where `terminal_external` sees `desktop` instead of the process's environment.
+    pub(crate) fn with_desktop(mut self, desktop: DesktopEnv) -> Self {
+        self.host = self.host.with_desktop(desktop);
+        self
     }
 
     /// The project folder.

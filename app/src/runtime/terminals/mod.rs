@@ -1,9 +1,10 @@
 //! Terminal and agent nodes ↔ live PTY sessions.
 //!
-//! One `terminal::Terminal` per terminal/agent node of the active project,
-//! spawned in the node's working directory with the node's identity in its
-//! environment, sized from the node and the renderer's cell metrics (never
-//! from the zoom), and drawn through the renderer's cell grid.
+//! One running terminal per terminal/agent node of the active project (a
+//! `terminal::Terminal`, held as a `terminal::RunningTerminal` so tests can
+//! hold a fake), spawned in the node's working directory with the node's
+//! identity in its environment, sized from the node and the renderer's cell
+//! metrics (never from the zoom), and drawn through the renderer's cell grid.
 //!
 //! Sessions outlive the app: with tmux ≥ 3.2 every node runs inside a tmux
 //! session on a private socket under the data dir (name from
@@ -29,7 +30,8 @@
 //! - `grid`: screen → renderer cell grid (leaf);
 //! - `naming`: session names (leaf);
 //! - `snapshots`: snapshot files, ending sessions, the session worker (leaf);
-//! - `spawner`: the [`PtySpawner`] seam and the real spawner (leaf);
+//! - `fake` (tests only): a terminal without a process (leaf);
+//! - `spawner`: the [`PtySpawner`] seam, the real spawner and the recording one (fake);
 //! - `ticker`: the periodic wake-up thread (leaf);
 //! - `hook`: the launch hook and what it sees (leaf);
 //! - `agents`: agent CLI resolution (status);
@@ -44,6 +46,8 @@
 mod agents;
 pub mod artifact_views;
 mod badges;
+#[cfg(test)]
+mod fake;
 mod grid;
 mod hook;
 mod host;
@@ -58,6 +62,8 @@ mod ticker;
 
 pub use agents::{registry_kind, resolve_agent};
 pub use badges::{agent_badge, exit_text, terminal_badge};
+#[cfg(test)]
+pub(crate) use fake::FakeSession;
 pub use grid::grid_view;
 pub use hook::{LaunchDecision, LaunchHook, PtyLaunch};
 pub use naming::{session_name, valid_session_name};

@@ -11,12 +11,12 @@ use std::sync::Arc;
 use std::time::Instant;
 use terminal::agents::{self, AgentStatus};
 use terminal::tmux::Tmux;
-use terminal::{ExitStatus, Terminal};
+use terminal::{ExitStatus, RunningTerminal};
 
 /// A live terminal of a node.
 pub struct LiveTerminal {
-    /// The PTY session.
-    pub term: Terminal,
+    /// The session (a child on a PTY; a fake in tests).
+    pub term: Box<dyn RunningTerminal>,
     /// Exit status once the child ended.
     pub exited: Option<ExitStatus>,
     /// A bell rang since the node was last focused.
@@ -36,7 +36,7 @@ pub struct LiveTerminal {
 impl LiveTerminal {
     /// A terminal just started.
     pub(super) fn started(
-        term: Terminal,
+        term: Box<dyn RunningTerminal>,
         project: ProjectId,
         session: String,
         agent: Option<AgentKind>,

@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 use terminal::persist;
 use terminal::tmux::Tmux;
-use terminal::Terminal;
+use terminal::RunningTerminal;
 
 /// How often changed terminals are snapshotted to disk (besides at exit), so
 /// a crash or SIGKILL loses at most this much.
@@ -38,12 +38,12 @@ pub fn end_session(data_dir: &Path, tmux: Option<&Tmux>, name: &str) -> Result<b
 }
 
 /// Saves the grid of `term` as session `name`'s snapshot.
-pub fn save_terminal_snapshot(data_dir: &Path, name: &str, term: &Terminal) -> Result<(), String> {
+pub fn save_terminal_snapshot(data_dir: &Path, name: &str, term: &dyn RunningTerminal) -> Result<(), String> {
     write_snapshot(data_dir, name, &screen_snapshot(term))
 }
 
 /// The capped ANSI snapshot of what `term` shows.
-pub(super) fn screen_snapshot(term: &Terminal) -> Vec<u8> {
+pub(super) fn screen_snapshot(term: &dyn RunningTerminal) -> Vec<u8> {
     term.with_screen(|s| s.ansi_snapshot(persist::MAX_SNAPSHOT_BYTES))
 }
 

@@ -1,9 +1,10 @@
 //! The seam where the runtime starts a PTY: [`PtySpawner`]. The app uses
-//! [`TerminalSpawner`] (the terminal crate); tests record what would start.
+//! [`TerminalSpawner`] (the terminal crate); tests record what would start
+//! and, when asked, start fake terminals.
 
 use crate::model::NodeId;
 use std::sync::Arc;
-use terminal::{Terminal, TerminalConfig, TerminalError, TerminalHost};
+use terminal::{RunningTerminal, Terminal, TerminalConfig, TerminalError, TerminalHost};
 
 /// One PTY to start: everything decided (command, environment, size,
 /// persistence), nothing started yet.
@@ -20,7 +21,7 @@ pub struct SpawnSpec {
 /// Starts PTYs for terminal and agent nodes.
 pub trait PtySpawner {
     /// Starts `spec`, reporting to `host`.
-    fn spawn(&self, spec: SpawnSpec, host: Arc<dyn TerminalHost>) -> Result<Terminal, TerminalError>;
+    fn spawn(&self, spec: SpawnSpec, host: Arc<dyn TerminalHost>) -> Result<Box<dyn RunningTerminal>, TerminalError>;
 }
 
 /// The real spawner: a child on a new PTY through [`Terminal::spawn`].
@@ -28,31 +29,54 @@ pub trait PtySpawner {
 pub struct TerminalSpawner;
 
 impl PtySpawner for TerminalSpawner {
-    fn spawn(&self, spec: SpawnSpec, host: Arc<dyn TerminalHost>) -> Result<Terminal, TerminalError> {
-        Terminal::spawn(spec.config, host)
+    fn spawn(&self, spec: SpawnSpec, host: Arc<dyn TerminalHost>) -> Result<Box<dyn RunningTerminal>, TerminalError> {
+        Ok(Box::new(Terminal::spawn(spec.config, host)?))
     }
 }
 
-/// Test spawner: records every spec and starts nothing (answers with an
-/// error, as a PTY that could not open would).
+/// Test spawner: records every spec; by default starts nothing (answers
+/// with an error, as a PTY that could not open would), or, made with
+/// [`RecordingSpawner::starting`], starts a [`FakeTerminal`](super::fake::FakeTerminal) per spec.
 #[cfg(test)]
 #[derive(Default)]
 pub(crate) struct RecordingSpawner {
     pub(crate) specs: std::sync::Mutex<Vec<SpawnSpec>>,
+    /// The fakes started, newest last (`None`: this spawner starts nothing).
+    started: Option<std::sync::Mutex<Vec<Started>>>,
 }
+
+/// A fake a [`RecordingSpawner`] started, and the node it is for.
+#[cfg(test)]
+type Started = (NodeId, Arc<super::fake::FakeSession>);
 
 #[cfg(test)]
 impl RecordingSpawner {
+    /// A spawner whose terminals start, as fakes.
+    pub(crate) fn starting() -> Self {
+        Self { specs: Default::default(), started: Some(Default::default()) }
+    }
+
     /// Every spec asked for so far.
     pub(crate) fn specs(&self) -> Vec<SpawnSpec> {
         self.specs.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The fake last started for node `id`.
+    pub(crate) fn terminal(&self, id: &str) -> Option<Arc<super::fake::FakeSession>> {
+        let started = self.started.as_ref()?.lock().unwrap_or_else(|p| p.into_inner());
+        started.iter().rev().find(|(node, _)| node.as_str() == id).map(|(_, s)| s.clone())
     }
 }
 
 #[cfg(test)]
 impl PtySpawner for RecordingSpawner {
-    fn spawn(&self, spec: SpawnSpec, _host: Arc<dyn TerminalHost>) -> Result<Terminal, TerminalError> {
-        self.specs.lock().unwrap_or_else(|p| p.into_inner()).push(spec);
-        Err(TerminalError::OpenPty("recording spawner: no PTY in tests".into()))
+    fn spawn(&self, spec: SpawnSpec, host: Arc<dyn TerminalHost>) -> Result<Box<dyn RunningTerminal>, TerminalError> {
+        self.specs.lock().unwrap_or_else(|p| p.into_inner()).push(spec.clone());
+        let Some(started) = &self.started else {
+            return Err(TerminalError::OpenPty("recording spawner: no PTY in tests".into()));
+        };
+        let (term, session) = super::fake::FakeTerminal::start(spec.config.size, host)?;
+        started.lock().unwrap_or_else(|p| p.into_inner()).push((spec.node, session));
+        Ok(Box::new(term))
     }
 }

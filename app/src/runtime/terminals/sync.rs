@@ -181,7 +181,7 @@ impl Runtime {
         let job = if closed_for_good(&self.workspace, &t.project, id) {
             SessionJob::End { data, tmux: self.tmux().cloned(), name: t.session.clone() }
         } else {
-            SessionJob::Save { data, name: t.session.clone(), bytes: screen_snapshot(&t.term) }
+            SessionJob::Save { data, name: t.session.clone(), bytes: screen_snapshot(t.term.as_ref()) }
         };
         // Dropping hangs up: a tmux client detaches, a plain shell ends.
         drop(t);
@@ -264,7 +264,7 @@ impl Runtime {
             jobs.push(SessionJob::Save {
                 data: data.clone(),
                 name: t.session.clone(),
-                bytes: screen_snapshot(&t.term),
+                bytes: screen_snapshot(t.term.as_ref()),
             });
         }
         for job in jobs {

@@ -4,6 +4,7 @@
 //! browser ownership ([`Owners`]), and the lookups every surface shares
 //! (the caller's project, a target node, a free spot beside the caller).
 
+use super::desktop::DesktopSource;
 use crate::model::{Node, NodeId, NodeKind, Project, Rect};
 use crate::runtime::{AppError, AppHandle, Runtime};
 use parking_lot::{Mutex, RwLock};
@@ -208,6 +209,8 @@ pub(crate) struct OpContext {
     pub(crate) identity: ToolIdentity,
     /// The main thread's acknowledgement deadline ([`CALL_TIMEOUT`](crate::runtime::CALL_TIMEOUT); shorter only in tests).
     pub(crate) call_timeout: Duration,
+    /// Where `terminal_external` reads the desktop's environment from.
+    pub(crate) desktop: DesktopSource,
 }
 
 impl OpContext {

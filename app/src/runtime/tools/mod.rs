@@ -10,7 +10,8 @@
 //! replies, page loads) happen on the worker — waiting on a DevTools reply on
 //! the main thread would deadlock, since the main thread pumps CEF.
 //!
-//! Layout: `context` (what every operation runs with, shared state,
+//! Layout: `desktop` (the environment `terminal_external` reads, as a
+//! value; leaf), `context` (what every operation runs with, shared state,
 //! ownership), `link` (the runtime's field), `launch` (agent PTY preparation),
 //! and one file per surface — `canvas`, `artifacts`, `browser`, `terminal`,
 //! `agents` — each depending on `context` (and `launch`), never on each other
@@ -21,6 +22,7 @@ mod artifacts;
 mod browser;
 mod canvas;
 mod context;
+mod desktop;
 mod launch;
 mod link;
 mod pool;
@@ -28,11 +30,14 @@ mod terminal;
 
 pub use agents::CONTEXT_CHARS;
 pub use context::{KindTag, Owners, ToolShared, OWNERS_FILE, TIMEOUT_MESSAGE};
+#[cfg(test)]
+pub(crate) use desktop::DesktopEnv;
 pub use launch::{ctl_path, launch_hook, pty_launch_hook, CTL_ENV};
 pub use link::{ToolLink, ToolPhase};
 
 use super::{AppHandle, CALL_TIMEOUT};
 use context::OpContext;
+use desktop::DesktopSource;
 use pool::{Pool, PoolError};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -47,13 +52,14 @@ pub struct RuntimeToolHost {
     data_dir: PathBuf,
     pool: Pool,
     call_timeout: Duration,
+    desktop: DesktopSource,
 }
 
 impl RuntimeToolHost {
     /// A host for the runtime behind `app`, with its worker pool started.
     pub fn new(app: AppHandle, shared: Arc<ToolShared>, data_dir: PathBuf) -> Self {
         let pool = Pool::new("tool-worker", pool::WORKERS, pool::QUEUE);
-        Self { app, shared, data_dir, pool, call_timeout: CALL_TIMEOUT }
+        Self { app, shared, data_dir, pool, call_timeout: CALL_TIMEOUT, desktop: DesktopSource::Process }
     }
 
     /// The same host with a shorter main-thread deadline, so a test can
@@ -61,6 +67,14 @@ impl RuntimeToolHost {
     #[cfg(test)]
     pub(crate) fn with_call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
+        self
+    }
+
+    /// The same host with `terminal_external` seeing `desktop` instead of the
+    /// process's environment (which parallel tests cannot set).
+    #[cfg(test)]
+    pub(crate) fn with_desktop(mut self, desktop: desktop::DesktopEnv) -> Self {
+        self.desktop = DesktopSource::Fixed(Arc::new(desktop));
         self
     }
 }
@@ -73,6 +87,7 @@ impl ToolHost for RuntimeToolHost {
             data_dir: self.data_dir.clone(),
             identity: identity.clone(),
             call_timeout: self.call_timeout,
+            desktop: self.desktop.clone(),
         };
         let (tx, rx) = tokio::sync::oneshot::channel();
         let operation = call.operation();
