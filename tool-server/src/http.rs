@@ -20,9 +20,9 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use crate::config::ServerConfig;
 use crate::error::ErrorCode;
 use crate::invoke::Invoker;
-use crate::server::ServerConfig;
 use crate::sessions::ToolSession;
 
 /// What every connection shares.

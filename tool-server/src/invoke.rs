@@ -11,11 +11,11 @@ use serde_json::{json, Value};
 use thiserror::Error;
 
 use crate::call::{AgentStatusArgs, GuideReadArgs, SessionInfoArgs, ToolCall};
-use crate::catalogue::Operation;
+use crate::endpoint::Endpoint;
 use crate::error::{ErrorCode, ToolError};
 use crate::guides::{guide, GuideTopic};
+use crate::operation::Operation;
 use crate::queue::ProjectQueues;
-use crate::server::Endpoint;
 use crate::sessions::{IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession};
 use crate::validate::{validate_tool_request, ValidationError};
 
