@@ -5,102 +5,23 @@
 //! (`Target.getTargetInfo` through its channel). Also polls for newcomers,
 //! departures and crashes.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
+use crate::browser_state::{Internal, Known, RootCommand, RootWait};
+use crate::guest::channel_key;
 use crate::guest::{GuestError, GuestId};
 use crate::guest_call::{self, CallError, PageInfo};
 use crate::protocol::{self, ClientCommand, INVALID_PARAMS, SERVER_ERROR};
-use crate::router::{channel_key, DropReason, Router};
-use crate::sessions::{Session, SessionKind};
+use crate::router::Router;
+use crate::sessions::{DropReason, Session, SessionKind};
 
 /// After a guest failed to describe itself, how long before it is asked again.
 const PROBE_RETRY: Duration = Duration::from_secs(2);
-
-/// Completion of background work, fed back into the router by the socket loop.
-#[derive(Debug)]
-pub(crate) enum Internal {
-    /// A guest described itself (or failed to).
-    Learned { guest: GuestId, channel_key: usize, result: Result<PageInfo, CallError> },
-    /// A browser-level command forwarded to a guest finished.
-    Forwarded { id: i64, session: Option<String>, lenient: bool, result: Result<Box<RawValue>, CallError> },
-    /// `Guests::open` finished (for `Target.createTarget`).
-    Opened { id: i64, session: Option<String>, result: Result<GuestId, GuestError> },
-    /// `Guests::close` finished (for `Target.closeTarget`).
-    Closed { id: i64, session: Option<String>, guest: GuestId, result: Result<(), GuestError> },
-}
-
-/// A browser-level command and where its reply goes (root, or a browser/page session).
-#[derive(Debug)]
-pub(crate) struct RootCommand {
-    cmd: ClientCommand,
-    session: Option<String>,
-}
-
-/// What the root queue is waiting for.
-#[derive(Debug)]
-enum RootWait {
-    /// Target infos of live guests (the front command is re-run when they are in).
-    Targets,
-    /// Background I/O whose [`Internal`] completion finishes the command.
-    Io,
-    /// A created guest's target info, to finish `Target.createTarget`.
-    Created { id: i64, session: Option<String>, guest: GuestId },
-}
-
-/// A guest page whose real target info is known.
-#[derive(Debug, Clone)]
-struct Known {
-    info: PageInfo,
-    channel_key: usize,
-}
-
-/// Browser-level state of one client connection.
-#[derive(Debug, Default)]
-pub(crate) struct BrowserState {
-    auto_attach: bool,
-    /// Browser session that turned auto-attach on (`None`: the root).
-    auto_attach_owner: Option<String>,
-    discover: bool,
-    known: HashMap<GuestId, Known>,
-    probing: HashSet<GuestId>,
-    probe_failed: HashMap<GuestId, Instant>,
-    /// Guests the client was told about with `targetCreated`.
-    announced: HashSet<GuestId>,
-    /// Guests auto-attached once (not re-attached if the client detaches them).
-    auto_attached: HashSet<GuestId>,
-    /// Guests closed through `Target.closeTarget` that may still linger in `Guests::list`.
-    closed: HashSet<GuestId>,
-    /// Guests whose renderer is dead.
-    crashed: HashSet<GuestId>,
-    queue: VecDeque<RootCommand>,
-    wait: Option<RootWait>,
-}
-
-impl BrowserState {
-    /// Whether the client discovers targets and knows this guest.
-    pub(crate) fn discovers(&self, guest: &GuestId) -> bool {
-        self.discover && self.announced.contains(guest)
-    }
-
-    /// The known target info of a guest.
-    pub(crate) fn known_info(&self, guest: &GuestId) -> Option<PageInfo> {
-        self.known.get(guest).map(|k| k.info.clone())
-    }
-
-    /// Keeps a crashed guest out until its renderer is back.
-    pub(crate) fn mark_crashed(&mut self, guest: &GuestId) {
-        self.crashed.insert(guest.clone());
-    }
-
-    fn excluded(&self, guest: &GuestId) -> bool {
-        self.closed.contains(guest) || self.crashed.contains(guest)
-    }
-}
 
 enum Step {
     Done,

@@ -7,9 +7,9 @@ use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{json, Value};
 
-use crate::facade::Shared;
 use crate::guest_call;
 use crate::http_access::{self, Body};
+use crate::shared::Shared;
 
 /// Serves one discovery request (Host already checked).
 pub(crate) async fn handle(shared: &Arc<Shared>, req: &Request<Incoming>) -> Response<Body> {

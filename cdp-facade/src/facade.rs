@@ -8,76 +8,16 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 
+use crate::client_slot::ClientSlot;
+use crate::config::FacadeConfig;
 use crate::error::FacadeError;
 use crate::guest::Guests;
 use crate::http_access::{self, Body};
 use crate::ids::{random_guid, random_hex_id, MessageIds, SessionIds};
 use crate::server_thread::{bind_loopback, ServerThread};
-use crate::ws::ClientSlot;
+use crate::shared::Shared;
 use crate::{discovery, ws};
 use local_guard::Token;
-
-/// Default cap on one incoming WebSocket message (screenshots are replies, so they are not affected).
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 64 << 20;
-
-/// Facade settings.
-#[derive(Clone, Debug)]
-pub struct FacadeConfig {
-    /// Log CDP method names and ids (never payloads) at info level.
-    pub debug: bool,
-    /// Largest accepted incoming WebSocket message; bigger ones close the connection with 1009.
-    pub max_message_bytes: usize,
-}
-
-impl Default for FacadeConfig {
-    fn default() -> Self {
-        Self { debug: false, max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES }
-    }
-}
-
-impl FacadeConfig {
-    /// Defaults, with `debug` on when `TERMSPRAWL_FACADE_DEBUG=1`.
-    pub fn from_env() -> Self {
-        Self { debug: std::env::var("TERMSPRAWL_FACADE_DEBUG").is_ok_and(|v| v == "1"), ..Self::default() }
-    }
-}
-
-/// State shared by the facade's HTTP handlers and its single CDP client.
-pub(crate) struct Shared {
-    /// The per-boot token.
-    pub token: Token,
-    /// The app's browser nodes.
-    pub guests: Arc<dyn Guests>,
-    /// Our loopback port (for Host checks and URLs).
-    pub port: u16,
-    /// Settings.
-    pub config: FacadeConfig,
-    /// The emulated browser target's id.
-    pub browser_target_id: String,
-    /// The one browser context every page belongs to.
-    pub browser_context_id: String,
-    /// Ids for messages sent to guests.
-    pub message_ids: MessageIds,
-    /// Ids for facade sessions.
-    pub session_ids: SessionIds,
-    /// The connected CDP client, if any.
-    pub clients: ClientSlot,
-    /// Rung by the app when its browser nodes change: the client's target
-    /// list is refreshed at once instead of at the next 500 ms poll.
-    pub guests_changed: Arc<tokio::sync::Notify>,
-}
-
-impl Shared {
-    /// `ws://127.0.0.1:<port>/devtools/browser/<id>?token=<token>`.
-    pub(crate) fn browser_ws_url(&self) -> String {
-        format!("ws://127.0.0.1:{}{}?token={}", self.port, self.browser_ws_path(), self.token.expose())
-    }
-
-    /// `/devtools/browser/<id>`.
-    pub(crate) fn browser_ws_path(&self) -> String {
-        format!("/devtools/browser/{}", self.browser_target_id)
-    }
-}
 
 /// The running virtual CDP browser. Dropping it closes it.
 pub struct Facade {

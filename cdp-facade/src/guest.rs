@@ -158,6 +158,11 @@ impl GuestSink {
     }
 }
 
+/// Identity of a channel object, to notice a guest id reused for a new browser.
+pub(crate) fn channel_key(channel: &Arc<dyn GuestChannel>) -> usize {
+    Arc::as_ptr(channel) as *const () as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

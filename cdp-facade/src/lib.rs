@@ -8,9 +8,36 @@
 //! app implements with cef-bridge's DevTools channels; it must NOT know
 //! about CEF, the canvas, the workspace model or a Chromium
 //! remote-debugging port (none is ever opened).
+//!
+//! Modules and what each imports of the crate (no loops; the leaves import
+//! nothing of it):
+//!
+//! ```text
+//! agent_server  → discovery_file, error, guest, http_access, server_thread  (GET /info, POST /open)
+//! facade        → client_slot, config, discovery, error, guest, http_access, ids, server_thread, shared, ws
+//! ws            → client_slot, http_access, router, shared  (upgrade, token check, socket loops)
+//! discovery     → guest_call, http_access, shared          (/json/*)
+//! browser       → browser_state, guest, guest_call, protocol, router, sessions
+//!                 (browser-level CDP: a second `impl Router` block)
+//! router        → browser_state, guest, guest_call, protocol, screenshot, sessions, shared
+//! shared        → client_slot, config, guest, ids          (state of the handlers and the client)
+//! browser_state → guest, guest_call, protocol              (BrowserState, Internal: data only)
+//! guest_call    → guest, ids, protocol                     (one call on a guest channel)
+//! sessions      → guest                                    (the session table, DropReason)
+//! server_thread → error, http_access
+//! discovery_file → error
+//! leaves:         client_slot, config, error, guest, http_access, ids, protocol, screenshot
+//! ```
+//!
+//! `browser.rs` adds methods to `router::Router`; `router.rs` calls two of
+//! them (`enqueue_root`, `browser_forget`) without importing the module, a
+//! method-level tie no `use` shows.
 
 mod agent_server;
 mod browser;
+mod browser_state;
+mod client_slot;
+mod config;
 mod discovery;
 mod discovery_file;
 mod error;
@@ -24,11 +51,13 @@ mod router;
 mod screenshot;
 mod server_thread;
 mod sessions;
+mod shared;
 mod ws;
 
 pub use agent_server::{AgentServer, AgentServerConfig, DISCOVERY_FILE_NAME, MAX_OPEN_BODY_BYTES};
+pub use config::{FacadeConfig, DEFAULT_MAX_MESSAGE_BYTES};
 pub use error::FacadeError;
-pub use facade::{Facade, FacadeConfig, GuestsChanged, DEFAULT_MAX_MESSAGE_BYTES};
+pub use facade::{Facade, GuestsChanged};
 pub use guest::{BrowserVersion, GuestChannel, GuestError, GuestId, GuestSink, Guests};
 pub use ids::FACADE_ID_RANGE;
 pub use ws::CLOSE_UNAUTHORIZED;

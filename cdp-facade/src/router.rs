@@ -14,13 +14,12 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
-use crate::browser::{BrowserState, Internal};
-use crate::facade::Shared;
-use crate::guest::{GuestChannel, GuestId, GuestSink, SinkEvent};
+use crate::browser_state::{BrowserState, Internal};
+use crate::guest::{channel_key, GuestChannel, GuestId, GuestSink, SinkEvent};
 use crate::guest_call::PageInfo;
 use crate::protocol::{self, ClientCommand, GuestEnvelope, SERVER_ERROR, SESSION_NOT_FOUND};
-use crate::sessions::{Session, SessionKind, Sessions};
-use crate::ws::Outgoing;
+use crate::sessions::{DropReason, Session, SessionKind, Sessions};
+use crate::shared::Shared;
 
 /// Page-session methods the facade answers itself or treats as browser-level instead of forwarding.
 const BROWSER_LEVEL_ON_PAGE: &[&str] = &[
@@ -68,6 +67,15 @@ fn reset_on_release() -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// What the router asks the socket writer to do.
+#[derive(Debug)]
+pub(crate) enum Outgoing {
+    /// Send one CDP message.
+    Text(String),
+    /// Send a close frame and stop.
+    Close(u16, &'static str),
+}
+
 /// The receivers the socket loop polls on behalf of the router.
 pub(crate) struct RouterInputs {
     /// Raw guest traffic from every subscribed guest.
@@ -91,32 +99,6 @@ enum Pending {
     Client { client_id: i64, session: Option<String>, guest: GuestId },
     /// The facade's own housekeeping; the reply is dropped.
     Internal { guest: GuestId },
-}
-
-/// Why a guest's sessions end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DropReason {
-    /// `Target.closeTarget`.
-    Closed,
-    /// The guest left `Guests::list` (or its browser was replaced).
-    Gone,
-    /// The renderer crashed.
-    Crashed,
-}
-
-impl DropReason {
-    fn message(self) -> &'static str {
-        match self {
-            DropReason::Closed => "Target closed",
-            DropReason::Gone => "Target closed",
-            DropReason::Crashed => "Target crashed",
-        }
-    }
-}
-
-/// Identity of a channel object, to notice a guest id reused for a new browser.
-pub(crate) fn channel_key(channel: &Arc<dyn GuestChannel>) -> usize {
-    Arc::as_ptr(channel) as *const () as usize
 }
 
 /// All routing state of one client connection; dropped (after [`Router::shutdown`]) when it ends.

@@ -130,6 +130,28 @@ impl Sessions {
     }
 }
 
+/// Why a guest's sessions end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DropReason {
+    /// `Target.closeTarget`.
+    Closed,
+    /// The guest left `Guests::list` (or its browser was replaced).
+    Gone,
+    /// The renderer crashed.
+    Crashed,
+}
+
+impl DropReason {
+    /// What the client is told about commands that were waiting.
+    pub(crate) fn message(self) -> &'static str {
+        match self {
+            DropReason::Closed => "Target closed",
+            DropReason::Gone => "Target closed",
+            DropReason::Crashed => "Target crashed",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,6 @@
 //! one-client-at-a-time slot, frame limits and the socket read/write loops
 //! around the [`Router`].
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,89 +12,24 @@ use hyper::body::Incoming;
 use hyper::header::{HeaderValue, CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_VERSION, UPGRADE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use parking_lot::Mutex;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::WebSocketStream;
 
-use crate::facade::Shared;
+use crate::client_slot::evict;
 use crate::http_access::{self, Body};
-use crate::router::Router;
+use crate::router::{Outgoing, Router};
+use crate::shared::Shared;
 
 /// Close code for a missing or wrong token.
 pub const CLOSE_UNAUTHORIZED: u16 = 4001;
 /// How often guests are polled for newcomers, deaths and crashes.
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
-/// How long a new client waits for the evicted one to clean up.
-const EVICT_WAIT: Duration = Duration::from_secs(10);
 /// How long the socket is kept to finish a close handshake.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
-
-/// What the router asks the socket writer to do.
-#[derive(Debug)]
-pub(crate) enum Outgoing {
-    /// Send one CDP message.
-    Text(String),
-    /// Send a close frame and stop.
-    Close(u16, &'static str),
-}
-
-struct Active {
-    id: u64,
-    evict: oneshot::Sender<()>,
-    done: oneshot::Receiver<()>,
-}
-
-/// The single connected client; a newer one evicts it.
-#[derive(Default)]
-pub(crate) struct ClientSlot {
-    current: Mutex<Option<Active>>,
-    next_id: AtomicU64,
-}
-
-/// Held by the running client; dropping it tells a waiting successor that cleanup is finished.
-struct Claim {
-    id: u64,
-    evicted: oneshot::Receiver<()>,
-    _done: oneshot::Sender<()>,
-}
-
-impl ClientSlot {
-    /// Takes the slot for a new client; returns its claim and the previous client to evict.
-    fn claim(&self) -> (Claim, Option<Active>) {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (evict_tx, evict_rx) = oneshot::channel();
-        let (done_tx, done_rx) = oneshot::channel();
-        let previous = self.current.lock().replace(Active { id, evict: evict_tx, done: done_rx });
-        (Claim { id, evicted: evict_rx, _done: done_tx }, previous)
-    }
-
-    /// Frees the slot if `id` still holds it.
-    fn release(&self, id: u64) {
-        let mut current = self.current.lock();
-        if current.as_ref().is_some_and(|a| a.id == id) {
-            *current = None;
-        }
-    }
-
-    /// Evicts the connected client, if any, and waits until it has cleaned up.
-    pub(crate) async fn evict_current(&self) {
-        let previous = self.current.lock().take();
-        if let Some(previous) = previous {
-            evict(previous).await;
-        }
-    }
-}
-
-async fn evict(previous: Active) {
-    let _ = previous.evict.send(());
-    if tokio::time::timeout(EVICT_WAIT, previous.done).await.is_err() {
-        tracing::warn!("previous CDP client did not finish cleaning up in time");
-    }
-}
 
 fn header_has_token(req: &Request<Incoming>, name: hyper::header::HeaderName, token: &str) -> bool {
     req.headers()

@@ -12,8 +12,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::catalogue::Operation;
 use crate::guides::GuideTopic;
+use crate::operation::Operation;
 use crate::sessions::{IntegrationStatus, ToolSession};
 
 /// Room for a `session_info` body (about 900 bytes) without regrowing.

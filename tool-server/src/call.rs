@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::catalogue::Operation;
+use crate::choices::{AgentChoice, ArtifactChoice};
 use crate::guides::GuideTopic;
+use crate::operation::Operation;
 use crate::validate::ToolRequest;
 
 /// An arguments struct: its wire field names, in declaration order (what the
@@ -295,56 +296,6 @@ args_struct! {
         /// Initial prompt.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         "text" => text: Option<String>,
-    }
-}
-
-macro_rules! choice {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $wire:literal,)* }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        pub enum $name {
-            $($(#[$vmeta])* #[serde(rename = $wire)] $variant,)*
-        }
-
-        impl $name {
-            /// Every value's wire name, in declaration order (the schema's `enum`).
-            pub const NAMES: &'static [&'static str] = &[$($wire),*];
-
-            /// The wire name.
-            pub const fn name(self) -> &'static str {
-                match self {
-                    $($name::$variant => $wire,)*
-                }
-            }
-        }
-    };
-}
-
-choice! {
-    /// The agents `agent_launch` can start.
-    AgentChoice {
-        /// Claude Code.
-        Claude => "claude",
-        /// Codex CLI.
-        Codex => "codex",
-        /// Gemini CLI.
-        Gemini => "gemini",
-        /// Grok CLI.
-        Grok => "grok",
-        /// OpenClaude.
-        Openclaude => "openclaude",
-        /// The user's own command from preferences.json.
-        Custom => "custom",
-    }
-}
-
-choice! {
-    /// The views `artifact_open` offers.
-    ArtifactChoice {
-        /// The user's editor.
-        Editor => "editor",
-        /// Changes against HEAD.
-        Diff => "diff",
     }
 }
 

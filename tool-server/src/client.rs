@@ -12,7 +12,7 @@ use thiserror::Error;
 use local_guard::files::{self, FileError};
 use local_guard::Token;
 
-use crate::server::Endpoint;
+use crate::endpoint::Endpoint;
 use crate::sessions::{valid_node_id, StoredSession, ToolIdentity};
 
 /// Largest response the client accepts (screenshots are the big ones).

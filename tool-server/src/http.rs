@@ -21,9 +21,9 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::answer::success_body;
+use crate::config::ServerConfig;
 use crate::error::ErrorCode;
 use crate::invoke::Invoker;
-use crate::server::ServerConfig;
 use crate::sessions::ToolSession;
 
 /// What every connection shares.

@@ -12,11 +12,11 @@ use thiserror::Error;
 
 use crate::answer::{Answer, SessionInfo};
 use crate::call::{AgentStatusArgs, GuideReadArgs, SessionInfoArgs, ToolCall};
-use crate::catalogue::Operation;
+use crate::endpoint::Endpoint;
 use crate::error::{ErrorCode, ToolError};
 use crate::guides::guide;
+use crate::operation::Operation;
 use crate::queue::ProjectQueues;
-use crate::server::Endpoint;
 use crate::sessions::{IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession};
 use crate::validate::{validate_tool_request, ValidationError};
 

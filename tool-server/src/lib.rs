@@ -9,39 +9,65 @@
 //! transport, authentication, validation and serialization only: it must NOT know about CEF, PTYs, the canvas model or
 //! rendering — every accepted operation is fulfilled by the app through the
 //! [`ToolHost`] trait, so the whole crate is testable with a fake host.
+//!
+//! Modules and what each imports of the crate (no loops; the leaves import
+//! nothing of it):
+//!
+//! ```text
+//! server    → config, endpoint, http, invoke, lock, queue, sessions  (lifecycle, endpoint.json)
+//! http      → answer, config, error, invoke, sessions  (the loopback transport, bearer check)
+//! invoke    → answer, call, endpoint, error, guides, operation, queue, sessions, validate  (ToolHost, dispatch)
+//! answer    → guides, operation, sessions       (a call's value and its 200 body, session_info written directly)
+//! mcp       → catalogue, client, operation     (the stdio MCP adapter)
+//! client    → endpoint, sessions               (the blocking loopback ToolClient)
+//! call      → choices, guides, operation, validate  (typed ToolCall from a checked request)
+//! validate  → catalogue, error, operation      (the request gate and its messages)
+//! catalogue → choices, guides, operation       (AGENT_TOOLS: descriptions and schemas)
+//! operation                                     (the Operation enum)
+//! choices                                       (AgentChoice, ArtifactChoice)
+//! config                                        (ServerConfig)
+//! endpoint                                      (Endpoint, endpoint.json's content)
+//! leaves:     operation, choices, config, endpoint, error, guides, lock, queue, sessions
+//! ```
 
 #![warn(missing_docs)]
 
 mod answer;
 mod call;
 mod catalogue;
+mod choices;
 mod client;
+mod config;
+mod endpoint;
 mod error;
 mod guides;
 mod http;
 mod invoke;
 mod lock;
 mod mcp;
+mod operation;
 mod queue;
 mod server;
 mod sessions;
 mod validate;
 
 pub use call::{
-    AgentChoice, AgentLaunchArgs, AgentStatusArgs, ArtifactArgs, ArtifactChoice, CallError, ClickArgs, ExternalArgs,
-    GroupArgs, GuideReadArgs, InspectArgs, MoveArgs, NavigateArgs, NoArgs, NodeArgs, NodeTextArgs, NodesArgs, ReadArgs,
-    ResizeArgs, SessionInfoArgs, StickyArgs, TerminalOpenArgs, ToolArgs, ToolCall, TransferArgs, TypeArgs, UrlArgs,
+    AgentLaunchArgs, AgentStatusArgs, ArtifactArgs, CallError, ClickArgs, ExternalArgs, GroupArgs, GuideReadArgs,
+    InspectArgs, MoveArgs, NavigateArgs, NoArgs, NodeArgs, NodeTextArgs, NodesArgs, ReadArgs, ResizeArgs,
+    SessionInfoArgs, StickyArgs, TerminalOpenArgs, ToolArgs, ToolCall, TransferArgs, TypeArgs, UrlArgs,
 };
-pub use catalogue::{
-    tool_spec, Operation, ToolSpec, AGENT_TOOLS, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS,
-};
+pub use catalogue::{tool_spec, ToolSpec, AGENT_TOOLS, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS};
+pub use choices::{AgentChoice, ArtifactChoice};
 pub use client::{ClientError, ToolClient};
+pub use config::ServerConfig;
+pub use endpoint::Endpoint;
 pub use error::{ErrorCode, ToolError};
 pub use guides::{guide, GuideTopic, TOOL_GUIDES};
 pub use invoke::{ExecuteFuture, InvokeError, ToolHost};
 pub use lock::{LockError, ServerLock};
 pub use mcp::{McpServer, ToolCaller};
-pub use server::{Endpoint, ServerConfig, ServerError, ToolServer};
+pub use operation::Operation;
+pub use server::{ServerError, ToolServer};
 pub use sessions::{
     valid_node_id, IntegrationState, IntegrationStatus, SessionError, SessionStore, ToolIdentity, ToolSession,
 };

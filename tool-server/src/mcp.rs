@@ -17,8 +17,9 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, DuplexStream, ReadHalf, WriteHalf};
 use tokio::runtime::Handle;
 
-use crate::catalogue::{Operation, AGENT_TOOLS};
+use crate::catalogue::AGENT_TOOLS;
 use crate::client::{ClientError, ToolClient};
+use crate::operation::Operation;
 
 /// MCP protocol revisions this adapter speaks, newest first. Pinned rather
 /// than rmcp's full list so a client is only ever offered revisions this

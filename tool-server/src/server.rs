@@ -5,12 +5,12 @@ use std::net::{Ipv4Addr, SocketAddrV4, TcpListener};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use tokio::sync::watch;
 
+use crate::config::ServerConfig;
+use crate::endpoint::Endpoint;
 use crate::http::{self, HttpState};
 use crate::invoke::{Invoker, ToolHost};
 use crate::lock::{LockError, ServerLock};
@@ -20,42 +20,6 @@ use local_guard::files::{self, FileError};
 
 /// Name of the endpoint file inside `agent-tools/`.
 const ENDPOINT_FILE: &str = "endpoint.json";
-
-/// Tunables; the defaults are the contract's values, tests shorten them.
-#[derive(Debug, Clone)]
-pub struct ServerConfig {
-    /// Deadline for a request's headers, and for its body once headers are in (15 s).
-    pub request_timeout: Duration,
-    /// Largest accepted request body in bytes (128 KiB).
-    pub max_body_bytes: usize,
-    /// Most simultaneous connections; at the cap a new one replaces the connection idle the longest.
-    pub max_connections: usize,
-    /// Safety net for one queued operation: if the host's `execute` has not
-    /// resolved by then it is abandoned so the project queue moves on (60 s;
-    /// the host's own deadlines, such as the 10 s canvas acknowledgement, are shorter).
-    pub operation_timeout: Duration,
-}
-
-impl Default for ServerConfig {
-    fn default() -> Self {
-        ServerConfig {
-            request_timeout: Duration::from_secs(15),
-            max_body_bytes: 128 * 1024,
-            max_connections: 256,
-            operation_timeout: Duration::from_secs(60),
-        }
-    }
-}
-
-/// Where a running server listens; the content of `endpoint.json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Endpoint {
-    /// `http://127.0.0.1:<port>`; calls go to `<url>/call`.
-    pub url: String,
-    /// Random id of this server instance.
-    pub instance_id: String,
-}
 
 /// A failure starting or stopping the server.
 #[derive(Debug, Error)]

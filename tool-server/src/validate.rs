@@ -7,7 +7,8 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::catalogue::{tool_spec, Operation, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS};
+use crate::catalogue::{tool_spec, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS};
+use crate::operation::Operation;
 
 /// A validated request: a known operation and arguments that match its schema.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,8 +1,10 @@
-//! Typed errors of the workspace model and its persistence.
+//! Typed errors of the workspace model and its persistence. Imports the id
+//! types (a refusal names the node, tab or project) and takes in their
+//! [`IdError`]; `ids` imports nothing of this file.
 
 use std::path::PathBuf;
 
-use super::ids::{NodeId, ProjectId, TabAddress};
+use super::ids::{IdError, NodeId, ProjectId, TabAddress};
 
 /// Why a command (or an id, colour or URL given to one) was refused.
 ///
@@ -91,6 +93,15 @@ pub enum ModelError {
     SelfMember(NodeId),
 }
 
+impl From<IdError> for ModelError {
+    fn from(e: IdError) -> Self {
+        match e {
+            IdError::InvalidId { kind, value } => ModelError::InvalidId { kind, value },
+            IdError::InvalidTabAddress(s) => ModelError::InvalidTabAddress(s),
+        }
+    }
+}
+
 /// Why reading or writing a layout or workspace file failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PersistError {
@@ -151,5 +162,20 @@ impl PersistError {
     /// Wraps an I/O error with what was being done and to which path.
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::Io { action, path: path.into(), source }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_errors_become_the_same_model_errors() {
+        let e = ModelError::from(NodeId::new("x/y").unwrap_err());
+        assert!(matches!(&e, ModelError::InvalidId { kind: "node", value } if value == "x/y"));
+        assert_eq!(e.to_string(), NodeId::new("x/y").unwrap_err().to_string());
+        let e = ModelError::from(TabAddress::parse("n-1").unwrap_err());
+        assert_eq!(e, ModelError::InvalidTabAddress("n-1".into()));
+        assert_eq!(e.to_string(), "invalid tab address \"n-1\": expected nodeId::tabId");
     }
 }

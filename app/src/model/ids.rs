@@ -1,6 +1,7 @@
 //! Identifiers: nodes, browser tabs, projects, and the `nodeId::tabId`
 //! address that names one browser tab across the app (cef-bridge registry,
-//! CDP facade, tool server).
+//! CDP facade, tool server). A leaf of the model: its own [`IdError`] turns
+//! into a [`super::ModelError`] where a command refuses an id.
 
 use std::collections::hash_map::RandomState;
 use std::fmt;
@@ -10,7 +11,23 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use super::error::ModelError;
+/// Why text is not a valid id or tab address.
+///
+/// The messages are [`super::ModelError`]'s, which takes this in through `From`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum IdError {
+    /// An id does not match `^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$`.
+    #[error("invalid {kind} id {value:?}: expected 1-128 characters [a-zA-Z0-9_-], starting with a letter or digit")]
+    InvalidId {
+        /// Which kind of id (node, tab, project).
+        kind: &'static str,
+        /// The offending text.
+        value: String,
+    },
+    /// A browser tab address is not `nodeId::tabId`.
+    #[error("invalid tab address {0:?}: expected nodeId::tabId")]
+    InvalidTabAddress(String),
+}
 
 /// Longest id accepted (the tool server's node id rule).
 pub const MAX_ID_LEN: usize = 128;
@@ -64,12 +81,12 @@ macro_rules! id_type {
 
         impl $name {
             /// Validates `s` as an id.
-            pub fn new(s: impl Into<String>) -> Result<Self, ModelError> {
+            pub fn new(s: impl Into<String>) -> Result<Self, IdError> {
                 let s = s.into();
                 if is_valid_id(&s) {
                     Ok(Self(s))
                 } else {
-                    Err(ModelError::InvalidId { kind: $kind, value: s })
+                    Err(IdError::InvalidId { kind: $kind, value: s })
                 }
             }
 
@@ -91,14 +108,14 @@ macro_rules! id_type {
         }
 
         impl FromStr for $name {
-            type Err = ModelError;
+            type Err = IdError;
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 Self::new(s)
             }
         }
 
         impl TryFrom<String> for $name {
-            type Error = ModelError;
+            type Error = IdError;
             fn try_from(s: String) -> Result<Self, Self::Error> {
                 Self::new(s)
             }
@@ -156,9 +173,9 @@ impl TabAddress {
     }
 
     /// Parses `nodeId::tabId`; both parts must be valid ids.
-    pub fn parse(s: &str) -> Result<Self, ModelError> {
-        let (node, tab) = s.split_once(TAB_SEPARATOR).ok_or_else(|| ModelError::InvalidTabAddress(s.to_owned()))?;
-        let bad = |_| ModelError::InvalidTabAddress(s.to_owned());
+    pub fn parse(s: &str) -> Result<Self, IdError> {
+        let (node, tab) = s.split_once(TAB_SEPARATOR).ok_or_else(|| IdError::InvalidTabAddress(s.to_owned()))?;
+        let bad = |_| IdError::InvalidTabAddress(s.to_owned());
         Ok(Self { node: NodeId::new(node).map_err(bad)?, tab: TabId::new(tab).map_err(bad)? })
     }
 }
@@ -170,7 +187,7 @@ impl fmt::Display for TabAddress {
 }
 
 impl FromStr for TabAddress {
-    type Err = ModelError;
+    type Err = IdError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::parse(s)
     }
@@ -192,7 +209,7 @@ mod tests {
         assert!(!is_valid_id("a b"));
         assert!(!is_valid_id("a:b"));
         assert!(!is_valid_id("é"));
-        assert!(matches!(NodeId::new("x/y"), Err(ModelError::InvalidId { kind: "node", .. })));
+        assert!(matches!(NodeId::new("x/y"), Err(IdError::InvalidId { kind: "node", .. })));
     }
 
     #[test]
@@ -223,7 +240,7 @@ mod tests {
         assert_eq!(a.to_string(), "n-1::t-2");
         assert_eq!("n-1::t-2".parse::<TabAddress>().unwrap(), a);
         for bad in ["n-1", "n-1::", "::t", "n-1:t", "n 1::t", "n::t::u"] {
-            assert!(matches!(TabAddress::parse(bad), Err(ModelError::InvalidTabAddress(_))), "{bad}");
+            assert!(matches!(TabAddress::parse(bad), Err(IdError::InvalidTabAddress(_))), "{bad}");
         }
     }
 

@@ -2,6 +2,24 @@
 //! that change them (with undo/redo), selection, hit testing, and the files
 //! they are saved to. Pure data and logic — no window, GPU, browser or PTY
 //! types — so all of it is testable without any of those.
+//!
+//! Modules and what each imports of the model (no loops; `ids` imports
+//! nothing of it):
+//!
+//! ```text
+//! autosave  → error, ids, persist, project, workspace  (debounced saving)
+//! persist   → error, geometry, ids, node, project, workspace  (layout and workspace files)
+//! workspace → command, error, history, ids, project    (open projects, apply/undo)
+//! command   → error, geometry, history, ids, node, project  (what a command does)
+//! hit       → geometry, ids, node, project              (hit testing)
+//! selection → geometry, ids, project
+//! project   → error, geometry, ids, node                (one canvas)
+//! history   → error, ids, node                          (undo/redo records)
+//! node      → error, geometry, ids                      (node kinds, tabs, colours)
+//! geometry  → error                                     (points, rects, camera)
+//! error     → ids                                       (ModelError takes IdError in)
+//! ids                                                   (ids, tab addresses, IdError)
+//! ```
 
 pub mod autosave;
 pub mod command;
@@ -22,7 +40,7 @@ pub use error::{ModelError, PersistError};
 pub use geometry::{Camera, Point, Rect, ResizeEdge};
 pub use history::{CoalesceKey, HistoryEffect};
 pub use hit::{Hit, HitOptions, HitRegion};
-pub use ids::{NodeId, ProjectId, TabAddress, TabId};
+pub use ids::{IdError, NodeId, ProjectId, TabAddress, TabId};
 pub use node::{AgentKind, ArtifactView, BrowserTab, Colour, Node, NodeKind};
 pub use persist::{LoadedProject, LoadedWorkspace, Recovery};
 pub use project::Project;
