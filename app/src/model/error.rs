@@ -11,17 +11,9 @@ use super::ids::{IdError, NodeId, ProjectId, TabAddress};
 /// A refused command changes nothing: the workspace is exactly as before.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModelError {
-    /// An id does not match `^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$`.
-    #[error("invalid {kind} id {value:?}: expected 1-128 characters [a-zA-Z0-9_-], starting with a letter or digit")]
-    InvalidId {
-        /// Which kind of id (node, tab, project).
-        kind: &'static str,
-        /// The offending text.
-        value: String,
-    },
-    /// A browser tab address is not `nodeId::tabId`.
-    #[error("invalid tab address {0:?}: expected nodeId::tabId")]
-    InvalidTabAddress(String),
+    /// An id or a tab address is malformed (its message is [`IdError`]'s).
+    #[error(transparent)]
+    Id(#[from] IdError),
     /// A colour is neither `#rgb`/`#rrggbb`/`#rrggbbaa` nor a palette name.
     #[error("invalid colour {0:?}: expected #rgb, #rrggbb, #rrggbbaa or one of the palette names")]
     InvalidColour(String),
@@ -91,15 +83,6 @@ pub enum ModelError {
     /// A group cannot contain itself.
     #[error("group {0} cannot contain itself")]
     SelfMember(NodeId),
-}
-
-impl From<IdError> for ModelError {
-    fn from(e: IdError) -> Self {
-        match e {
-            IdError::InvalidId { kind, value } => ModelError::InvalidId { kind, value },
-            IdError::InvalidTabAddress(s) => ModelError::InvalidTabAddress(s),
-        }
-    }
 }
 
 /// Why reading or writing a layout or workspace file failed.
@@ -172,10 +155,10 @@ mod tests {
     #[test]
     fn id_errors_become_the_same_model_errors() {
         let e = ModelError::from(NodeId::new("x/y").unwrap_err());
-        assert!(matches!(&e, ModelError::InvalidId { kind: "node", value } if value == "x/y"));
+        assert!(matches!(&e, ModelError::Id(IdError::InvalidId { kind: "node", value }) if value == "x/y"));
         assert_eq!(e.to_string(), NodeId::new("x/y").unwrap_err().to_string());
         let e = ModelError::from(TabAddress::parse("n-1").unwrap_err());
-        assert_eq!(e, ModelError::InvalidTabAddress("n-1".into()));
+        assert_eq!(e, ModelError::Id(IdError::InvalidTabAddress("n-1".into())));
         assert_eq!(e.to_string(), "invalid tab address \"n-1\": expected nodeId::tabId");
     }
 }

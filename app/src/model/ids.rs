@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// Why text is not a valid id or tab address.
 ///
-/// The messages are [`super::ModelError`]'s, which takes this in through `From`.
+/// [`super::ModelError`] carries it as it is (`ModelError::Id`, same message).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum IdError {
     /// An id does not match `^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$`.
