@@ -20,25 +20,14 @@ use crate::sessions::{IntegrationStatus, ToolSession};
 const BODY_CAPACITY: usize = 1024;
 
 /// `Operation::NAMES` as JSON, encoded once: escaping the same 28 names on
-/// every call was most of what writing the body still cost. (A list of
-/// strings always encodes; were it ever `None`, the names are written as before.)
-static OPERATIONS: LazyLock<Option<Box<RawValue>>> =
-    LazyLock::new(|| serde_json::value::to_raw_value(Operation::NAMES).ok());
+/// every call was most of what writing the body still cost.
+static OPERATIONS: LazyLock<Box<RawValue>> = LazyLock::new(|| encoded_names(Operation::NAMES));
 /// `GuideTopic::NAMES` as JSON, encoded once.
-static GUIDES: LazyLock<Option<Box<RawValue>>> =
-    LazyLock::new(|| serde_json::value::to_raw_value(GuideTopic::NAMES).ok());
+static GUIDES: LazyLock<Box<RawValue>> = LazyLock::new(|| encoded_names(GuideTopic::NAMES));
 
-/// Writes the field `key`: a list of names, from its encoded form when there is one.
-fn names_field<S: SerializeStruct>(
-    s: &mut S,
-    key: &'static str,
-    encoded: &Option<Box<RawValue>>,
-    names: &'static [&'static str],
-) -> Result<(), S::Error> {
-    match encoded {
-        Some(json) => s.serialize_field(key, json),
-        None => s.serialize_field(key, names),
-    }
+fn encoded_names(names: &[&str]) -> Box<RawValue> {
+    // Serializing a list of strings has no failure case.
+    serde_json::value::to_raw_value(names).expect("a list of strings encodes as JSON")
 }
 
 /// A successful call's value.
@@ -76,9 +65,9 @@ impl Serialize for SessionInfo<'_> {
         let mut s = serializer.serialize_struct("SessionInfo", 6)?;
         s.serialize_field("browserControl", &self.browser_control)?;
         s.serialize_field("endpoint", &EndpointUrl { url: self.endpoint_url })?;
-        names_field(&mut s, "guides", &GUIDES, GuideTopic::NAMES)?;
+        s.serialize_field("guides", &*GUIDES)?;
         s.serialize_field("identity", &self.session.identity)?;
-        names_field(&mut s, "operations", &OPERATIONS, Operation::NAMES)?;
+        s.serialize_field("operations", &*OPERATIONS)?;
         s.serialize_field("status", &SortedStatus(&self.session.status))?;
         s.end()
     }

@@ -355,13 +355,14 @@ macro_rules! calls {
                 }
             }
 
-            /// Types a validated request.
-            pub fn from_request(request: &ToolRequest) -> Result<ToolCall, CallError> {
-                let args = Value::Object(request.args.clone());
-                let typed = match request.operation {
+            /// Types a validated request (taking its checked arguments, not a copy).
+            pub fn from_request(request: ToolRequest) -> Result<ToolCall, CallError> {
+                let ToolRequest { operation, args } = request;
+                let args = Value::Object(args);
+                let typed = match operation {
                     $(Operation::$variant => serde_json::from_value(args).map(ToolCall::$variant),)*
                 };
-                typed.map_err(|source| CallError { operation: request.operation, source })
+                typed.map_err(|source| CallError { operation, source })
             }
 
             /// The wire field names of `operation`'s arguments struct.
@@ -405,14 +406,6 @@ calls! {
     ContextRead(NoArgs),
 }
 
-impl TryFrom<&ToolRequest> for ToolCall {
-    type Error = CallError;
-
-    fn try_from(request: &ToolRequest) -> Result<ToolCall, CallError> {
-        ToolCall::from_request(request)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -445,7 +438,7 @@ mod tests {
 
     fn typed(raw: &Value) -> Result<ToolCall, String> {
         let request = validate_tool_request(raw).map_err(|e| format!("validator: {e}"))?;
-        ToolCall::from_request(&request).map_err(|e| e.to_string())
+        ToolCall::from_request(request).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -500,7 +493,7 @@ mod tests {
                 let mut args = request(spec, &minimal, 0)["args"].as_object().unwrap().clone();
                 args.remove(*missing);
                 let request = ToolRequest { operation: spec.operation, args };
-                assert!(ToolCall::from_request(&request).is_err(), "{}: {missing} must be required", spec.operation);
+                assert!(ToolCall::from_request(request).is_err(), "{}: {missing} must be required", spec.operation);
             }
         }
     }
@@ -528,13 +521,13 @@ mod tests {
             operation: Operation::CanvasMove,
             args: json!({"nodeId": "a", "x": 1, "y": 2, "z": 3}).as_object().unwrap().clone(),
         };
-        let e = ToolCall::from_request(&extra).unwrap_err();
+        let e = ToolCall::from_request(extra).unwrap_err();
         assert!(e.to_string().contains("unknown field `z`"), "{e}");
         let short = ToolRequest {
             operation: Operation::CanvasMove,
             args: json!({"nodeId": "a", "x": 1}).as_object().unwrap().clone(),
         };
-        assert!(ToolCall::from_request(&short).unwrap_err().to_string().contains("missing field `y`"));
+        assert!(ToolCall::from_request(short).unwrap_err().to_string().contains("missing field `y`"));
     }
 
     #[test]

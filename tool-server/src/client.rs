@@ -12,8 +12,8 @@ use thiserror::Error;
 use local_guard::files::{self, FileError};
 use local_guard::Token;
 
-use crate::endpoint::Endpoint;
-use crate::sessions::{valid_node_id, StoredSession, ToolIdentity};
+use crate::endpoint::{Endpoint, ENDPOINT_FILE};
+use crate::sessions::{session_file_name, valid_node_id, StoredSession, ToolIdentity, SESSIONS_DIR};
 
 /// Largest response the client accepts (screenshots are the big ones).
 const MAX_RESPONSE: u64 = 64 * 1024 * 1024;
@@ -88,10 +88,10 @@ impl ToolClient {
         if !valid_node_id(node_id) {
             return Err(ClientError::Setup(format!("invalid node id {node_id:?}")));
         }
-        let endpoint: Endpoint = read_json(agent_tools_dir, "endpoint.json", "the tool server is not running")?;
+        let endpoint: Endpoint = read_json(agent_tools_dir, ENDPOINT_FILE, "the tool server is not running")?;
         let session: StoredSession = read_json(
-            &agent_tools_dir.join("sessions"),
-            &format!("{node_id}.json"),
+            &agent_tools_dir.join(SESSIONS_DIR),
+            &session_file_name(node_id),
             "no tool session for this node; launch the agent from termsprawl",
         )?;
         let token = Token::parse(&session.token)

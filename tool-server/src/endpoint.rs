@@ -3,6 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The endpoint file inside `agent-tools/`.
+pub(crate) const ENDPOINT_FILE: &str = "endpoint.json";
+
 /// Where a running server listens; the content of `endpoint.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -127,7 +127,7 @@ impl Invoker {
         let request = validate_tool_request(raw)?;
         // The validator wrote every message; typing a checked request cannot
         // fail unless the catalogue and the types disagree (tested not to).
-        let call = ToolCall::from_request(&request).inspect_err(|e| tracing::error!(error = %e, "catalogue bug"))?;
+        let call = ToolCall::from_request(request).inspect_err(|e| tracing::error!(error = %e, "catalogue bug"))?;
         if !self.host.valid(&session.identity) {
             return Err(InvokeError::InvalidSession);
         }

@@ -10,16 +10,13 @@ use thiserror::Error;
 use tokio::sync::watch;
 
 use crate::config::ServerConfig;
-use crate::endpoint::Endpoint;
+use crate::endpoint::{Endpoint, ENDPOINT_FILE};
 use crate::http::{self, HttpState};
 use crate::invoke::{Invoker, ToolHost};
 use crate::lock::{LockError, ServerLock};
 use crate::queue::ProjectQueues;
 use crate::sessions::{IntegrationStatus, SessionError, SessionStore, ToolIdentity, ToolSession};
 use local_guard::files::{self, FileError};
-
-/// Name of the endpoint file inside `agent-tools/`.
-const ENDPOINT_FILE: &str = "endpoint.json";
 
 /// A failure starting or stopping the server.
 #[derive(Debug, Error)]

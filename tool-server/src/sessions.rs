@@ -14,6 +14,13 @@ use thiserror::Error;
 
 /// Largest session file read back when reusing a token.
 const SESSION_FILE_LIMIT: u64 = 64 * 1024;
+/// The folder of session files inside `agent-tools/`.
+pub(crate) const SESSIONS_DIR: &str = "sessions";
+
+/// A node's session file name inside [`SESSIONS_DIR`].
+pub(crate) fn session_file_name(node_id: &str) -> String {
+    format!("{node_id}.json")
+}
 /// Longest accepted project id, in bytes.
 const MAX_PROJECT_ID: usize = 256;
 
@@ -151,7 +158,7 @@ impl SessionStore {
     /// Opens (creating, 0700) the `sessions` directory inside `agent_tools_dir`.
     /// Sessions on disk stay dormant until provisioned again with `reuse`.
     pub fn open(agent_tools_dir: &Path) -> Result<Self, SessionError> {
-        let dir = agent_tools_dir.join("sessions");
+        let dir = agent_tools_dir.join(SESSIONS_DIR);
         files::ensure_private_dir(&dir)?;
         Ok(SessionStore { dir, sessions: RwLock::new(HashMap::new()), writes: Mutex::new(()) })
     }
@@ -175,7 +182,7 @@ impl SessionStore {
     ) -> Result<ToolSession, SessionError> {
         check_identity(&identity)?;
         let _writing = self.writes.lock();
-        let file = format!("{}.json", identity.node_id);
+        let file = session_file_name(&identity.node_id);
         let reused = if reuse { self.persisted_token(&file, &identity) } else { None };
         let token = match reused {
             Some(token) => token,
@@ -194,7 +201,7 @@ impl SessionStore {
         if !valid_node_id(node_id) {
             return None;
         }
-        self.stored(&format!("{node_id}.json")).map(|s| s.status)
+        self.stored(&session_file_name(node_id)).map(|s| s.status)
     }
 
     fn persisted_token(&self, file: &str, identity: &ToolIdentity) -> Option<Token> {
@@ -226,7 +233,7 @@ impl SessionStore {
         let _writing = self.writes.lock();
         // Forget first: even if the unlink fails the token must stop working.
         let existed = self.sessions.write().remove(node_id).is_some();
-        files::remove_private(&self.dir, &format!("{node_id}.json"))?;
+        files::remove_private(&self.dir, &session_file_name(node_id))?;
         tracing::debug!(node = %node_id, existed, "tool session revoked");
         Ok(existed)
     }
@@ -236,7 +243,7 @@ impl SessionStore {
         let _writing = self.writes.lock();
         let mut session = self.get(node_id).ok_or_else(|| SessionError::UnknownNode(node_id.to_owned()))?;
         session.status = status;
-        files::write_private_json(&self.dir, &format!("{node_id}.json"), &session)?;
+        files::write_private_json(&self.dir, &session_file_name(node_id), &session)?;
         self.sessions.write().insert(node_id.to_owned(), Arc::new(session.clone()));
         Ok(session)
     }

@@ -39,7 +39,7 @@ pub(crate) const FAKE_TITLE: &str = "Fake page";
 pub(crate) fn tool(operation: &str, args: Value) -> ToolCall {
     let request = tool_server::validate_tool_request(&json!({"operation": operation, "args": args}))
         .unwrap_or_else(|e| panic!("{operation} {args}: {e}"));
-    ToolCall::from_request(&request).unwrap_or_else(|e| panic!("{operation}: {e}"))
+    ToolCall::from_request(request).unwrap_or_else(|e| panic!("{operation}: {e}"))
 }
 
 /// The runtime, its tool host and the fakes behind them.
