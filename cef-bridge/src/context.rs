@@ -52,7 +52,9 @@ impl EngineContext {
         self.host.browser_event(event);
     }
 
-    /// State for a new browser, its DevTools channel tied to this engine's pump.
+    /// State for a new browser, its DevTools channel tied to this engine's
+    /// pump, registered so CEF's callbacks find it (every browser is created
+    /// here, and every one must be registered before CEF reports on it).
     pub(crate) fn new_browser(
         &self,
         size: (i32, i32),
@@ -60,7 +62,10 @@ impl EngineContext {
         opener: Option<BrowserId>,
         frame_rate: u32,
     ) -> Arc<BrowserShared> {
-        Arc::new(BrowserShared::new(self.registry.next_id(), size, url, opener, frame_rate, self.pump.clone()))
+        let shared =
+            Arc::new(BrowserShared::new(self.registry.next_id(), size, url, opener, frame_rate, self.pump.clone()));
+        self.registry.insert(shared.clone());
+        shared
     }
 
     /// CEF finished initialising.

@@ -335,7 +335,6 @@ impl Engine {
         }
         let fps = options.frame_rate.clamp(1, 60);
         let shared = self.ctx.new_browser(size, &options.url, None, fps);
-        self.ctx.registry.insert(shared.clone());
         let window = cef::WindowInfo {
             windowless_rendering_enabled: 1,
             parent_window: 0,

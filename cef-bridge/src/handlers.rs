@@ -280,9 +280,7 @@ impl ImplLifeSpanHandler for BridgeLifeSpan {
             Some(s) if s.cef_id.lock().is_none() && b.is_popup() == 0 => (s, false),
             _ => {
                 let opener = ctx.take_pending_opener().and_then(|c| ctx.registry.by_cef(c)).map(|s| s.id);
-                let s = ctx.new_browser(DEFAULT_POPUP_SIZE, &url, opener, DEFAULT_FRAME_RATE);
-                ctx.registry.insert(s.clone());
-                (s, true)
+                (ctx.new_browser(DEFAULT_POPUP_SIZE, &url, opener, DEFAULT_FRAME_RATE), true)
             }
         };
         ctx.registry.bind_cef_id(shared.id, cef_id);

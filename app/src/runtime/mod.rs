@@ -284,11 +284,6 @@ impl Runtime {
         self.handle.clone()
     }
 
-    /// The browser engine.
-    pub fn engine(&self) -> &dyn BrowserEngine {
-        self.engine.as_ref()
-    }
-
     /// The data directory.
     pub fn data_dir(&self) -> &Path {
         &self.config.data_dir
