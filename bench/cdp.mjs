@@ -3,9 +3,7 @@
 // on one machine: evaluate('1+1') p50/p99, 800x600 screenshot median, connect
 // median, newPage+close median. Prints the figures and facade/chromium ratios.
 // Not a test: nothing here asserts a time.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +14,7 @@ const puppeteer = require('puppeteer-core');
 const { chromium } = require('playwright-core');
 const { startApp } = await import(path.join(repo, 'tests/cdp/lib/app.js'));
 const { servePages } = await import(path.join(repo, 'tests/cdp/lib/pages.js'));
+const { startChromium: startBrowser } = await import(path.join(repo, 'tests/cdp/lib/chromium.js'));
 
 const N_EVAL = Number(process.env.N_EVAL || 1000);
 const N_SHOT = Number(process.env.N_SHOT || 30);
@@ -40,38 +39,10 @@ async function timed(n, f) {
   return out;
 }
 
-/** Debian's chromium with a real DevTools port, in a throwaway profile. */
+/** Debian's chromium with a real DevTools port, in a throwaway profile (tests/cdp/lib/chromium.js). */
 async function startChromium() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-chromium-'));
-  const args = ['--headless', '--remote-debugging-port=0', `--user-data-dir=${dir}`, '--no-first-run', '--no-default-browser-check',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--window-size=800,600', 'about:blank'];
-  if (process.getuid?.() === 0) args.unshift('--no-sandbox');
-  const proc = spawn(process.env.CHROMIUM || 'chromium', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  const ws = await new Promise((resolve, reject) => {
-    let err = '';
-    const t = setTimeout(() => reject(new Error(`chromium did not start:\n${err}`)), 30000);
-    proc.stderr.on('data', (d) => {
-      err += d;
-      const m = err.match(/DevTools listening on (ws:\/\/\S+)/);
-      if (m) {
-        clearTimeout(t);
-        resolve(m[1]);
-      }
-    });
-    proc.once('exit', (c) => reject(new Error(`chromium exited with ${c}:\n${err}`)));
-  });
-  const http = ws.replace(/^ws:\/\/([^/]+)\/.*/, 'http://$1');
-  return {
-    name: 'chromium',
-    ws: async () => ws,
-    http,
-    headers: {},
-    stop: async () => {
-      proc.kill('SIGTERM');
-      await new Promise((r) => (proc.exitCode !== null ? r() : proc.once('exit', r)));
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const c = await startBrowser();
+  return { name: 'chromium', ws: async () => c.ws, http: c.http, headers: {}, stop: () => c.stop() };
 }
 
 async function startFacade() {

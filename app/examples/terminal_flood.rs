@@ -111,6 +111,7 @@ fn node_flood(
                 focused: true,
                 selected: false,
                 content: NodeContent::Terminal(grid),
+                bar: None,
             };
             let scene = Scene { background: Theme::default().canvas, nodes: vec![node], links: vec![] };
             r.render_to_rgba(&scene, &Camera::new(Vec2::new(-20.0, -20.0), 1.0), FRAME.0, FRAME.1)

@@ -1,13 +1,70 @@
-//! `termsprawl shot --canvas FOLDER`: a saved project's whole canvas, live
-//! browser content included, rendered off-screen to a PNG.
+//! `termsprawl shot --canvas FOLDER` (and `canvas:` manifest entries): a saved
+//! project's whole canvas, live browser content included, rendered off-screen
+//! to a PNG by a runtime built around the shot batch's running engine.
 
-use crate::runtime::{headless, RuntimeConfig, Waker};
+use crate::runtime::engine::{Browser, BrowserEngine};
+use crate::runtime::{AppHandle, Runtime, RuntimeConfig, Waker};
 use anyhow::{bail, Context, Result};
+use cef_bridge::{BrowserEvent, BrowserId, BrowserOptions, Engine, EngineError};
+use crossbeam_channel::Receiver;
+use parking_lot::Mutex;
 use std::path::Path;
-use std::time::Duration;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-/// Renders the canvas of the project in `folder` at `size` into `output`.
-pub fn run(folder: &Path, output: &Path, size: (u32, u32), timeout: Duration) -> Result<(u32, u32)> {
+/// The batch's engine lent to one canvas runtime: shutting the runtime down
+/// closes the browsers it made, not the engine.
+struct LentEngine {
+    engine: Rc<Engine>,
+    made: Mutex<Vec<BrowserId>>,
+}
+
+impl BrowserEngine for LentEngine {
+    fn pump(&self) {
+        self.engine.pump();
+    }
+    fn pump_interval(&self) -> Duration {
+        self.engine.pump_interval()
+    }
+    fn next_pump_deadline(&self) -> Instant {
+        self.engine.next_pump_deadline()
+    }
+    fn create_browser(&self, options: &BrowserOptions) -> Result<Browser, EngineError> {
+        let b = self.engine.create_browser(options)?;
+        self.made.lock().push(b.id());
+        Ok(Arc::new(b) as Browser)
+    }
+    fn browser(&self, id: BrowserId) -> Option<Browser> {
+        self.engine.browser(id).map(|b| Arc::new(b) as Browser)
+    }
+    fn download_policy(&self) -> cef_bridge::DownloadPolicy {
+        self.engine.download_policy()
+    }
+    fn shutdown(self: Box<Self>) {
+        let made = std::mem::take(&mut *self.made.lock());
+        let live = |id: &BrowserId| self.engine.browser(*id).is_some();
+        for id in &made {
+            if let Some(b) = self.engine.browser(*id) {
+                let _ = b.close();
+            }
+        }
+        if !self.engine.pump_until(Duration::from_secs(5), || !made.iter().any(live)) {
+            tracing::warn!("canvas browsers did not close within 5 s");
+        }
+    }
+}
+
+/// Renders the canvas of the project in `folder` at `size` with `engine`
+/// (whose host feeds `events` and wakes `waker`); returns the PNG bytes.
+pub fn render(
+    engine: Rc<Engine>,
+    events: Receiver<BrowserEvent>,
+    waker: Arc<Waker>,
+    folder: &Path,
+    size: (u32, u32),
+    timeout: Duration,
+) -> Result<Vec<u8>> {
     if !folder.is_dir() {
         bail!("{} is not a project folder", folder.display());
     }
@@ -19,17 +76,21 @@ pub fn run(folder: &Path, output: &Path, size: (u32, u32), timeout: Duration) ->
         browser_control: false,
         views_follow_zoom: false,
     };
-    let waker = Waker::new();
-    let mut rt = headless::start_runtime(config, cef_bridge::DisplayMode::Headless, waker.clone())?;
-    let problems: Vec<String> = rt.notices.iter().filter(|n| n.warning).map(|n| n.text.clone()).collect();
-    if let Some(p) = problems.first() {
-        rt.shutdown();
-        bail!("{p}");
+    let (handle, jobs) = AppHandle::new(waker.clone());
+    let lent = Box::new(LentEngine { engine, made: Mutex::new(Vec::new()) });
+    let mut rt = Runtime::new(config, lent, handle, jobs, events);
+    let result = render_in(&mut rt, &waker, size, timeout);
+    rt.shutdown();
+    result
+}
+
+fn render_in(rt: &mut Runtime, waker: &Waker, size: (u32, u32), timeout: Duration) -> Result<Vec<u8>> {
+    if let Some(p) = rt.notices.iter().find(|n| n.warning) {
+        bail!("{}", p.text);
     }
     // Ready when every browser node painted once after loading.
-    let ready = rt.run_until(&waker, timeout, |rt| rt.browsers.settled(Duration::from_millis(300)));
+    let ready = rt.run_until(waker, timeout, |rt| rt.browsers.settled(Duration::from_millis(300)));
     if !ready {
-        rt.shutdown();
         bail!("timed out after {timeout:?} waiting for browser nodes to paint");
     }
     // A load ends before the page's first frames are composited: wait until each
@@ -38,23 +99,18 @@ pub fn run(folder: &Path, output: &Path, size: (u32, u32), timeout: Duration) ->
         .browsers
         .iter()
         .filter_map(|(_, b)| {
-            let expr = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))";
+            let expr = crate::shot::prepare::TWO_FRAMES;
             b.devtools()
                 .request("Runtime.evaluate", serde_json::json!({"expression": expr, "awaitPromise": true}), None)
                 .ok()
         })
         .collect();
-    rt.run_until(&waker, timeout, |_| pending.iter().all(|p| !p.receiver().is_empty()));
-    rt.run_until(&waker, Duration::from_millis(100), |_| false);
+    rt.run_until(waker, timeout, |_| pending.iter().all(|p| !p.receiver().is_empty()));
+    rt.run_until(waker, Duration::from_millis(100), |_| false);
     for (tab, b) in rt.browsers.iter() {
         let centre = b.last_frame().and_then(|f| f.rgba_at(f.width / 2, f.height / 2));
         tracing::debug!(%tab, url = %b.url(), ?centre, "browser state at capture");
     }
-    let image = rt.render_canvas(size.0, size.1, true).map_err(anyhow::Error::msg);
-    rt.shutdown();
-    let image = image?;
-    let png = image.to_png().map_err(|e| anyhow::anyhow!("PNG encoding failed: {e}"))?;
-    local_guard::files::write_atomic(output, &png, local_guard::files::FILE_MODE)
-        .with_context(|| format!("cannot write {}", output.display()))?;
-    Ok((size.0, size.1))
+    let image = rt.render_canvas(size.0, size.1, true).map_err(anyhow::Error::msg)?;
+    image.to_png().map_err(|e| anyhow::anyhow!("PNG encoding failed: {e}"))
 }

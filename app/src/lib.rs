@@ -5,9 +5,13 @@
 //! crate that knows all of them. It must not know the wire formats of HTTP or
 //! CDP: those belong to tool-server and cdp-facade.
 
+pub mod allocator;
 pub mod canvas_shot;
+pub mod junit;
 pub mod model;
 pub mod paths;
 pub mod runtime;
 pub mod shot;
+pub mod visual_diff;
 pub mod window;
+pub mod worktree;

@@ -15,8 +15,8 @@ use local_guard::files::write_private_json;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use tool_server::{
-    guide, ExecuteFuture, GuideTopic, IntegrationState, IntegrationStatus, Operation, ToolCall, ToolError, ToolHost,
-    ToolIdentity, ToolServer, AGENT_TOOLS,
+    guide, ExecuteFuture, GuideTopic, HookEvent, HookReport, IntegrationState, IntegrationStatus, Operation, ToolCall,
+    ToolError, ToolHost, ToolIdentity, ToolServer, AGENT_TOOLS,
 };
 
 const CTL: &str = env!("CARGO_BIN_EXE_termsprawl-ctl");
@@ -24,8 +24,11 @@ const NODE: &str = "agent-7";
 const PROJECT: &str = "proj-ctl";
 
 /// Echoes accepted requests; `terminal_close` fails with a two-line message
-/// so the one-line error rendering is exercised.
-struct EchoHost;
+/// so the one-line error rendering is exercised. Hook reports are recorded.
+#[derive(Default)]
+struct EchoHost {
+    hooks: Arc<parking_lot::Mutex<Vec<(String, HookReport)>>>,
+}
 
 impl ToolHost for EchoHost {
     fn execute(&self, identity: &ToolIdentity, call: ToolCall) -> ExecuteFuture {
@@ -49,6 +52,14 @@ impl ToolHost for EchoHost {
     fn browser_enabled(&self) -> bool {
         false
     }
+
+    fn project_folder(&self, _project_id: &str) -> Option<std::path::PathBuf> {
+        None
+    }
+
+    fn on_hook(&self, identity: &ToolIdentity, report: HookReport) {
+        self.hooks.lock().push((identity.node_id.clone(), report));
+    }
 }
 
 /// A running server with one provisioned agent session.
@@ -56,6 +67,7 @@ struct Fixture {
     dir: TempDir,
     server: Option<ToolServer>,
     token: String,
+    hooks: Arc<parking_lot::Mutex<Vec<(String, HookReport)>>>,
 }
 
 /// One finished ctl run.
@@ -90,7 +102,7 @@ impl Run {
 impl Fixture {
     fn start() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        let mut fixture = Fixture { dir, server: None, token: String::new() };
+        let mut fixture = Fixture { dir, server: None, token: String::new(), hooks: Arc::default() };
         fixture.restart(false);
         fixture
     }
@@ -111,7 +123,7 @@ impl Fixture {
     /// provisioned again with its token, as the app does for a surviving agent.
     fn restart(&mut self, reuse: bool) {
         drop(self.server.take());
-        let server = ToolServer::start(&self.data(), Arc::new(EchoHost)).unwrap();
+        let server = ToolServer::start(&self.data(), Arc::new(EchoHost { hooks: self.hooks.clone() })).unwrap();
         let session = server
             .provision(ToolIdentity::new(NODE, PROJECT), IntegrationStatus::new(IntegrationState::Ready), reuse)
             .unwrap();
@@ -124,7 +136,7 @@ impl Fixture {
     /// before the agent node is prepared again.
     fn restart_dormant(&mut self) {
         drop(self.server.take());
-        self.server = Some(ToolServer::start(&self.data(), Arc::new(EchoHost)).unwrap());
+        self.server = Some(ToolServer::start(&self.data(), Arc::new(EchoHost { hooks: self.hooks.clone() })).unwrap());
     }
 
     /// The ctl as an agent terminal runs it: identity and data directory from
@@ -311,6 +323,71 @@ fn server_not_running_exits_1() {
     let mut server = fixture.server.take().unwrap();
     server.close().unwrap();
     fixture.run(&["call", "session_info"]).assert_failed("the tool server is not running");
+}
+
+#[test]
+fn hooks_report_each_cli_to_the_app_silently() {
+    let fixture = Fixture::start();
+    let permission = json!({"hook_event_name": "Notification", "notification_type": "permission_prompt",
+                            "message": "Claude needs your permission to use Bash", "session_id": "s"});
+    let run = fixture.run_stdin(&["hook", "--agent", "claude"], &permission.to_string());
+    assert_eq!((run.code, run.stdout.as_str(), run.stderr.as_str()), (Some(0), "", ""), "{run:?}");
+    let codex = json!({"type": "agent-turn-complete", "thread-id": "t", "last-assistant-message": "Done."});
+    let run = fixture.run(&["hook", "--agent", "codex", &codex.to_string()]);
+    assert_eq!((run.code, run.stdout.as_str(), run.stderr.as_str()), (Some(0), "", ""), "{run:?}");
+    let run = fixture.run_stdin(&["hook", "--agent", "gemini"], r#"{"hook_event_name":"AfterAgent"}"#);
+    assert_eq!((run.code, run.stdout.trim()), (Some(0), "{}"), "gemini reads a JSON object: {run:?}");
+    // Input that says nothing reportable, or is not JSON, is dropped quietly.
+    for (agent, input) in [("claude", "not json"), ("claude", r#"{"hook_event_name":"PreCompact"}"#), ("codex", "{}")] {
+        let run = fixture.run_stdin(&["hook", "--agent", agent], input);
+        assert_eq!((run.code, run.stdout.as_str(), run.stderr.as_str()), (Some(0), "", ""), "{run:?}");
+    }
+    let got: Vec<(String, HookEvent, Option<String>)> = fixture
+        .hooks
+        .lock()
+        .iter()
+        .map(|(n, r)| (n.clone(), r.event, r.detail.clone().or(r.message.clone())))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (NODE.into(), HookEvent::PermissionRequested, Some("Claude needs your permission to use Bash".into())),
+            (NODE.into(), HookEvent::TurnComplete, Some("Done.".into())),
+            (NODE.into(), HookEvent::TurnComplete, None),
+        ]
+    );
+}
+
+#[test]
+fn a_hook_returns_at_once_when_the_app_is_gone_or_hung() {
+    let mut fixture = Fixture::start();
+    let input = r#"{"hook_event_name":"Stop"}"#;
+    let timed = |fixture: &Fixture, what: &str| {
+        let started = std::time::Instant::now();
+        let run = fixture.run_stdin(&["hook", "--agent", "claude"], input);
+        let took = started.elapsed();
+        println!("hook with {what}: exit {:?} in {} ms", run.code, took.as_millis());
+        assert_eq!((run.code, run.stdout.as_str(), run.stderr.as_str()), (Some(0), "", ""), "{what}: {run:?}");
+        // Bounded far below the client's 120 s call timeout: a hook never waits like an operation.
+        assert!(took < std::time::Duration::from_secs(5), "{what}: the hook took {took:?}");
+    };
+    // A revoked session, then an app that closed (its endpoint file is gone).
+    assert!(fixture.server().revoke(NODE).unwrap());
+    timed(&fixture, "a revoked session");
+    fixture.restart(false);
+    let endpoint = fixture.agent_tools().join("endpoint.json");
+    let stale = std::fs::read(&endpoint).unwrap();
+    fixture.server.take().unwrap().close().unwrap();
+    timed(&fixture, "the app closed");
+    // The app died without cleaning up: its endpoint file names a closed port.
+    std::fs::write(&endpoint, &stale).unwrap();
+    timed(&fixture, "a stale endpoint");
+    // Something accepts connections but never answers (a hung app).
+    let hung = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}", hung.local_addr().unwrap().port());
+    write_private_json(&fixture.agent_tools(), "endpoint.json", &json!({"url": url, "instanceId": "hung"})).unwrap();
+    timed(&fixture, "a hung app");
+    assert!(fixture.hooks.lock().is_empty());
 }
 
 #[test]

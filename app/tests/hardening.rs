@@ -867,15 +867,20 @@ fn renderer_shell_and_app_kills_are_survived() {
         let helpers = with_descendants(&[app_pid]);
         app.kill9();
         // CEF's helpers notice their parent is gone and exit.
-        eventually(20, "the killed app's helpers to exit", || {
-            helpers
-                .iter()
-                .all(|p| {
-                    !Path::new(&format!("/proc/{p}")).exists()
-                        || std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| s.contains(") Z"))
-                })
-                .then_some(())
-        });
+        let alive = |p: &u32| {
+            Path::new(&format!("/proc/{p}")).exists()
+                && !std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| s.contains(") Z"))
+        };
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while helpers.iter().any(alive) && std::time::Instant::now() < end {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let left: Vec<String> = helpers
+            .iter()
+            .filter(|p| alive(p))
+            .map(|p| format!("{p}: {}", String::from_utf8_lossy(&cmdline(*p)).replace('\0', " ")))
+            .collect();
+        assert!(left.is_empty(), "the killed app's helpers still run after 20 s: {left:#?}");
         let app = App::start(root, &data, &proj, opts());
         assert_eq!(node_ids(&data), ids, "nodes after the restart");
         assert_eq!(session_token(&data, "agent-1"), token_before, "the session token changed");
@@ -1207,6 +1212,9 @@ fn kill_9_during_writes_with_a_cdp_client_attached_loses_nothing_saved() {
     let claude = root.join("bin/claude");
     std::fs::write(&claude, "#!/bin/sh\nexec sleep 600\n").unwrap();
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // A stand-in login (no real credentials), or agent_launch says "not logged in".
+    std::fs::create_dir_all(root.join("home/.claude")).unwrap();
+    std::fs::write(root.join("home/.claude/.credentials.json"), "{}").unwrap();
     let page = support::serve_page(PAGE);
     guarded(root, &[&data], &[], || {
         let opts = || Opts {

@@ -35,6 +35,7 @@ fn state(folder: &Path, gen: u64) -> Project {
         rect: Rect::new(i as f64 * 130.0, (gen % 7) as f64 * 90.0, 120.0, 80.0),
         z: i as i64,
         colour: None,
+        name: None,
         links: Default::default(),
     };
     let mut nodes = vec![sticky("meta".into(), gen.to_string(), 0)];

@@ -19,7 +19,11 @@ while read line; do echo "got: $line"; done
 "#;
 
 fn agent_node(agent: AgentKind, x: f64) -> Node {
-    Node::new(NodeKind::Agent { agent, cwd: "".into() }, agent.as_str(), Rect { x, y: 0.0, w: 640.0, h: 400.0 })
+    Node::new(
+        NodeKind::Agent { agent, cwd: "".into(), worktree: None },
+        agent.as_str(),
+        Rect { x, y: 0.0, w: 640.0, h: 400.0 },
+    )
 }
 
 fn fake_bin(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
@@ -46,13 +50,14 @@ fn fake_agent_launches_once_and_missing_agent_needs_setup() {
     let folder = write_project(&dir.path().join("p"), vec![claude, codex]);
     let tmux = PrivateTmux::of(&data);
 
-    let app = App::start(&data, &folder, &[("PATH", &path)]);
+    // A stand-in login (not a key), or the claude node would need setup.
+    let app = App::start(&data, &folder, &[("PATH", &path), ("ANTHROPIC_API_KEY", "stand-in")]);
     let view = wait_for("the fake agent's output in its node", || {
         snapshot_text(&data, &folder, &claude_id).filter(|t| t.contains("FAKE-AGENT-READY"))
     });
-    // Two arguments: the tool runtime's `--mcp-config <file>`, which a restored
+    // Four arguments: the tool runtime's `--mcp-config <file> --settings <hooks file>`, which a restored
     // agent gets like a newly launched one.
-    assert!(view.contains(&format!("FAKE-AGENT-READY node={claude_id} project=set args=2")), "{view:?}");
+    assert!(view.contains(&format!("FAKE-AGENT-READY node={claude_id} project=set args=4")), "{view:?}");
     // Its working directory is the project folder.
     wait_for("the launch log in the project folder", || {
         std::fs::read_to_string(folder.join("launches.log")).ok().filter(|l| l.lines().count() == 1)
@@ -68,7 +73,7 @@ fn fake_agent_launches_once_and_missing_agent_needs_setup() {
     // tmux it re-attaches to the running agent; without, it launches afresh).
     let claude_session = session_name(&folder, &claude_id);
     std::fs::remove_file(snapshot_path(&data, &claude_session)).expect("snapshot of the first run");
-    let app = App::start(&data, &folder, &[("PATH", &path)]);
+    let app = App::start(&data, &folder, &[("PATH", &path), ("ANTHROPIC_API_KEY", "stand-in")]);
     wait_for("the agent on screen again", || {
         snapshot_text(&data, &folder, &claude_id).filter(|t| t.contains("FAKE-AGENT-READY"))
     });
@@ -97,7 +102,7 @@ fn malformed_preferences_launch_nothing() {
     let folder = write_project(&dir.path().join("p"), vec![custom]);
     let _tmux = PrivateTmux::of(&data);
 
-    let app = App::start(&data, &folder, &[("PATH", &path)]);
+    let app = App::start(&data, &folder, &[("PATH", &path), ("ANTHROPIC_API_KEY", "stand-in")]);
     wait_for("the preferences notice", || app.stderr_text().contains("malformed agent preferences").then_some(()));
     let (status, stderr) = app.stop();
     assert!(status.success(), "app exit {status}: {stderr}");

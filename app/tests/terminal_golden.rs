@@ -88,6 +88,7 @@ fn terminal_node_with_colours_cursor_and_selection() {
         focused: true,
         selected: false,
         content: NodeContent::Terminal(grid),
+        bar: None,
     };
     let scene = Scene { background: Theme::default().canvas, nodes: vec![node], links: vec![] };
     let img = r.render_to_rgba(&scene, &Camera::new(Vec2::new(-20.0, -20.0), 1.0), 700, 370).expect("render");

@@ -30,7 +30,28 @@ const PAGE: &str = r#"<!doctype html><title>tools page</title>
 <script>let n = 0, k = 0;</script>"#;
 const SECOND: &str = "<!doctype html><title>second</title><p>page two</p>";
 
-/// A loopback HTTP server: `/second` serves the second page, anything else the first.
+/// The page model's test page: iframes from the same origin, another origin
+/// (port `{B}`) and another site (`localhost`), an open shadow root, hidden,
+/// covered and removable buttons, an off-page drawer, and a forged ref attribute.
+const FRAMES: &str = r#"<!doctype html><title>frames</title>
+<nav aria-label="Drawer" style="position:fixed;left:-310px;top:0;width:300px"><a href="/d1">d1</a><a href="/d2">d2</a><a href="/d3">d3</a></nav>
+<button id=top onclick="document.getElementById('gone').remove()">Remove</button>
+<button id=gone>Soon gone</button>
+<button id=hid style="visibility:hidden">Hidden one</button>
+<div style="position:relative;width:200px;height:30px"><button id=cov style="width:200px;height:30px">Covered one</button><div style="position:absolute;inset:0"></div></div>
+<button data-termsprawl-ref="e1" onclick="document.title='refs:'+document.querySelectorAll('[data-termsprawl-ref]').length">Forged</button>
+<div id=host></div>
+<script>document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<button onclick="this.textContent=\'shadow clicked\'">Shadow button</button>';</script>
+<iframe title=same src="/inner?same" width=300 height=80></iframe>
+<iframe title=origin src="http://127.0.0.1:{B}/inner?origin" width=300 height=80></iframe>
+<iframe title=site src="http://localhost:{B}/inner?site" width=300 height=80></iframe>"#;
+
+/// What each iframe of [`FRAMES`] shows: a button and a field named after the frame.
+const INNER: &str = r#"<!doctype html><title>inner</title><button onclick="this.textContent='clicked {Q}'">Inner {Q}</button> <input placeholder="Field {Q}">"#;
+
+/// A loopback HTTP server: `/second` serves the second page, `/frames?B`
+/// the page model's page (its other-origin frames on port B), `/inner?Q`
+/// an iframe's page, `/many` 400 links, anything else the first page.
 fn serve() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://127.0.0.1:{}/", listener.local_addr().unwrap().port());
@@ -48,7 +69,20 @@ fn serve() -> String {
                         break;
                     }
                 }
-                let body = if first.contains("/second") { SECOND } else { PAGE };
+                let path = first.split(' ').nth(1).unwrap_or("/");
+                let query = path.split_once('?').map_or("", |(_, q)| q);
+                let body = if path.starts_with("/second") {
+                    SECOND.to_owned()
+                } else if path.starts_with("/frames") {
+                    FRAMES.replace("{B}", query)
+                } else if path.starts_with("/inner") {
+                    INNER.replace("{Q}", query)
+                } else if path.starts_with("/many") {
+                    let links: String = (0..400).map(|i| format!("<p><a href=\"/l{i}\">link {i}</a>")).collect();
+                    format!("<!doctype html><title>many</title>{links}")
+                } else {
+                    PAGE.to_owned()
+                };
                 let reply = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
                 let _ = (&stream).write_all(reply.as_bytes());
             });
@@ -142,6 +176,14 @@ fn err(data: &Path, node: &str, op: &str, args: Value) -> String {
     }
 }
 
+/// The ref of the first element line of a page model that reads `rest` after its ref.
+fn element_ref(model: &Value, rest: &str) -> Option<String> {
+    model["elements"].as_str()?.lines().find_map(|line| {
+        let (r, tail) = line.trim_start().split_once(' ')?;
+        (tail == rest || tail.starts_with(&format!("{rest} "))).then(|| r.to_owned())
+    })
+}
+
 fn node<'a>(list: &'a Value, id: &str) -> Option<&'a Value> {
     list.as_array().unwrap().iter().find(|n| n["id"] == id)
 }
@@ -180,11 +222,16 @@ impl World {
         std::fs::create_dir_all(root.join("bin")).unwrap();
         std::fs::create_dir_all(&proj).unwrap();
         // A stand-in `claude` on PATH: it records how it was launched and uses the
-        // tools exactly as a real agent would, through $TERMSPRAWL_CTL.
+        // tools exactly as a real agent would, through $TERMSPRAWL_CTL, then
+        // reports a failed command (OSC 133;D), which tmux does not pass on.
         write_exe(
             &root.join("bin/claude"),
-            "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$TERMSPRAWL_DATA_DIR/claude-args.txt\"\nenv | grep '^TERMSPRAWL_' > \"$TERMSPRAWL_DATA_DIR/claude-env.txt\"\n\"$TERMSPRAWL_CTL\" call sticky_open '{\"text\":\"hello from claude\"}' > \"$TERMSPRAWL_DATA_DIR/claude-out.txt\" 2>&1\nexec sleep 600\n",
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$TERMSPRAWL_DATA_DIR/claude-args.txt\"\nenv | grep '^TERMSPRAWL_' > \"$TERMSPRAWL_DATA_DIR/claude-env.txt\"\n\"$TERMSPRAWL_CTL\" call sticky_open '{\"text\":\"hello from claude\"}' > \"$TERMSPRAWL_DATA_DIR/claude-out.txt\" 2>&1\nprintf '\\033]133;D;3\\007'\nexec sleep 600\n",
         );
+        // A stand-in login for it (no real credentials), and a stand-in codex that is not logged in.
+        std::fs::create_dir_all(root.join("home/.claude")).unwrap();
+        std::fs::write(root.join("home/.claude/.credentials.json"), "{}").unwrap();
+        write_exe(&root.join("bin/codex"), "#!/bin/sh\nexec sleep 600\n");
         // The user's editor, as artifact editor views run it ($EDITOR through sh).
         write_exe(
             &root.join("bin/fake-editor"),
@@ -237,6 +284,9 @@ fn discovery_and_canvas() {
     let info = ok(data, "agent-1", "session_info", json!({}));
     assert_eq!(info["identity"]["nodeId"], "agent-1");
     assert_eq!(info["browserControl"], true);
+    // The folder artifact_open's absolute paths must lie in, as the app opened it.
+    let folder = info["projectFolder"].as_str().expect("session_info names the project folder");
+    assert_eq!(std::fs::canonicalize(folder).unwrap(), std::fs::canonicalize(&w.proj).unwrap());
     let guide = ok(data, "agent-1", "guide_read", json!({"topic": "browser"}));
     assert!(guide.to_string().contains("untrusted"), "the browser guide states the trust rule: {guide}");
     assert!(err(data, "agent-1", "guide_read", json!({"topic": "nope"})).contains("topic"));
@@ -332,6 +382,105 @@ fn artifacts() {
     assert!(err(data, "agent-1", "artifact_open", json!({"path": "notes.md"})).contains("absolute"));
 }
 
+/// The page model on a page with frames, a shadow root and traps; a large page a page at a time.
+#[test]
+fn page_model() {
+    let world = World::new();
+    let _app = world.start();
+    let data = &world.data;
+    let other = serve();
+    let port = other.trim_end_matches('/').rsplit(':').next().unwrap().to_owned();
+    let url = format!("{}frames?{port}", world.page);
+    let b = ok(data, "agent-1", "browser_open", json!({"url": url}))["nodeId"].as_str().unwrap().to_owned();
+    // Frames load after the top document: wait until every frame's elements are listed.
+    let end = Instant::now() + Duration::from_secs(15);
+    let m = loop {
+        let m = ok(data, "agent-1", "browser_inspect", json!({"nodeId": b}));
+        let read = ["button Inner same", "button Inner origin", "button Inner site"]
+            .iter()
+            .all(|e| element_ref(&m, e).is_some());
+        if read {
+            break m;
+        }
+        assert!(Instant::now() < end, "not every frame was read: {m:#}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let elements = m["elements"].as_str().unwrap();
+    eprintln!("page model:\n{elements}");
+    for e in ["button Remove", "button Soon gone", "button Covered one", "button Forged", "button Shadow button"] {
+        assert!(element_ref(&m, e).is_some(), "{e} in {m}");
+    }
+    assert!(
+        !elements.contains("Hidden one") && !elements.contains("d1"),
+        "hidden and off-page elements are not listed: {m}"
+    );
+    assert!(m["offscreen"].as_str().unwrap().starts_with("3 elements outside the page"), "{m}");
+    assert!(m["offscreen"].as_str().unwrap().contains("navigation Drawer 3"), "{m}");
+    assert!(m.get("more").is_none(), "a small page comes whole: {m}");
+    // The forged attribute names nothing: refs are app-side, and inspect wrote no attribute.
+    let forged = element_ref(&m, "button Forged").unwrap();
+    assert_ne!(forged, "e1");
+    ok(data, "agent-1", "browser_click", json!({"nodeId": b, "ref": forged}));
+    eventually(10, "the forged button's click", || {
+        (ok(data, "agent-1", "browser_inspect", json!({"nodeId": b}))["title"] == "refs:1").then_some(())
+    });
+    // Click and type in the shadow root and in every frame.
+    ok(data, "agent-1", "browser_click", json!({"nodeId": b, "ref": element_ref(&m, "button Shadow button").unwrap()}));
+    for q in ["same", "origin", "site"] {
+        let button = element_ref(&m, &format!("button Inner {q}")).unwrap();
+        ok(data, "agent-1", "browser_click", json!({"nodeId": b, "ref": button}));
+        let field = element_ref(&m, &format!("textbox Field {q}")).unwrap();
+        ok(data, "agent-1", "browser_type", json!({"nodeId": b, "ref": field, "text": format!("hi {q}")}));
+    }
+    let after = eventually(10, "clicks and typing in the frames", || {
+        let m = ok(data, "agent-1", "browser_inspect", json!({"nodeId": b}));
+        let done = element_ref(&m, "button shadow clicked").is_some()
+            && ["same", "origin", "site"].iter().all(|q| {
+                element_ref(&m, &format!("button clicked {q}")).is_some()
+                    && element_ref(&m, &format!("textbox Field {q} =hi {q}")).is_some()
+            });
+        done.then_some(m)
+    });
+    assert_eq!(element_ref(&after, "button Forged"), Some(forged), "refs are stable across calls");
+    // Hidden, covered and gone elements fail clearly, and nothing is clicked.
+    let e = err(data, "agent-1", "browser_click", json!({"nodeId": b, "selector": "#hid"}));
+    assert!(e.contains("not visible"), "{e}");
+    let e = err(
+        data,
+        "agent-1",
+        "browser_click",
+        json!({"nodeId": b, "ref": element_ref(&m, "button Covered one").unwrap()}),
+    );
+    assert!(e.contains("covered by div"), "{e}");
+    let gone = element_ref(&m, "button Soon gone").unwrap();
+    ok(data, "agent-1", "browser_click", json!({"nodeId": b, "ref": element_ref(&m, "button Remove").unwrap()}));
+    eventually(10, "the removal", || {
+        element_ref(&ok(data, "agent-1", "browser_inspect", json!({"nodeId": b})), "button Soon gone")
+            .is_none()
+            .then_some(())
+    });
+    let e = err(data, "agent-1", "browser_click", json!({"nodeId": b, "ref": gone}));
+    assert!(e.contains("it was removed or the page changed"), "{e}");
+    let e = err(data, "agent-1", "browser_type", json!({"nodeId": b, "ref": gone, "text": "x"}));
+    assert!(e.contains("it was removed or the page changed"), "{e}");
+
+    // A large page: 150 elements, then the rest a page at a time; nothing dropped.
+    ok(data, "agent-1", "browser_navigate", json!({"nodeId": b, "url": format!("{}many", world.page)}));
+    let first = ok(data, "agent-1", "browser_inspect", json!({"nodeId": b}));
+    assert!(first["more"].as_str().unwrap().starts_with("elements 1-150 of 400; next: page 2 of 3"), "{first}");
+    let mut seen = std::collections::BTreeSet::new();
+    for page in 1..=3 {
+        let m = ok(data, "agent-1", "browser_inspect", json!({"nodeId": b, "page": page}));
+        for line in m["elements"].as_str().unwrap().lines() {
+            assert!(seen.insert(line.to_owned()), "listed twice: {line}");
+        }
+    }
+    assert_eq!(seen.len(), 400);
+    assert!(seen.iter().any(|l| l.ends_with(" link link 399 → l399")), "hrefs are relative");
+    let e = err(data, "agent-1", "browser_inspect", json!({"nodeId": b, "page": 4}));
+    assert!(e.contains("past the last page (3)"), "{e}");
+}
+
 #[test]
 fn browser() {
     let world = World::new();
@@ -345,20 +494,12 @@ fn browser() {
     let browsers = ok(data, "agent-1", "browser_list", json!({}));
     assert_eq!(browsers[0]["owner"], "agent-1");
     let model = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser}));
-    let elements = model["elements"].as_array().unwrap();
-    let button = elements
-        .iter()
-        .find(|e| e["role"] == "button" && e["name"] == "Press me")
-        .unwrap_or_else(|| panic!("no button in {model}"));
-    let input = elements
-        .iter()
-        .find(|e| e["role"] == "textbox" && e["name"] == "Your name")
-        .unwrap_or_else(|| panic!("no input in {model}"));
-    let (bref, iref) = (button["ref"].as_str().unwrap().to_owned(), input["ref"].as_str().unwrap().to_owned());
+    let bref = element_ref(&model, "button Press me").unwrap_or_else(|| panic!("no button in {model}"));
+    let iref = element_ref(&model, "textbox Your name").unwrap_or_else(|| panic!("no input in {model}"));
     assert!(model["text"].as_str().unwrap().contains("no clicks"));
     // Refs are stable across calls.
     let again = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser}));
-    assert!(again["elements"].as_array().unwrap().iter().any(|e| e["ref"] == bref.as_str() && e["name"] == "Press me"));
+    assert_eq!(element_ref(&again, "button Press me").as_ref(), Some(&bref), "{again}");
     ok(data, "agent-1", "browser_click", json!({"nodeId": browser, "ref": bref}));
     eventually(10, "the click to change the page", || {
         let m = ok(data, "agent-1", "browser_inspect", json!({"nodeId": browser}));
@@ -377,10 +518,7 @@ fn browser() {
         m["text"].as_str().unwrap().contains("keydowns:10"),
         "browser_type sends a real key press per character: {m}"
     );
-    assert!(
-        m["elements"].as_array().unwrap().iter().any(|e| e["ref"] == iref.as_str() && e["value"] == "typed-text"),
-        "{m}"
-    );
+    assert!(element_ref(&m, "textbox Your name =typed-text").as_ref() == Some(&iref), "{m}");
     assert!(err(data, "agent-1", "browser_click", json!({"nodeId": browser, "ref": "e9999"}))
         .contains("no element with ref"));
     let shot = ok(data, "agent-1", "browser_screenshot", json!({"nodeId": browser}));
@@ -508,6 +646,20 @@ fn terminals() {
     assert!(err(data, "agent-1", "terminal_read", json!({"nodeId": term})).contains("no node"));
 }
 
+/// The tty of node `id`'s pane on the app's private tmux socket.
+fn pane_tty(data: &Path, id: &str) -> String {
+    let prefix: String = id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').take(40).collect();
+    let out = Command::new("tmux")
+        .arg("-S")
+        .arg(data.join("tmux/termsprawl.sock"))
+        .args(["list-panes", "-a", "-F", "#{session_name} #{pane_tty}"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = text.lines().find(|l| l.starts_with(&format!("ts-{prefix}-"))).unwrap_or_else(|| panic!("{id}: {text}"));
+    line.rsplit(' ').next().unwrap().to_owned()
+}
+
 /// Launches the stand-in claude as agent-1 would and waits until it has used
 /// its tools (its sticky is on the canvas); the claude's node id.
 fn launch_claude(w: &World) -> String {
@@ -537,6 +689,8 @@ fn agents_and_context() {
     let data = &w.data;
     let e = err(data, "agent-1", "agent_launch", json!({"agent": "gemini"}));
     assert!(e.contains("needs setup") && e.contains("gemini"), "{e}");
+    let e = err(data, "agent-1", "agent_launch", json!({"agent": "codex"}));
+    assert!(e.contains("needs setup: codex is not logged in") && e.contains("`codex login`"), "{e}");
     let claude = launch_claude(&w);
     let args = std::fs::read_to_string(data.join("claude-args.txt")).unwrap();
     let args: Vec<&str> = args.lines().collect();
@@ -556,6 +710,13 @@ fn agents_and_context() {
     );
     let status = ok(data, "agent-1", "agent_status", json!({"nodeId": claude}));
     assert_eq!(status["agents"][0]["status"]["state"], "ready");
+    // The signal the claude printed inside its tmux session reached the app.
+    let status = eventually(20, "the claude's OSC 133 report", || {
+        let s = ok(data, "agent-1", "agent_status", json!({"nodeId": claude}));
+        (s["agents"][0]["source"] == "terminal").then_some(s)
+    });
+    let entry = &status["agents"][0];
+    assert_eq!((entry["state"].as_str(), entry["detail"].as_str()), (Some("error"), Some("exit 3")), "{status}");
     // context_read: the launched claude's transcript (Claude Code's layout under HOME).
     write_claude_transcript(&w);
     // Only the user links nodes, and nothing is linked to agent-1: the claude's
@@ -635,6 +796,14 @@ fn sigterm_and_restarts() {
         (s["agents"][0]["status"]["state"] == "needs-setup").then_some(s)
     });
     assert!(status["agents"][0]["status"]["detail"].as_str().unwrap().contains("launch a fresh one"), "{status}");
+    // Re-attached, its pane's output still reaches the app's signal pass: an
+    // OSC 133;D written to the pane's tty (as its program would) is its state.
+    let tty = pane_tty(data, &claude);
+    std::fs::OpenOptions::new().write(true).open(&tty).unwrap().write_all(b"\x1b]133;D;5\x07").unwrap();
+    eventually(20, "the re-attached claude's OSC 133 report", || {
+        let s = ctl(data, "agent-1", "agent_status", json!({"nodeId": claude})).ok()?;
+        (s["agents"][0]["source"] == "terminal" && s["agents"][0]["detail"] == "exit 5").then_some(())
+    });
     // The file written to report it is not credentials: a further restart says the same.
     assert!(app.terminate().success());
     let app = App::start(&w.root, data, &["--agent", "agent-1"]);

@@ -291,6 +291,7 @@ fn fixture_with(
         rect,
         z: 1,
         colour: None,
+        name: None,
         links: Default::default(),
     };
     let (project, _) =
@@ -656,4 +657,1076 @@ fn a_hidpi_screen_draws_the_canvas_at_its_scale() {
     assert!(shot.share((520, 320, 900, 700), PAGE_RGB, 8) > 0.95, "the body stops at its 1x size");
     assert!(shot.share((1010, 100, 2500, 1500), PAGE_RGB, 8) < 0.001, "body colour beyond the 2x node");
     assert!(app.still_running(), "{}", app.log_tail());
+}
+
+/// Runs git in `dir` (with an identity, for commits) and returns its stdout.
+fn git_in(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .output()
+        .expect("run git");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Opens the palette, filters it by `filter`, runs the first entry, then (for a
+/// sub-list) filters that by `then` and runs its first entry.
+fn palette(display: &Display, filter: &str, then: Option<&str>) {
+    display.xdotool(&["key", "ctrl+k"]);
+    std::thread::sleep(Duration::from_millis(400));
+    display.xdotool(&["type", "--delay", "30", filter]);
+    display.xdotool(&["key", "Return"]);
+    if let Some(then) = then {
+        std::thread::sleep(Duration::from_millis(400));
+        display.xdotool(&["type", "--delay", "30", then]);
+        display.xdotool(&["key", "Return"]);
+    }
+    std::thread::sleep(Duration::from_millis(600));
+}
+
+#[test]
+fn agents_start_from_the_palette_in_the_folder_and_in_a_new_worktree_which_closing_keeps_and_outside_git_is_refused() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let (dir, data, folder, runtime) =
+        fixture_with(|_| NodeKind::Sticky { text: "notes".into() }, Rect::new(40.0, 60.0, 240.0, 160.0), camera);
+    git_in(&folder, &["init", "-q", "-b", "main"]);
+    std::fs::write(folder.join("README.md"), "hello\n").unwrap();
+    git_in(&folder, &["add", "README.md"]);
+    git_in(&folder, &["commit", "-q", "-m", "first"]);
+    // The stand-in agent (the custom agent of preferences.json; the real CLIs
+    // other than claude are not installed here): it answers --version, then
+    // records where it runs and as which node, and stays up.
+    let ran = dir.path().join("ran.txt");
+    let agent = dir.path().join("stand-in-agent");
+    std::fs::write(
+        &agent,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = --version ] && {{ echo 'stand-in 0.1'; exit 0; }}\n\
+             echo \"$TERMSPRAWL_NODE_ID $(pwd) $(git rev-parse --abbrev-ref HEAD)\" >> '{}'\n\
+             echo 'stand-in agent ready'; exec sleep 600\n",
+            ran.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let tools = data.join("agent-tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::set_permissions(&tools, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    std::fs::write(tools.join("preferences.json"), serde_json::json!({"custom": {"executable": agent}}).to_string())
+        .unwrap();
+    let display = Display::start();
+    let mut app = App::start(&display, &data, &folder, &runtime);
+    support::eventually(90, "the first frame", || (app.frames() > 0).then_some(()));
+    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    let ran_lines = || std::fs::read_to_string(&ran).unwrap_or_default();
+
+    // In the project folder, through the same launch as agent_launch (a tool session).
+    palette(&display, "new agent", Some("custom"));
+    let first = support::eventually(60, "the agent started in the project folder", || {
+        ran_lines().lines().next().map(str::to_owned)
+    });
+    let (node, rest) = first.split_once(' ').unwrap();
+    assert_eq!(rest, format!("{} main", folder.display()), "{first}");
+    support::eventually(30, "its tool session", || tools.join(format!("sessions/{node}.json")).exists().then_some(()));
+    display.xdotool(&["key", "Escape"]);
+
+    // In a new worktree: branch agent/custom-1 under the git-ignored .worktrees/.
+    palette(&display, "git worktree", Some("custom"));
+    let wt = folder.join(".worktrees/custom-1");
+    let second =
+        support::eventually(60, "the agent started in its worktree", || ran_lines().lines().nth(1).map(str::to_owned));
+    assert!(second.ends_with(&format!("{} agent/custom-1", wt.display())), "{second}\n{}", app.log_tail());
+    assert_eq!(
+        git_in(&folder, &["for-each-ref", "--format=%(refname:short)", "refs/heads/agent/"]).trim(),
+        "agent/custom-1"
+    );
+    assert_eq!(git_in(&folder, &["status", "--porcelain", "--", ".worktrees"]), "", "the worktrees are git-ignored");
+    assert!(!folder.join(".gitignore").exists());
+    let layout = folder.join(".termsprawl").join("canvas.json");
+    support::eventually(10, "the worktree saved with the node", || {
+        std::fs::read_to_string(&layout)
+            .ok()
+            .filter(|t| t.contains("\"branch\": \"agent/custom-1\"") || t.contains("\"branch\":\"agent/custom-1\""))
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    if let Some(shot) = display.screenshot() {
+        println!("screenshot: {}", save_failure(&shot, "agent-worktree").display());
+    }
+
+    // Closing it asks; "k" keeps the worktree and its branch.
+    display.xdotool(&["key", "Escape"]);
+    display.xdotool(&["key", "Delete"]);
+    let asked = |what: &str| app.log.lock().map(|l| l.iter().any(|s| s.contains(what))).unwrap_or(false);
+    support::eventually(10, "the close question", || asked("asking \"Close — keep the worktree?\"").then_some(()));
+    std::thread::sleep(Duration::from_millis(600));
+    if let Some(shot) = display.screenshot() {
+        println!("screenshot: {}", save_failure(&shot, "agent-close-dialog").display());
+    }
+    display.xdotool(&["key", "k"]);
+    support::eventually(10, "the layout without the worktree agent", || {
+        std::fs::read_to_string(&layout).ok().filter(|t| !t.contains("agent/custom-1"))
+    });
+    assert!(wt.join("README.md").is_file(), "kept: the folder is still there");
+    assert_eq!(
+        git_in(&folder, &["for-each-ref", "--format=%(refname:short)", "refs/heads/agent/"]).trim(),
+        "agent/custom-1"
+    );
+
+    // A dirty base asks first; Escape refuses, and nothing is made.
+    std::fs::write(folder.join("README.md"), "edited\n").unwrap();
+    palette(&display, "git worktree", Some("custom"));
+    let asked = |what: &str| app.log.lock().map(|l| l.iter().any(|s| s.contains(what))).unwrap_or(false);
+    support::eventually(30, "the dirty-base question", || asked("main has uncommitted changes").then_some(()));
+    display.xdotool(&["key", "Escape"]);
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(
+        git_in(&folder, &["for-each-ref", "--format=%(refname:short)", "refs/heads/agent/"]).trim(),
+        "agent/custom-1",
+        "no second branch"
+    );
+    assert!(!folder.join(".worktrees/custom-2").exists());
+
+    // A project outside git: the worktree entry says so and makes nothing.
+    let plain = dir.path().join("not-a-repo");
+    std::fs::create_dir_all(&plain).unwrap();
+    palette(&display, "open a project", Some(&plain.display().to_string()));
+    support::eventually(30, "the second project's layout", || plain.join(".termsprawl").exists().then_some(()));
+    palette(&display, "git worktree", None);
+    let asked = |what: &str| app.log.lock().map(|l| l.iter().any(|s| s.contains(what))).unwrap_or(false);
+    support::eventually(10, "the reason", || {
+        asked("No worktree: the project folder is not in a git repository.").then_some(())
+    });
+    assert!(!plain.join(".worktrees").exists() && !plain.join(".git").exists());
+    assert!(app.still_running(), "{}", app.log_tail());
+}
+
+/// Kills the app's private tmux server under a data dir when dropped: the
+/// terminals a test opens must not outlive it.
+struct TmuxServerGuard(PathBuf);
+
+impl Drop for TmuxServerGuard {
+    fn drop(&mut self) {
+        let socket = self.0.join("tmux").join("termsprawl.sock");
+        if socket.exists() {
+            let _ = Command::new("tmux").arg("-S").arg(&socket).arg("kill-server").output();
+        }
+    }
+}
+
+/// The nodes of a project's saved layout (`canvas.json`).
+fn saved_nodes(folder: &Path) -> Vec<serde_json::Value> {
+    let layout = folder.join(".termsprawl").join("canvas.json");
+    let v: serde_json::Value =
+        std::fs::read(layout).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    v["nodes"].as_array().cloned().unwrap_or_default()
+}
+
+/// A saved node's frame (x, y, w, h).
+fn saved_rect(n: &serde_json::Value) -> (f64, f64, f64, f64) {
+    let r = &n["rect"];
+    let f = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+    (f("x"), f("y"), f("w"), f("h"))
+}
+
+#[test]
+fn an_empty_canvas_hints_new_nodes_never_overlap_and_a_title_double_click_renames() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (data, folder, runtime) = (dir.path().join("data"), dir.path().join("project"), dir.path().join("xdg"));
+    for d in [&data, &folder, &runtime] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let (project, _) =
+        Project::from_nodes(ProjectId::new("proj").unwrap(), "project", &folder, camera, vec![], 0).unwrap();
+    save_layout(&project, None).unwrap();
+    let ws = Workspace::from_projects(vec![project], Some(ProjectId::new("proj").unwrap())).unwrap();
+    save_workspace(&data, &ws, None).unwrap();
+    let _tmux = TmuxServerGuard(data.clone());
+    let display = Display::start();
+    let mut app = App::start(&display, &data, &folder, &runtime);
+
+    // The hint: a bar centred in the window on an otherwise empty canvas.
+    let (cx, cy) = (SCREEN.0 / 2, SCREEN.1 / 2);
+    let bar = (cx - 150, cy - 6, cx + 150, cy + 6);
+    // Above it, the canvas: its background and sparse dot grid (a black screen is no window yet).
+    let above = (cx - 150, cy - 120, cx + 150, cy - 60);
+    let drawn = |s: &Screenshot| s.share(above, CANVAS_RGB, 6) > 0.8;
+    let shot =
+        wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| drawn(s) && s.share(bar, CANVAS_RGB, 6) < 0.5);
+    assert!(
+        drawn(&shot) && shot.share(bar, CANVAS_RGB, 6) < 0.5,
+        "no hint in the middle of the empty canvas (screenshot: {:?})\n{}",
+        save_failure(&shot, "empty-canvas-hint"),
+        app.log_tail()
+    );
+
+    // Three nodes from the palette, one after the other: each goes to free space.
+    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    for (i, item) in ["sticky", "terminal", "sticky"].iter().enumerate() {
+        display.xdotool(&["key", "ctrl+k"]);
+        display.xdotool(&["type", "--delay", "30", item]);
+        display.xdotool(&["key", "Return"]);
+        support::eventually(30, "the new node saved", || (saved_nodes(&folder).len() == i + 1).then_some(()));
+    }
+    let mut nodes = saved_nodes(&folder);
+    // In the order they were added (each new node goes on top).
+    nodes.sort_by_key(|n| n["z"].as_i64());
+    let rects: Vec<_> = nodes.iter().map(saved_rect).collect();
+    for (i, a) in rects.iter().enumerate() {
+        for b in &rects[i + 1..] {
+            let apart = a.0 + a.2 <= b.0 || b.0 + b.2 <= a.0 || a.1 + a.3 <= b.1 || b.1 + b.3 <= a.1;
+            assert!(apart, "nodes overlap: {a:?} and {b:?}");
+        }
+    }
+    let first = &rects[0];
+    assert_eq!(
+        (first.0 + first.2 / 2.0, first.1 + first.3 / 2.0),
+        (f64::from(cx), f64::from(cy)),
+        "the first node is centred in the view"
+    );
+
+    // The terminal's program ends: its trace stays; R, with the node focused, runs it again.
+    let term = nodes.iter().position(|n| n["kind"]["type"] == "terminal").expect("the terminal");
+    let t = &rects[term];
+    let term_id = NodeId::new(nodes[term]["id"].as_str().unwrap()).unwrap();
+    let snapshot = || {
+        let name =
+            termsprawl::runtime::terminals::session_name(&termsprawl::model::persist::normalise(&folder), &term_id);
+        let path = termsprawl::runtime::terminals::snapshot_path(&data, &name);
+        std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default()
+    };
+    let (x, y) = ((t.0 + t.2 / 2.0) as i64, (t.1 + t.3 / 2.0) as i64);
+    display.xdotool(&["mousemove", &x.to_string(), &y.to_string(), "click", "1"]);
+    display.xdotool(&["type", "--delay", "30", "echo about to fail; exit 3"]);
+    display.xdotool(&["key", "Return"]);
+    let exit_line = "— exited 3 · Enter or R to restart —";
+    support::eventually(60, "the exit line in the terminal's grid", || {
+        let s = snapshot();
+        (s.contains(exit_line) && s.contains("about to fail")).then_some(())
+    });
+    display.xdotool(&["key", "r"]);
+    support::eventually(60, "the restarted program on a fresh screen", || {
+        let s = snapshot();
+        (!s.is_empty() && !s.contains(exit_line)).then_some(())
+    });
+    display.xdotool(&["key", "Escape"]);
+
+    // A double-click on the first note's title bar renames it in place.
+    let (x, y) = ((first.0 + 60.0) as i64, (first.1 + TITLE / 2.0) as i64);
+    display.xdotool(&["mousemove", &x.to_string(), &y.to_string()]);
+    display.xdotool(&["click", "--repeat", "2", "--delay", "120", "1"]);
+    display.xdotool(&["key", "--repeat", "8", "--delay", "20", "BackSpace"]);
+    display.xdotool(&["type", "--delay", "30", "plan B"]);
+    display.xdotool(&["key", "Return"]);
+    let id = nodes[0]["id"].as_str().unwrap().to_owned();
+    let name_of = |folder: &Path| {
+        saved_nodes(folder).iter().find(|n| n["id"] == id.as_str()).and_then(|n| n["name"].as_str().map(str::to_owned))
+    };
+    support::eventually(20, "the name saved", || (name_of(&folder).as_deref() == Some("plan B")).then_some(()));
+    let shot = display.screenshot().expect("a screenshot");
+    eprintln!("after the rename: {:?}", save_failure(&shot, "renamed"));
+    // Escape gives the keyboard back to the canvas; Ctrl+Z undoes the rename.
+    display.xdotool(&["key", "Escape"]);
+    display.xdotool(&["key", "ctrl+z"]);
+    support::eventually(20, "the rename undone", || name_of(&folder).is_none().then_some(()));
+    assert!(app.still_running(), "{}", app.log_tail());
+}
+
+/// The attention colour of badges and the tab strip's count (`terminals::ATTENTION`).
+const ATTENTION_RGB: [u8; 3] = [0xe0, 0xaf, 0x68];
+/// The right end of the first tab on screen (x0, y0, x1, y1), where its count pill sits
+/// (tabs are 220 px wide from x = 6 and 30 px tall).
+const FIRST_TAB: (u32, u32, u32, u32) = (160, 0, 226, 30);
+/// The share of [`FIRST_TAB`] the pill's dot covers in the attention colour.
+const PILL_SHARE: f64 = 0.003;
+
+/// A private D-Bus session bus (`dbus-daemon --session`), killed on drop.
+struct SessionBus {
+    daemon: Child,
+    address: String,
+}
+
+impl SessionBus {
+    fn start() -> Option<SessionBus> {
+        let mut daemon = Command::new("dbus-daemon")
+            .args(["--session", "--nofork", "--print-address"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut line = String::new();
+        BufReader::new(daemon.stdout.take()?).read_line(&mut line).ok()?;
+        let address = line.trim().to_owned();
+        (!address.is_empty()).then_some(SessionBus { daemon, address })
+    }
+}
+
+impl Drop for SessionBus {
+    fn drop(&mut self) {
+        let _ = self.daemon.kill();
+        let _ = self.daemon.wait();
+    }
+}
+
+/// A child process killed on drop (the notification server, the bus monitor).
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Lines a child prints, collected by a thread.
+fn collect_lines(child: &mut Child) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    if let Some(out) = child.stdout.take() {
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if let Ok(mut l) = sink.lock() {
+                    l.push(line);
+                }
+            }
+        });
+    }
+    lines
+}
+
+/// A terminal node whose shell waits for the file `go` in the project folder,
+/// then prints, rings the bell, and copies what is typed into `typed.txt`.
+fn bell_terminal(folder: &Path) -> NodeKind {
+    let script = "while [ ! -e go ]; do sleep 0.2; done; printf 'ready\\a\\n'; cat > typed.txt";
+    NodeKind::Terminal {
+        cwd: folder.to_path_buf(),
+        command: Some(vec!["bash".into(), "-c".into(), script.into()]),
+        tmux_session: None,
+    }
+}
+
+/// The saved camera of project `id` in workspace.json.
+fn saved_camera(data: &Path, id: &str) -> Option<Camera> {
+    let bytes = std::fs::read(termsprawl::model::persist::workspace_path(data)).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let p = v["projects"].as_array()?.iter().find(|p| p["id"] == id)?;
+    serde_json::from_value(p["camera"].clone()).ok()
+}
+
+/// Whether `camera` shows the centre of `rect` in the middle of the 1280×800 window.
+fn centred_on(camera: Camera, rect: Rect) -> bool {
+    let mid = camera.screen_to_world(640.0, 400.0);
+    (mid.x - (rect.x + rect.w / 2.0)).abs() < 1.0 && (mid.y - (rect.y + rect.h / 2.0)).abs() < 1.0
+}
+
+/// Types `text` and Enter into the focused window and waits for the node's `cat` to write it out.
+fn typed_reaches(display: &Display, app: &App, file: &Path, text: &str) {
+    display.xdotool(&["type", "--delay", "30", text]);
+    display.xdotool(&["key", "Return"]);
+    let ok = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        std::fs::read_to_string(file).is_ok_and(|t| t.contains(text))
+    });
+    assert!(ok, "the node did not get the keyboard: {:?}\n{}", std::fs::read_to_string(file), app.log_tail());
+}
+
+#[test]
+fn a_bell_while_the_window_is_away_notifies_the_desktop_and_activating_it_shows_the_node() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for tool in ["dbus-daemon", "dbus-monitor", "dunst", "dunstctl", "tmux"] {
+        if !std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file())) {
+            return support::skip_unless_strict("desktop notifications", &format!("`{tool}` is not installed"));
+        }
+    }
+    // Off centre and at an unreadable zoom: the jump must move and zoom in.
+    let rect = Rect::new(2400.0, 1400.0, 720.0, 440.0);
+    let camera = Camera { x: 1700.0, y: 1000.0, zoom: 0.5 };
+    let (_dir, data, folder, runtime) = fixture_with(bell_terminal, rect, camera);
+    let display = Display::start();
+    let bus = SessionBus::start().expect("start a session bus");
+    let server = Command::new("dunst")
+        .env("DISPLAY", display.name())
+        .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start dunst");
+    let _server = Killed(server);
+    let mut monitor = Command::new("dbus-monitor")
+        .args(["--address", &bus.address, "interface='org.freedesktop.Notifications',member='Notify'"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start dbus-monitor");
+    let calls = collect_lines(&mut monitor);
+    let _monitor = Killed(monitor);
+    let address = PathBuf::from(&bus.address);
+    let mut app = App::start_with_env(&display, &data, &folder, &runtime, &[("DBUS_SESSION_BUS_ADDRESS", &address)]);
+    support::eventually(90, "the window's first frame", || (app.frames() > 0).then_some(()));
+    support::eventually(30, "notifications ready", || {
+        app.log.lock().ok()?.iter().any(|l| l.contains("desktop notifications go out")).then_some(())
+    });
+    let before = wait_for_screen(&display, &mut app, Duration::from_secs(5), |_| true);
+    assert_eq!(before.share(FIRST_TAB, ATTENTION_RGB, 10), 0.0, "nothing needs the person yet");
+    std::fs::write(folder.join("go"), "").unwrap();
+    // The window never had the keyboard (no window manager gives it): the bell goes to the desktop.
+    let notify = support::eventually(30, "the Notify call on the bus", || {
+        let l = calls.lock().ok()?;
+        let at = l.iter().position(|s| s.contains("member=Notify"))?;
+        let text: Vec<String> = l[at..].iter().take(12).cloned().collect();
+        text.iter().any(|s| s.contains("rang the bell")).then(|| text.join("\n"))
+    });
+    assert!(notify.contains("string \"termsprawl\""), "the app names itself:\n{notify}");
+    // The summary is the node's title, which its program sets (tmux's own here; not saved until the
+    // layout is): the unit tests pin the text, this only that one is there.
+    let summary = notify.lines().nth(4).unwrap_or_default().trim();
+    assert!(summary.starts_with("string \"") && summary.len() > "string \"\"".len(), "a summary:\n{notify}");
+    assert!(notify.contains("string \"rang the bell — project\""), "the body is the reason and project:\n{notify}");
+    assert!(notify.contains("string \"default\""), "it can be activated:\n{notify}");
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(20), |s| {
+        s.share(FIRST_TAB, ATTENTION_RGB, 10) > PILL_SHARE
+    });
+    assert!(
+        shot.share(FIRST_TAB, ATTENTION_RGB, 10) > PILL_SHARE,
+        "the tab shows no count (screenshot: {:?})",
+        save_failure(&shot, "attention-tab")
+    );
+    // The person clicks the notification: the server emits ActionInvoked.
+    let acted = Command::new("dunstctl")
+        .args(["action", "0"])
+        .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
+        .status()
+        .expect("run dunstctl");
+    assert!(acted.success());
+    let cam = support::eventually(20, "the view on the node", || {
+        saved_camera(&data, "proj").filter(|c| centred_on(*c, rect))
+    });
+    assert_eq!(cam.zoom, 1.0, "50 % is unreadable: the jump zooms to 100 %");
+    // Without a window manager the raise cannot give the window the keyboard; xdotool does.
+    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    typed_reaches(&display, &app, &folder.join("typed.txt"), "from the notification");
+    let shot =
+        wait_for_screen(&display, &mut app, Duration::from_secs(10), |s| s.share(FIRST_TAB, ATTENTION_RGB, 10) == 0.0);
+    assert_eq!(shot.share(FIRST_TAB, ATTENTION_RGB, 10), 0.0, "seen: the count goes");
+    assert!(app.still_running(), "{}", app.log_tail());
+    support::kill_tmux(&data);
+}
+
+#[test]
+fn ctrl_j_goes_to_the_node_that_needs_you_across_tabs_and_without_a_bus_the_app_says_so_once() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // The node's `cat` must outlive its tab being put away, which only tmux sessions do.
+    if !std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("tmux").is_file())) {
+        return support::skip_unless_strict("ctrl+j across tabs", "`tmux` is not installed");
+    }
+    let rect = Rect::new(1800.0, 900.0, 720.0, 440.0);
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 0.9 };
+    let (dir, data, folder, runtime) = fixture_with(bell_terminal, rect, camera);
+    // A second project to be in when Ctrl+J is pressed.
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let note = Node::new(NodeKind::Sticky { text: "elsewhere".into() }, "note", Rect::new(0.0, 0.0, 300.0, 200.0));
+    let (second, _) =
+        Project::from_nodes(ProjectId::new("other").unwrap(), "other", &other, Camera::default(), vec![note], 1)
+            .unwrap();
+    save_layout(&second, None).unwrap();
+    let first =
+        termsprawl::model::persist::load_project(ProjectId::new("proj").unwrap(), "project", &folder, camera, None)
+            .unwrap()
+            .project;
+    let ws = Workspace::from_projects(vec![first, second], Some(ProjectId::new("proj").unwrap())).unwrap();
+    save_workspace(&data, &ws, None).unwrap();
+    let display = Display::start();
+    let no_bus = PathBuf::from(format!("unix:path={}", dir.path().join("no-bus").display()));
+    let mut app = App::start_with_env(&display, &data, &folder, &runtime, &[("DBUS_SESSION_BUS_ADDRESS", &no_bus)]);
+    support::eventually(90, "the window's first frame", || (app.frames() > 0).then_some(()));
+    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    std::fs::write(folder.join("go"), "").unwrap();
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| {
+        s.share(FIRST_TAB, ATTENTION_RGB, 10) > PILL_SHARE
+    });
+    assert!(
+        shot.share(FIRST_TAB, ATTENTION_RGB, 10) > PILL_SHARE,
+        "the tab shows no count (screenshot: {:?})\n{}",
+        save_failure(&shot, "ctrl-j-tab"),
+        app.log_tail()
+    );
+    let workspace = termsprawl::model::persist::workspace_path(&data);
+    let active = || -> Option<String> {
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&workspace).ok()?).ok()?;
+        v["active"].as_str().map(str::to_owned)
+    };
+    // Into the other tab (x 232..452), then Ctrl+J brings the person back to the node.
+    display.xdotool(&["mousemove", "340", "15", "click", "1"]);
+    support::eventually(20, "the other tab active", || (active().as_deref() == Some("other")).then_some(()));
+    display.xdotool(&["key", "ctrl+j"]);
+    support::eventually(20, "back in the node's project", || (active().as_deref() == Some("proj")).then_some(()));
+    let cam = support::eventually(20, "the view on the node", || {
+        saved_camera(&data, "proj").filter(|c| centred_on(*c, rect))
+    });
+    assert_eq!(cam.zoom, 0.9, "a readable zoom is kept");
+    typed_reaches(&display, &app, &folder.join("typed.txt"), "after ctrl j");
+    let off: Vec<String> = app
+        .log
+        .lock()
+        .map(|l| l.iter().filter(|s| s.contains("desktop notifications are off")).cloned().collect())
+        .unwrap_or_default();
+    assert_eq!(off.len(), 1, "said once: {off:?}\n{}", app.log_tail());
+    assert!(off[0].contains("no D-Bus session bus"), "{off:?}");
+    assert!(app.still_running(), "{}", app.log_tail());
+    support::kill_tmux(&data);
+}
+
+#[test]
+fn a_muted_project_still_counts_who_needs_you_but_sends_no_notification() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for tool in ["dbus-daemon", "dbus-monitor", "dunst"] {
+        if !std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file())) {
+            return support::skip_unless_strict("muted notifications", &format!("`{tool}` is not installed"));
+        }
+    }
+    let rect = Rect::new(100.0, 100.0, 720.0, 440.0);
+    let (_dir, data, folder, runtime) = fixture_with(bell_terminal, rect, Camera::default());
+    // What Ctrl+K "Mute notifications for this project" saved in an earlier run.
+    std::fs::write(data.join("notifications.json"), serde_json::json!({"muted": [folder]}).to_string()).unwrap();
+    let display = Display::start();
+    let bus = SessionBus::start().expect("start a session bus");
+    let server = Command::new("dunst")
+        .env("DISPLAY", display.name())
+        .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start dunst");
+    let _server = Killed(server);
+    let mut monitor = Command::new("dbus-monitor")
+        .args(["--address", &bus.address, "interface='org.freedesktop.Notifications',member='Notify'"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start dbus-monitor");
+    let calls = collect_lines(&mut monitor);
+    let _monitor = Killed(monitor);
+    let address = PathBuf::from(&bus.address);
+    let mut app = App::start_with_env(&display, &data, &folder, &runtime, &[("DBUS_SESSION_BUS_ADDRESS", &address)]);
+    support::eventually(90, "the window's first frame", || (app.frames() > 0).then_some(()));
+    support::eventually(30, "notifications ready", || {
+        app.log.lock().ok()?.iter().any(|l| l.contains("desktop notifications go out")).then_some(())
+    });
+    std::fs::write(folder.join("go"), "").unwrap();
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| {
+        s.share(FIRST_TAB, ATTENTION_RGB, 10) > PILL_SHARE
+    });
+    assert!(
+        shot.share(FIRST_TAB, ATTENTION_RGB, 10) > PILL_SHARE,
+        "the tab shows no count (screenshot: {:?})\n{}",
+        save_failure(&shot, "muted-tab"),
+        app.log_tail()
+    );
+    // The count is drawn after the same refresh that would have sent the notification.
+    let sent: Vec<String> = calls.lock().map(|l| l.clone()).unwrap_or_default();
+    assert!(!sent.iter().any(|l| l.contains("member=Notify")), "a muted project notified: {sent:?}");
+    assert!(app.still_running(), "{}", app.log_tail());
+    support::kill_tmux(&data);
+}
+
+/// Waits until the saved layout contains `needle` (page titles reach it through autosave).
+fn wait_for_layout(folder: &Path, needle: &str, timeout: Duration) -> String {
+    let layout = folder.join(".termsprawl").join("canvas.json");
+    let end = Instant::now() + timeout;
+    loop {
+        let text = std::fs::read_to_string(&layout).unwrap_or_default();
+        if text.contains(needle) || Instant::now() >= end {
+            return text;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A page's confirm and prompt wait for the person: the dialog is drawn over
+/// the node's page; Cancel clicked, Enter pressed, and a prompt typed into
+/// (with a Backspace) each reach the page as its answer.
+#[test]
+fn page_dialogs_are_answered_by_click_enter_and_typing() {
+    use termsprawl::window::page_dialog::PageDialog;
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let page = "<html><head><title>waiting</title></head><body style='margin:0;background:#e020c0;height:100vh'>\
+        <button id='b' style='position:absolute;left:100px;top:100px;width:200px;height:100px;background:#20e040;border:0'></button>\
+        <script>document.getElementById('b').onclick = () => {\
+          const a = confirm('First?'); document.title = 'first ' + a;\
+          const c = confirm('Second?'); document.title += ' second ' + c;\
+          const p = prompt('Name?', 'x'); document.title += ' prompt ' + p; };</script>\
+        </body></html>";
+    let url = support::serve_page(page);
+    let rect = Rect::new(100.0, 100.0, 800.0, 600.0);
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let (_dir, data, folder, runtime) = fixture(&url, rect, camera);
+    let display = Display::start();
+    let mut app = App::start(&display, &data, &folder, &runtime);
+    let (x0, y0, x1, y1) = body_on_screen(rect, camera);
+    let inner = ((x0 + 12.0) as u32, (y0 + 12.0) as u32, (x1 - 12.0) as u32, (y1 - 12.0) as u32);
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| s.share(inner, PAGE_RGB, 6) > 0.4);
+    assert!(
+        shot.share(inner, PAGE_RGB, 6) > 0.4,
+        "the page never appeared (screenshot: {:?})\n{}",
+        save_failure(&shot, "dialog-page"),
+        app.log_tail()
+    );
+    display.xdotool(&["mousemove", &format!("{}", (x0 + 200.0).round()), &format!("{}", (y0 + 150.0).round())]);
+    display.xdotool(&["click", "1"]);
+
+    // Where the window lays the confirm out: the same layout code, over the same body.
+    let dialog = |kind, message: &str, default: &str| {
+        PageDialog::new(cef_bridge::JsDialog {
+            kind,
+            message: message.into(),
+            default_prompt: default.into(),
+            url: url.clone(),
+        })
+    };
+    let body = canvas_render::Rect::new(x0 as f32, y0 as f32, (x1 - x0) as f32, (y1 - y0) as f32);
+    let layout = dialog(cef_bridge::DialogKind::Confirm, "First?", "").layout(body);
+    let p = layout.panel;
+    let panel = ((p.x + 4.0) as u32, (p.y + 4.0) as u32, (p.x + p.w - 4.0) as u32, (p.y + p.h - 4.0) as u32);
+    let shown = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| s.share(panel, PAGE_RGB, 6) < 0.05);
+    let picture = save_failure(&shown, "dialog-confirm");
+    assert!(
+        shown.share(panel, PAGE_RGB, 6) < 0.05,
+        "no dialog drawn over the page (screenshot: {picture:?})\n{}",
+        app.log_tail()
+    );
+    let cancel = layout.cancel.expect("a confirm has Cancel");
+    display.xdotool(&[
+        "mousemove",
+        &format!("{}", (cancel.x + cancel.w / 2.0).round()),
+        &format!("{}", (cancel.y + cancel.h / 2.0).round()),
+    ]);
+    display.xdotool(&["click", "1"]);
+    let text = wait_for_layout(&folder, "first false", Duration::from_secs(30));
+    assert!(text.contains("first false"), "Cancel did not answer the first confirm:\n{text}\n{}", app.log_tail());
+
+    std::thread::sleep(Duration::from_millis(500));
+    // Xvfb has no window manager, and once a page has focus X's input focus is
+    // None: give the window under the pointer the keyboard, as a WM's click would.
+    let status = Command::new("sh")
+        .args(["-c", "eval \"$(xdotool getmouselocation --shell)\" && xdotool windowfocus --sync \"$WINDOW\""])
+        .env("DISPLAY", display.name())
+        .status()
+        .expect("run xdotool");
+    assert!(status.success(), "could not give the window the keyboard");
+    display.xdotool(&["key", "Return"]);
+    let text = wait_for_layout(&folder, "second true", Duration::from_secs(30));
+    if !text.contains("second true") {
+        let shot = display.screenshot().expect("a screenshot");
+        panic!(
+            "Enter did not answer the second confirm (screenshot: {:?}):\n{text}\n{}",
+            save_failure(&shot, "dialog-enter"),
+            app.log_tail()
+        );
+    }
+
+    // The prompt starts with its default "x": type, delete one, type again, Enter.
+    let prompt = dialog(cef_bridge::DialogKind::Prompt, "Name?", "x").layout(body).panel;
+    let area = (
+        (prompt.x + 4.0) as u32,
+        (prompt.y + 4.0) as u32,
+        (prompt.x + prompt.w - 4.0) as u32,
+        (prompt.y + prompt.h - 4.0) as u32,
+    );
+    let shown = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| s.share(area, PAGE_RGB, 6) < 0.05);
+    save_failure(&shown, "dialog-prompt");
+    display.xdotool(&["type", "yz"]);
+    display.xdotool(&["key", "BackSpace"]);
+    display.xdotool(&["type", "w"]);
+    display.xdotool(&["key", "Return"]);
+    let text = wait_for_layout(&folder, "prompt xyw", Duration::from_secs(30));
+    assert!(text.contains("prompt xyw"), "the typed prompt text did not reach the page:\n{text}\n{}", app.log_tail());
+}
+
+/// Serves two pages (`/` and `/b`, each a flat colour) on a loopback port and
+/// counts the requests for each; returns the base URL and the counters.
+fn serve_two_pages() -> (String, std::sync::Arc<[std::sync::atomic::AtomicUsize; 2]>) {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let base = format!("http://{}/", listener.local_addr().expect("local addr"));
+    let hits = std::sync::Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+    let counters = hits.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let hits = counters.clone();
+            std::thread::spawn(move || {
+                let Ok(read_half) = stream.try_clone() else { return };
+                let mut reader = BufReader::new(read_half);
+                let mut request = String::new();
+                let _ = reader.read_line(&mut request);
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                }
+                let path = request.split_whitespace().nth(1).unwrap_or("/");
+                let (i, page) = match path {
+                    "/" => (0, "<html><head><title>A</title></head><body style='margin:0;background:#e020c0'><p>milk, bread, milk</p></body></html>"),
+                    "/b" => (1, "<html><head><title>B</title></head><body style='margin:0;background:#20c0e0'>B</body></html>"),
+                    _ => {
+                        let mut s = stream;
+                        let _ = write!(s, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                        return;
+                    }
+                };
+                hits[i].fetch_add(1, Ordering::SeqCst);
+                let mut s = stream;
+                let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nCache-Control: no-store\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}", page.len());
+            });
+        }
+    });
+    (base, hits)
+}
+
+#[test]
+fn a_browser_title_bar_navigates_by_its_address_field_back_forward_and_reload_and_says_why_a_scheme_is_refused() {
+    use std::sync::atomic::Ordering;
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (base, hits) = serve_two_pages();
+    let rect = Rect::new(100.0, 80.0, 640.0, 420.0);
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let (_dir, data, folder, runtime) = fixture(&base, rect, camera);
+    let display = Display::start();
+    let mut app = App::start_with_args(
+        &display,
+        &data,
+        &folder,
+        &runtime,
+        &[],
+        &["--agent", "agent-9", "--agent-browser-control"],
+    );
+    let session = data.join("agent-tools/sessions/agent-9.json");
+    support::eventually(90, "the agent's session", || session.exists().then_some(()));
+    // What the app says the page shows, through the tool server.
+    let url_of_page = || {
+        let list = support::ctl(&data, "agent-9", "browser_list", serde_json::json!({})).unwrap_or_default();
+        list.as_array().and_then(|b| b.iter().find(|n| n["nodeId"] == "page")).map(|n| n["url"].clone())
+    };
+    let b_url = format!("{base}b");
+    let shows = |want: &str, what: &str| {
+        support::eventually(60, what, || url_of_page().filter(|u| u == want).map(|_| ()));
+    };
+    let (x0, y0, x1, y1) = body_on_screen(rect, camera);
+    let inner = ((x0 + 12.0) as u32, (y0 + 12.0) as u32, (x1 - 12.0) as u32, (y1 - 12.0) as u32);
+    let b_rgb = [0x20, 0xc0, 0xe0];
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| s.share(inner, PAGE_RGB, 6) > 0.9);
+    assert!(shot.share(inner, PAGE_RGB, 6) > 0.9, "page A never showed:\n{}", app.log_tail());
+    // The bar's controls, in screen pixels (zoom 1): buttons 24 wide from x+30, the field after them.
+    let bar_y = (rect.y + 15.0) as i64;
+    let back = (rect.x + 42.0) as i64;
+    let forward = (rect.x + 68.0) as i64;
+    let reload = (rect.x + 94.0) as i64;
+    let field = (rect.x + 250.0) as i64;
+    let click = |x: i64| {
+        display.xdotool(&["mousemove", &x.to_string(), &bar_y.to_string(), "click", "1"]);
+        std::thread::sleep(Duration::from_millis(400));
+    };
+    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    // Back is dim and does nothing with no history.
+    click(back);
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(hits[0].load(Ordering::SeqCst), 1, "back with no history loaded nothing");
+    // A click on the field selects the whole address: typing replaces it, Enter goes.
+    click(field);
+    display.xdotool(&["type", "--delay", "30", &b_url]);
+    display.xdotool(&["key", "Return"]);
+    shows(&b_url, "the typed address loaded");
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| s.share(inner, b_rgb, 6) > 0.9);
+    assert!(shot.share(inner, b_rgb, 6) > 0.9, "page B never showed");
+    click(back);
+    shows(&base, "back");
+    click(forward);
+    shows(&b_url, "forward");
+    let before = hits[1].load(Ordering::SeqCst);
+    click(reload);
+    support::eventually(30, "reload requested the page again", || {
+        (hits[1].load(Ordering::SeqCst) > before).then_some(())
+    });
+    // Ctrl+L, a refused scheme: the field says why in red, the page stays.
+    let field_box = ((rect.x + 116.0) as u32, (rect.y + 6.0) as u32, (rect.x + 400.0) as u32, (rect.y + 24.0) as u32);
+    let red = [0xf7, 0x76, 0x8e];
+    let no_red = display.screenshot().map_or(1.0, |s| s.share(field_box, red, 40));
+    display.xdotool(&["mousemove", "640", "300", "click", "1"]);
+    display.xdotool(&["key", "ctrl+l"]);
+    display.xdotool(&["type", "--delay", "30", "data:text/html,hi"]);
+    display.xdotool(&["key", "Return"]);
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(20), |s| s.share(field_box, red, 40) > 0.01);
+    let refused = shot.share(field_box, red, 40);
+    if refused <= 0.01 || no_red >= 0.001 {
+        let saved = save_failure(&shot, "address-refused");
+        panic!("no refusal in the field ({refused}, before {no_red}): {saved:?}\n{}", app.log_tail());
+    }
+    assert_eq!(url_of_page().as_ref().and_then(|u| u.as_str()), Some(b_url.as_str()), "the page stayed");
+    // Escape puts the URL back: the red goes.
+    display.xdotool(&["key", "Escape"]);
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(20), |s| s.share(field_box, red, 40) < 0.001);
+    assert!(shot.share(field_box, red, 40) < 0.001, "Escape did not restore the address");
+    // Ctrl+L again, back to page A; then Ctrl+F finds "milk" on it: the page highlights the matches.
+    display.xdotool(&["key", "ctrl+l"]);
+    display.xdotool(&["type", "--delay", "30", &base]);
+    display.xdotool(&["key", "Return"]);
+    shows(&base, "Ctrl+L and Enter");
+    let yellow = [0xff, 0xff, 0x00];
+    let text_rows = (inner.0, inner.1, inner.2, inner.1 + 80);
+    wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| s.share(inner, PAGE_RGB, 6) > 0.5);
+    display.xdotool(&["key", "ctrl+f"]);
+    display.xdotool(&["type", "--delay", "60", "milk"]);
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(20), |s| s.share(text_rows, yellow, 60) > 0.0);
+    if shot.share(text_rows, yellow, 60) == 0.0 {
+        let saved = save_failure(&shot, "find");
+        panic!("no match highlighted: {saved:?}\n{}", app.log_tail());
+    }
+    display.xdotool(&["key", "Escape"]);
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(20), |s| s.share(text_rows, yellow, 60) == 0.0);
+    assert_eq!(shot.share(text_rows, yellow, 60), 0.0, "Escape did not clear the highlights");
+}
+
+/// Serves a page whose whole body is a link to `/report.txt`, sent as an attachment.
+fn serve_download_page() -> String {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let base = format!("http://{}/", listener.local_addr().expect("local addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let Ok(read_half) = stream.try_clone() else { return };
+                let mut reader = BufReader::new(read_half);
+                let mut request = String::new();
+                let _ = reader.read_line(&mut request);
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                }
+                let mut s = stream;
+                if request.split_whitespace().nth(1) == Some("/report.txt") {
+                    let body = "quarterly report\n";
+                    let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Disposition: attachment; filename=\"report.txt\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+                } else {
+                    let page = "<html><head><title>downloads</title></head><body style='margin:0;background:#e020c0'>\
+                        <a href='/report.txt' style='position:absolute;left:0;top:0;width:100%;height:100%'></a></body></html>";
+                    let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nCache-Control: no-store\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}", page.len());
+                }
+            });
+        }
+    });
+    base
+}
+
+#[test]
+fn a_download_shows_on_its_node_opens_its_folder_and_is_put_away() {
+    use termsprawl::runtime::downloads::DownloadEntry;
+    use termsprawl::window::download_strip::{Shelf, ShelfAction};
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let url = serve_download_page();
+    let rect = Rect::new(100.0, 100.0, 900.0, 560.0);
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let (dir, data, folder, runtime) = fixture(&url, rect, camera);
+    // The desktop's file manager is outside the product: a stand-in xdg-open records what it was asked to open.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let opened = dir.path().join("opened.txt");
+    let script = format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display());
+    std::fs::write(bin.join("xdg-open"), script).expect("write xdg-open");
+    std::fs::set_permissions(bin.join("xdg-open"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let path = std::env::join_paths(
+        std::iter::once(bin.clone()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .expect("PATH");
+    let path = PathBuf::from(path);
+    let display = Display::start();
+    let mut app = App::start_with_env(&display, &data, &folder, &runtime, &[("PATH", path.as_path())]);
+    let (x0, y0, x1, y1) = body_on_screen(rect, camera);
+    let inner = ((x0 + 12.0) as u32, (y0 + 12.0) as u32, (x1 - 12.0) as u32, (y1 - 12.0) as u32);
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| s.share(inner, PAGE_RGB, 6) > 0.4);
+    assert!(
+        shot.share(inner, PAGE_RGB, 6) > 0.4,
+        "the page never appeared (screenshot: {:?})\n{}",
+        save_failure(&shot, "download-page"),
+        app.log_tail()
+    );
+    display.xdotool(&["mousemove", &format!("{}", (x0 + 300.0).round()), &format!("{}", (y0 + 100.0).round())]);
+    display.xdotool(&["click", "1"]);
+
+    let saved = data.join("downloads").join("report.txt");
+    let end = Instant::now() + Duration::from_secs(30);
+    while !saved.is_file() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(std::fs::read_to_string(&saved).ok().as_deref(), Some("quarterly report\n"), "{}", app.log_tail());
+
+    // Where the window lays the shelf out: the same layout code, over the same body.
+    let entry = DownloadEntry {
+        guid: String::new(),
+        name: "report.txt".into(),
+        path: Some(saved.clone()),
+        received: 17,
+        total: 17,
+        state: cef_bridge::DownloadState::Completed,
+    };
+    let body = canvas_render::Rect::new(x0 as f32, y0 as f32, (x1 - x0) as f32, (y1 - y0) as f32);
+    let shelf = Shelf { node: NodeId::new("page").unwrap(), body, entries: vec![entry] };
+    let p = shelf.panel();
+    let panel = ((p.x + 4.0) as u32, (p.y + 4.0) as u32, (p.x + p.w - 4.0) as u32, (p.y + p.h - 4.0) as u32);
+    let shown = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| s.share(panel, PAGE_RGB, 6) < 0.05);
+    let picture = save_failure(&shown, "download-shelf");
+    assert!(
+        shown.share(panel, PAGE_RGB, 6) < 0.05,
+        "no shelf over the page (screenshot: {picture:?})\n{}",
+        app.log_tail()
+    );
+
+    let l = shelf.layout()[0];
+    let open = l.open.expect("a saved download can show its folder");
+    let (ox, oy) = (open.x + open.w / 2.0, open.y + open.h / 2.0);
+    assert!(matches!(shelf.press(ox, oy), Some(ShelfAction::OpenFolder(_))));
+    display.xdotool(&["mousemove", &format!("{}", ox.round()), &format!("{}", oy.round())]);
+    display.xdotool(&["click", "1"]);
+    let end = Instant::now() + Duration::from_secs(15);
+    while !opened.is_file() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        std::fs::read_to_string(&opened).ok().map(PathBuf::from),
+        Some(data.join("downloads")),
+        "Open folder did not hand the folder to the desktop\n{}",
+        app.log_tail()
+    );
+
+    let close = l.close.expect("an ended download can be put away");
+    display.xdotool(&[
+        "mousemove",
+        &format!("{}", (close.x + close.w / 2.0).round()),
+        &format!("{}", (close.y + close.h / 2.0).round()),
+    ]);
+    display.xdotool(&["click", "1"]);
+    let gone = wait_for_screen(&display, &mut app, Duration::from_secs(15), |s| s.share(panel, PAGE_RGB, 6) > 0.9);
+    assert!(
+        gone.share(panel, PAGE_RGB, 6) > 0.9,
+        "Clear did not put the shelf away (screenshot: {:?})\n{}",
+        save_failure(&gone, "download-dismissed"),
+        app.log_tail()
+    );
+    assert!(saved.is_file(), "putting it away keeps the file");
+}
+
+#[test]
+fn a_file_input_opens_a_picker_in_the_project_folder_answered_by_typing_and_by_clicks() {
+    use termsprawl::window::file_picker::FilePicker;
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let page = "<html><head><title>picking</title></head><body style='margin:0;background:#e020c0;height:100vh'>\
+        <input id='f' type='file' multiple style='position:absolute;left:0;top:0;width:100%;height:100%;opacity:0'\
+         onchange=\"document.title = 'chosen ' + [...this.files].map(f => f.name + ':' + f.size).join(',')\">\
+        </body></html>";
+    let url = support::serve_page(page);
+    let rect = Rect::new(100.0, 100.0, 900.0, 600.0);
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let (_dir, data, folder, runtime) = fixture(&url, rect, camera);
+    std::fs::write(folder.join("alpha.txt"), "first").expect("write a file");
+    std::fs::write(folder.join("beta.txt"), "second!").expect("write a file");
+    std::fs::create_dir_all(folder.join("docs")).expect("a folder");
+    let display = Display::start();
+    let mut app = App::start(&display, &data, &folder, &runtime);
+    let (x0, y0, x1, y1) = body_on_screen(rect, camera);
+    let inner = ((x0 + 12.0) as u32, (y0 + 12.0) as u32, (x1 - 12.0) as u32, (y1 - 12.0) as u32);
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| s.share(inner, PAGE_RGB, 6) > 0.4);
+    assert!(
+        shot.share(inner, PAGE_RGB, 6) > 0.4,
+        "the page never appeared (screenshot: {:?})\n{}",
+        save_failure(&shot, "picker-page"),
+        app.log_tail()
+    );
+    let click_page = || {
+        display.xdotool(&["mousemove", &format!("{}", (x0 + 60.0).round()), &format!("{}", (y0 + 60.0).round())]);
+        display.xdotool(&["click", "1"]);
+    };
+    click_page();
+
+    // Where the window lays the picker out: the same code, over the same body, in the same folder.
+    let body = canvas_render::Rect::new(x0 as f32, y0 as f32, (x1 - x0) as f32, (y1 - y0) as f32);
+    let chooser = cef_bridge::FileChooser {
+        mode: cef_bridge::ChooserMode::OpenMultiple,
+        title: String::new(),
+        default_path: String::new(),
+        accept: vec![],
+    };
+    let picker = FilePicker::new(chooser, &folder);
+    let l = picker.layout(body);
+    let p = l.panel;
+    let panel = ((p.x + 4.0) as u32, (p.y + 4.0) as u32, (p.x + p.w - 4.0) as u32, (p.y + p.h - 4.0) as u32);
+    let shown = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| s.share(panel, PAGE_RGB, 6) < 0.05);
+    let picture = save_failure(&shown, "picker-open");
+    assert!(
+        shown.share(panel, PAGE_RGB, 6) < 0.05,
+        "no picker over the page (screenshot: {picture:?})\n{}",
+        app.log_tail()
+    );
+
+    // By keys: the window takes the keyboard as a WM's click would, then "bet" narrows to beta.txt and Enter chooses it.
+    let status = Command::new("sh")
+        .args(["-c", "eval \"$(xdotool getmouselocation --shell)\" && xdotool windowfocus --sync \"$WINDOW\""])
+        .env("DISPLAY", display.name())
+        .status()
+        .expect("run xdotool");
+    assert!(status.success(), "could not give the window the keyboard");
+    display.xdotool(&["type", "bet"]);
+    display.xdotool(&["key", "Return"]);
+    let text = wait_for_layout(&folder, "chosen beta.txt:7", Duration::from_secs(30));
+    assert!(
+        text.contains("chosen beta.txt:7"),
+        "typing and Enter did not choose beta.txt:\n{text}\n{}",
+        app.log_tail()
+    );
+
+    // By clicks: alpha.txt's row (after the docs folder), then Open.
+    click_page();
+    wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| s.share(panel, PAGE_RGB, 6) < 0.05);
+    let names: Vec<String> = picker.visible().iter().map(|e| e.name.clone()).collect();
+    assert_eq!(names, vec!["docs", "alpha.txt", "beta.txt"]);
+    let (_, row) = l.rows[1];
+    for (x, y) in [(row.x + 40.0, row.y + row.h / 2.0), (l.ok.x + l.ok.w / 2.0, l.ok.y + l.ok.h / 2.0)] {
+        display.xdotool(&["mousemove", &format!("{}", x.round()), &format!("{}", y.round())]);
+        display.xdotool(&["click", "1"]);
+        std::thread::sleep(Duration::from_millis(700));
+    }
+    let text = wait_for_layout(&folder, "chosen alpha.txt:5", Duration::from_secs(30));
+    if !text.contains("chosen alpha.txt:5") {
+        let shot = display.screenshot().expect("a screenshot");
+        panic!(
+            "a click on alpha.txt and Open did not choose it (screenshot: {:?}):\n{text}\n{}",
+            save_failure(&shot, "picker-click"),
+            app.log_tail()
+        );
+    }
+
+    // Escape cancels: the page keeps its choice.
+    click_page();
+    wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| s.share(panel, PAGE_RGB, 6) < 0.05);
+    display.xdotool(&["key", "Escape"]);
+    let gone = wait_for_screen(&display, &mut app, Duration::from_secs(15), |s| s.share(panel, PAGE_RGB, 6) > 0.9);
+    assert!(
+        gone.share(panel, PAGE_RGB, 6) > 0.9,
+        "Escape did not close the picker (screenshot: {:?})\n{}",
+        save_failure(&gone, "picker-escape"),
+        app.log_tail()
+    );
+    let text = wait_for_layout(&folder, "chosen alpha.txt:5", Duration::from_secs(5));
+    assert!(text.contains("chosen alpha.txt:5"), "cancelling changed the page's choice:\n{text}");
 }

@@ -44,6 +44,7 @@ fn layout(base: &str) -> Vec<Node> {
             id: NodeId::new(format!("n{i}")).expect("valid id"),
             kind,
             title,
+            name: None,
             rect,
             z: i as i64,
             colour: None,
@@ -296,7 +297,7 @@ fn frames(base: &str, count: usize) -> Result<()> {
     let config =
         RuntimeConfig { data_dir: data, project: Some(folder), browser_control: false, views_follow_zoom: true };
     let waker = Waker::new();
-    let mut rt = headless::start_runtime(config, cef_bridge::DisplayMode::Headless, waker.clone())?;
+    let mut rt = headless::start_runtime(config, cef_bridge::DisplayMode::Headless, waker.clone(), None)?;
     let nodes = layout(base);
     let camera = fitted_camera(&nodes);
     // Fit first, so browsers are created at their displayed size.

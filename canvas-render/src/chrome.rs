@@ -2,6 +2,7 @@
 //! focus glow and selection ring, laid out in the pixels of a node's cached texture.
 //! Pure layout: produces shape instances and text labels, no GPU calls.
 
+use crate::browser_bar::{bar_layout, push_bar};
 use crate::geometry::Rect;
 use crate::quad::QuadInstance;
 use crate::scene::{Color, NodeContent, NodeKind, NodeView};
@@ -172,12 +173,16 @@ pub(crate) fn build_chrome(
     push_icon(&mut q, node.kind, m + pad, icon_y, icon, style.icon, s);
     let mut title_right = m + w - pad;
     let mut labels = Vec::new();
-    if let Some(badge) = &node.badge {
+    // A browser's bar: the badge goes right of its address field, and not under the find field.
+    let bar_start = node.bar.as_ref().map(|_| m + px(bar_layout(node.rect.w, theme.title_height).title_x));
+    let badge = node.badge.as_ref().filter(|_| node.bar.as_ref().is_none_or(|b| b.find.is_none()));
+    if let Some(badge) = badge {
         let size = theme.badge_font_size * s;
         let text_w = measure(&badge.text, size, true).ceil();
         let pill_h = px(18.0);
         let pill_w = text_w + px(22.0);
-        let pill_x = (m + w - pad - pill_w).max(m + pad + icon);
+        let pill_x = (m + w - pad - pill_w).max(bar_start.unwrap_or(m + pad + icon));
+        let pill_w = pill_w.min(m + w - pad - pill_x).max(0.0);
         let pill_y = m + ((th - pill_h) * 0.5).round();
         q.push(QuadInstance::fill(pill_x, pill_y, pill_w, pill_h, pill_h * 0.5, badge.color.with_alpha(56)));
         q.push(QuadInstance::fill(
@@ -206,21 +211,30 @@ pub(crate) fn build_chrome(
         title_right = pill_x - px(8.0);
     }
     let title_size = theme.title_font_size * s;
-    let title_x = m + pad + icon + px(8.0);
-    labels.push(Label {
-        text: node.title.clone(),
-        bounds: [
-            title_x,
-            m + ((th - title_size * 1.3) * 0.5).round(),
-            (title_right - title_x).max(1.0),
-            title_size * 1.3 + 1.0,
-        ],
-        size: title_size,
-        line_height: 1.3,
-        color: style.title_text,
-        wrap: false,
-        bold: false,
-    });
+    let mut title_x = m + pad + icon + px(8.0);
+    if let Some(bar) = &node.bar {
+        let room = push_bar(&mut q, &mut labels, bar, (node.rect.w, th), (m, m), theme, s, &mut measure);
+        match room {
+            Some((from, _)) => title_x = from,
+            None => title_right = title_x,
+        }
+    }
+    if title_right - title_x >= px(24.0) {
+        labels.push(Label {
+            text: node.title.clone(),
+            bounds: [
+                title_x,
+                m + ((th - title_size * 1.3) * 0.5).round(),
+                (title_right - title_x).max(1.0),
+                title_size * 1.3 + 1.0,
+            ],
+            size: title_size,
+            line_height: 1.3,
+            color: style.title_text,
+            wrap: false,
+            bold: false,
+        });
+    }
 
     let p = theme.body_padding * s;
     let content =
@@ -318,6 +332,7 @@ mod tests {
             focused: false,
             selected: false,
             content: NodeContent::Empty,
+            bar: None,
         }
     }
 

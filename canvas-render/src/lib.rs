@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+mod browser_bar;
 mod camera;
 mod cells;
 mod chrome;
@@ -27,6 +28,7 @@ mod theme;
 #[cfg(feature = "visual-test")]
 pub mod visual_test;
 
+pub use browser_bar::{bar_layout, bar_part_at, BarLayout, BarPart, BrowserBar, FieldEdit, FindField};
 pub use camera::{
     zoom_bounds, Camera, MAX_CAMERA_ZOOM, MAX_UI_SCALE, MAX_ZOOM, MIN_CAMERA_ZOOM, MIN_UI_SCALE, MIN_ZOOM,
 };

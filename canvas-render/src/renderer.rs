@@ -846,6 +846,7 @@ fn node_signature(node: &NodeView, scale: f32) -> u64 {
     node.title.hash(&mut h);
     node.color.hash(&mut h);
     node.badge.hash(&mut h);
+    node.bar.hash(&mut h);
     node.focused.hash(&mut h);
     node.selected.hash(&mut h);
     match &node.content {
@@ -956,6 +957,7 @@ mod tests {
             focused: false,
             selected: false,
             content: NodeContent::Text("a".into()),
+            bar: None,
         }
     }
 

@@ -125,6 +125,8 @@ pub struct NodeView {
     pub selected: bool,
     /// Body content.
     pub content: NodeContent,
+    /// A browser's title bar controls (back, forward, reload, address, find), if any.
+    pub bar: Option<crate::browser_bar::BrowserBar>,
 }
 
 /// Everything drawn in one frame.

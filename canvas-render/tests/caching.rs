@@ -113,6 +113,7 @@ fn offscreen_nodes_are_not_rendered_until_visible() {
         focused: false,
         selected: false,
         content: NodeContent::Text("hello".into()),
+        bar: None,
     });
     let stats = render(&gpu, &mut r, &scene, &Camera::default());
     assert_eq!(stats.nodes_total, scene.nodes.len());

@@ -69,6 +69,7 @@ fn wide_cjk_cells() {
         focused: false,
         selected: false,
         content: NodeContent::Terminal(grid.clone()),
+        bar: None,
     };
     // Two wide chars take exactly the space of four narrow ones.
     assert!(grid.cell(0, 0).unwrap().wide && grid.cell(0, 1).unwrap().wide_spacer);

@@ -20,6 +20,7 @@ fn browser_scene() -> Scene {
             focused: false,
             selected: false,
             content: NodeContent::Texture { key: 9, generation: 1 },
+            bar: None,
         }],
         links: vec![],
     }
@@ -182,6 +183,7 @@ fn overlay_is_drawn_in_target_pixels_at_any_zoom_and_damages_the_frame() {
         focused: false,
         selected: false,
         content: NodeContent::Empty,
+        bar: None,
     }]);
     assert!(r.needs_redraw(&scene, &camera, (300, 200)), "a new overlay damages the frame");
     let with = r.render_to_rgba(&scene, &camera, 300, 200).unwrap();
@@ -211,6 +213,7 @@ fn links_are_drawn_under_nodes_between_their_centres_and_damage_the_frame() {
         focused: false,
         selected: false,
         content: NodeContent::Empty,
+        bar: None,
     };
     // Centres (60, 60) and (310, 210): the link runs right along y = 60, then down x = 310.
     let mut scene =

@@ -23,7 +23,8 @@ use crate::sessions::{DropReason, Session, SessionKind};
 /// After a guest failed to describe itself, how long before it is asked again.
 const PROBE_RETRY: Duration = Duration::from_secs(2);
 
-enum Step {
+/// What running a browser-level command left to do.
+pub(crate) enum Step {
     Done,
     NeedTargets,
     Wait(RootWait),
@@ -56,17 +57,17 @@ impl Router {
         }
     }
 
-    fn reply(&self, id: i64, session: Option<&str>, result: Value) {
+    pub(crate) fn reply(&self, id: i64, session: Option<&str>, result: Value) {
         self.send(protocol::value_reply(id, session, &result));
     }
 
-    fn fail(&self, id: i64, session: Option<&str>, code: i64, message: &str) {
+    pub(crate) fn fail(&self, id: i64, session: Option<&str>, code: i64, message: &str) {
         self.send(protocol::error_reply(Some(id), session, code, message));
     }
 
     /// The command's params as `P`, or None once the command was answered with
     /// an invalid-params error.
-    fn params_or_fail<P: serde::de::DeserializeOwned>(&self, rc: &RootCommand) -> Option<P> {
+    pub(crate) fn params_or_fail<P: serde::de::DeserializeOwned>(&self, rc: &RootCommand) -> Option<P> {
         match rc.cmd.params_as::<P>() {
             Ok(p) => Some(p),
             Err(e) => {
@@ -93,11 +94,14 @@ impl Router {
                 self.reply(id, session, json!({}));
                 self.request_close(1000, "Browser.close");
             }
-            "Browser.setDownloadBehavior" => return self.forward_profile_wide(rc, true),
+            "Browser.setDownloadBehavior" => self.set_download_behavior(rc),
             "Storage.getCookies" | "Storage.setCookies" | "Storage.clearCookies" => {
-                return self.forward_profile_wide(rc, false)
+                return self.forward_profile_wide(rc)
             }
             "Runtime.runIfWaitingForDebugger" => self.reply(id, session, json!({})),
+            "Browser.getWindowForTarget" => return self.window_for_target(rc),
+            "Browser.getWindowBounds" => self.window_bounds(rc),
+            "Browser.setWindowBounds" | "Browser.setContentsSize" => return self.set_window_size(rc),
             "Target.getBrowserContexts" => self.reply(
                 id,
                 session,
@@ -118,17 +122,7 @@ impl Router {
             "Target.setDiscoverTargets" => return self.set_discover_targets(rc),
             "Target.setAutoAttach" => return self.set_auto_attach(rc),
             "Target.attachToTarget" => return self.attach_to_target(rc),
-            "Target.attachToBrowserTarget" => {
-                let sid = self.shared.session_ids.next();
-                self.sessions.add_browser(sid.clone(), rc.session.clone());
-                let info = self.browser_target_info();
-                self.emit(
-                    "Target.attachedToTarget",
-                    &json!({"sessionId": sid, "targetInfo": info, "waitingForDebugger": false}),
-                    session,
-                );
-                self.reply(id, session, json!({"sessionId": sid}));
-            }
+            "Target.attachToBrowserTarget" => self.attach_to_browser(rc),
             "Target.detachFromTarget" => self.detach_from_target(rc),
             "Target.createTarget" => return self.create_target(rc),
             "Target.closeTarget" => return self.close_target(rc),
@@ -139,10 +133,13 @@ impl Router {
                 }) else {
                     return Step::Done;
                 };
-                let guests = self.shared.guests.clone();
-                tokio::task::spawn_blocking(move || guests.activate(&guest));
-                self.reply(id, session, json!({}));
+                return self.activate(rc, guest);
             }
+            // Chromium activates the page's tab (and so focuses it); here: its node.
+            "Page.bringToFront" => match self.page_session_guest(session) {
+                Some(guest) => return self.activate(rc, guest),
+                None => self.send(protocol::not_found_reply(id, session, &rc.cmd.method)),
+            },
             other => self.send(protocol::not_found_reply(id, session, other)),
         }
         Step::Done
@@ -154,7 +151,7 @@ impl Router {
     }
 
     /// Resolves `params.targetId` to a live guest. `Ok(None)`: an error was already sent.
-    fn guest_by_target_param(&mut self, rc: &RootCommand) -> Result<Option<GuestId>, Step> {
+    pub(crate) fn guest_by_target_param(&mut self, rc: &RootCommand) -> Result<Option<GuestId>, Step> {
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
         let target_id = match rc.cmd.params_as::<TargetIdParam>() {
             Ok(p) => p.target_id,
@@ -262,14 +259,36 @@ impl Router {
         Step::Done
     }
 
+    /// A browser session, announced on the caller's session before the reply.
+    fn attach_to_browser(&mut self, rc: &RootCommand) {
+        let (id, session) = (rc.cmd.id, rc.session.as_deref());
+        let sid = self.shared.session_ids.next();
+        self.sessions.add_browser(sid.clone(), rc.session.clone());
+        let info = self.browser_target_info();
+        self.emit(
+            "Target.attachedToTarget",
+            &json!({"sessionId": sid, "targetInfo": info, "waitingForDebugger": false}),
+            session,
+        );
+        self.reply(id, session, json!({"sessionId": sid}));
+    }
+
     fn attach_to_target(&mut self, rc: &RootCommand) -> Step {
         #[derive(Deserialize)]
         struct Params {
             flatten: Option<bool>,
+            #[serde(rename = "targetId")]
+            target_id: Option<String>,
         }
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        if rc.cmd.params_as::<Params>().ok().and_then(|p| p.flatten) != Some(true) {
+        let params = rc.cmd.params_as::<Params>().ok();
+        if params.as_ref().and_then(|p| p.flatten) != Some(true) {
             self.fail(id, session, INVALID_PARAMS, "Only flatten mode is supported");
+            return Step::Done;
+        }
+        // Chromium attaches to its own browser target too (Puppeteer's `browser.target().createCDPSession()`).
+        if params.and_then(|p| p.target_id).is_some_and(|t| t == self.shared.browser_target_id) {
+            self.attach_to_browser(rc);
             return Step::Done;
         }
         let Some(guest) = (match self.guest_by_target_param(rc) {
@@ -335,8 +354,8 @@ impl Router {
         }
     }
 
-    /// Forwards a profile-wide command (cookies, downloads) to the first live guest.
-    fn forward_profile_wide(&mut self, rc: &RootCommand, lenient: bool) -> Step {
+    /// Forwards a profile-wide command (cookies) to the first live guest.
+    fn forward_profile_wide(&mut self, rc: &RootCommand) -> Step {
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
         let params = match self.guest_params(&rc.cmd) {
             Ok(p) => p,
@@ -350,17 +369,12 @@ impl Router {
             (!ch.crashed()).then_some(ch)
         });
         let Some(channel) = channel else {
-            if lenient {
-                // Nothing to apply it to yet; Playwright's connect must not fail on it.
-                self.reply(id, session, json!({}));
-            } else {
-                self.fail(
-                    id,
-                    session,
-                    SERVER_ERROR,
-                    "No browser node is open: cookies live in the browser profile, open a page first",
-                );
-            }
+            self.fail(
+                id,
+                session,
+                SERVER_ERROR,
+                "No browser node is open: cookies live in the browser profile, open a page first",
+            );
             return Step::Done;
         };
         let shared = self.shared.clone();
@@ -369,7 +383,7 @@ impl Router {
         let session = rc.session.clone();
         tokio::spawn(async move {
             let result = guest_call::call(&channel, &shared.message_ids, &method, params.as_deref()).await;
-            let _ = tx.send(Internal::Forwarded { id, session, lenient, result });
+            let _ = tx.send(Internal::Forwarded { id, session, result });
         });
         Step::Wait(RootWait::Io)
     }
@@ -379,9 +393,15 @@ impl Router {
         struct Params {
             #[serde(default)]
             url: String,
+            #[serde(default)]
+            background: bool,
+            focus: Option<bool>,
         }
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(raw_url) = self.params_or_fail::<Params>(rc).map(|p| p.url) else { return Step::Done };
+        let Some(params) = self.params_or_fail::<Params>(rc) else { return Step::Done };
+        // Chromium: `focus` when given, else a foreground target is focused.
+        let focus = params.focus.unwrap_or(!params.background);
+        let raw_url = params.url;
         if let Err(e) = self.guest_params(&rc.cmd) {
             self.fail(id, session, INVALID_PARAMS, &e);
             return Step::Done;
@@ -398,10 +418,29 @@ impl Router {
         let tx = self.internal_tx.clone();
         let session = rc.session.clone();
         tokio::spawn(async move {
-            let result = tokio::task::spawn_blocking(move || guests.open(&url))
-                .await
-                .unwrap_or_else(|_| Err(GuestError::new("opening the browser node panicked")));
+            let result = tokio::task::spawn_blocking(move || {
+                let guest = guests.open(&url)?;
+                if focus {
+                    guests.focus_page(&guest);
+                }
+                Ok(guest)
+            })
+            .await
+            .unwrap_or_else(|_| Err(GuestError::new("opening the browser node panicked")));
             let _ = tx.send(Internal::Opened { id, session, result });
+        });
+        Step::Wait(RootWait::Io)
+    }
+
+    /// Focuses the guest's node; the reply follows once it is done, so the page has focus by then.
+    fn activate(&mut self, rc: &RootCommand, guest: GuestId) -> Step {
+        let guests = self.shared.guests.clone();
+        let tx = self.internal_tx.clone();
+        let (id, session) = (rc.cmd.id, rc.session.clone());
+        tokio::spawn(async move {
+            // A panic in the app's activate is not the client's business: answer anyway.
+            let _ = tokio::task::spawn_blocking(move || guests.activate(&guest)).await;
+            let _ = tx.send(Internal::Activated { id, session });
         });
         Step::Wait(RootWait::Io)
     }
@@ -430,13 +469,9 @@ impl Router {
     pub(crate) fn on_internal(&mut self, internal: Internal) {
         match internal {
             Internal::Learned { guest, channel_key, result } => self.learned(guest, channel_key, result),
-            Internal::Forwarded { id, session, lenient, result } => {
+            Internal::Forwarded { id, session, result } => {
                 match result {
                     Ok(raw) => self.send(protocol::raw_reply(id, session.as_deref(), Some(&raw), None)),
-                    Err(e) if lenient => {
-                        tracing::debug!(error = %e, "profile-wide command failed in the guest; accepted locally");
-                        self.reply(id, session.as_deref(), json!({}));
-                    }
                     Err(CallError::Remote(error)) => match RawValue::from_string(error) {
                         Ok(raw) => self.send(protocol::raw_reply(id, session.as_deref(), None, Some(&raw))),
                         Err(_) => self.fail(id, session.as_deref(), SERVER_ERROR, "The browser answered with an error"),
@@ -462,6 +497,19 @@ impl Router {
                     self.finish_wait();
                 }
             },
+            Internal::Activated { id, session } => {
+                self.reply(id, session.as_deref(), json!({}));
+                self.finish_wait();
+            }
+            Internal::Resized { id, session, result } => {
+                match result {
+                    Ok(()) => self.reply(id, session.as_deref(), json!({})),
+                    Err(e) => {
+                        self.fail(id, session.as_deref(), SERVER_ERROR, &format!("Failed to resize the window: {e}"))
+                    }
+                }
+                self.finish_wait();
+            }
             Internal::Closed { id, session, guest, result } => {
                 match result {
                     Ok(()) => {
@@ -485,7 +533,7 @@ impl Router {
         }
     }
 
-    fn finish_wait(&mut self) {
+    pub(crate) fn finish_wait(&mut self) {
         self.browser.wait = None;
         self.pump_root();
     }

@@ -18,11 +18,15 @@ pub(crate) enum Internal {
     /// A guest described itself (or failed to).
     Learned { guest: GuestId, channel_key: usize, result: Result<PageInfo, CallError> },
     /// A browser-level command forwarded to a guest finished.
-    Forwarded { id: i64, session: Option<String>, lenient: bool, result: Result<Box<RawValue>, CallError> },
+    Forwarded { id: i64, session: Option<String>, result: Result<Box<RawValue>, CallError> },
     /// `Guests::open` finished (for `Target.createTarget`).
     Opened { id: i64, session: Option<String>, result: Result<GuestId, GuestError> },
     /// `Guests::close` finished (for `Target.closeTarget`).
     Closed { id: i64, session: Option<String>, guest: GuestId, result: Result<(), GuestError> },
+    /// `Guests::resize_window` finished (for `Browser.setWindowBounds` / `setContentsSize`).
+    Resized { id: i64, session: Option<String>, result: Result<(), GuestError> },
+    /// `Guests::activate` finished (for `Target.activateTarget` / `Page.bringToFront`).
+    Activated { id: i64, session: Option<String> },
 }
 
 /// A browser-level command and where its reply goes (root, or a browser/page session).

@@ -10,10 +10,11 @@ use hyper::{Request, Response, StatusCode};
 
 use crate::client_slot::ClientSlot;
 use crate::config::FacadeConfig;
+use crate::downloads::DownloadNotifier;
 use crate::error::FacadeError;
 use crate::guest::Guests;
 use crate::http_access::{self, Body};
-use crate::ids::{random_guid, random_hex_id, MessageIds, SessionIds};
+use crate::ids::{random_hex_id, MessageIds, SessionIds};
 use crate::server_thread::{bind_loopback, ServerThread};
 use crate::shared::Shared;
 use crate::{discovery, ws};
@@ -35,12 +36,14 @@ impl Facade {
             guests,
             port,
             config,
-            browser_target_id: random_guid()?,
+            browser_target_id: local_guard::random_uuid()?,
             browser_context_id: random_hex_id()?,
             message_ids: MessageIds::default(),
             session_ids: SessionIds::new()?,
             clients: ClientSlot::default(),
             guests_changed: Arc::new(tokio::sync::Notify::new()),
+            downloads: DownloadNotifier::new(),
+            window_ids: Default::default(),
         });
         let handler_shared = shared.clone();
         let handler = move |req: Request<Incoming>| {
@@ -77,6 +80,11 @@ impl Facade {
     /// A handle the app rings when browser nodes appear or go (any thread).
     pub fn guests_changed_notifier(&self) -> GuestsChanged {
         GuestsChanged(self.shared.guests_changed.clone())
+    }
+
+    /// The handle the app tells of its pages' downloads (any thread).
+    pub fn download_notifier(&self) -> DownloadNotifier {
+        self.shared.downloads.clone()
     }
 
     /// Disconnects the client (cleaning up its guest sessions) and stops the server.

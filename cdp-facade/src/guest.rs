@@ -63,6 +63,19 @@ pub struct BrowserVersion {
     pub js_version: String,
 }
 
+/// Where a guest's node is and how large its page is, in CSS pixels (`Browser.Bounds`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowBounds {
+    /// The node's left edge on the canvas.
+    pub left: i32,
+    /// The node's top edge on the canvas.
+    pub top: i32,
+    /// The page's width.
+    pub width: u32,
+    /// The page's height.
+    pub height: u32,
+}
+
 /// The app's registry of browser nodes, as the facade and the agent server need it.
 ///
 /// `list`, `channel`, `normalize_url` and `version` are called from the
@@ -78,12 +91,29 @@ pub trait Guests: Send + Sync + 'static {
     fn open(&self, url: &str) -> Result<GuestId, GuestError>;
     /// Closes the browser node behind `id` (the node goes away from the canvas).
     fn close(&self, id: &GuestId) -> Result<(), GuestError>;
-    /// Focuses the node and pans the canvas to it.
+    /// Focuses the node and pans the canvas to it; may block.
     fn activate(&self, id: &GuestId);
+    /// Gives the guest's page keyboard focus (`document.hasFocus()`), as
+    /// Chromium gives a new foreground tab, without moving the app's own focus
+    /// (where the person's keys go); may block.
+    fn focus_page(&self, id: &GuestId);
     /// The app's URL policy: the URL to open, or why it is refused.
     fn normalize_url(&self, raw: &str) -> Result<String, GuestError>;
     /// Product, revision, user agent and V8 version of the embedded Chromium.
     fn version(&self) -> BrowserVersion;
+    /// Answers the JavaScript dialog the guest's page is blocked on
+    /// (`Page.handleJavaScriptDialog`): OK or Cancel, and a prompt's text
+    /// (its default when `None`). Must return quickly; an error when no dialog
+    /// is showing ("No dialog is showing", as Chromium says).
+    fn answer_dialog(&self, id: &GuestId, accept: bool, prompt_text: Option<&str>) -> Result<(), GuestError>;
+    /// The guest's node as a window; `None` once it is gone. Must return quickly.
+    fn window_bounds(&self, id: &GuestId) -> Option<WindowBounds>;
+    /// Resizes the guest's node (through the app's model, like any resize) so
+    /// its page is `width` x `height` CSS pixels; may block.
+    fn resize_window(&self, id: &GuestId, width: u32, height: u32) -> Result<(), GuestError>;
+    /// Sets where every page's next downloads are saved (`Browser.setDownloadBehavior`);
+    /// must return quickly. The app reports downloads back through a [`crate::DownloadNotifier`].
+    fn set_download_behavior(&self, behavior: crate::DownloadBehavior) -> Result<(), GuestError>;
 }
 
 /// One guest's DevTools channel (a CEF browser host's DevTools message API).

@@ -1,5 +1,6 @@
 //! Identifiers the facade makes up: CDP message ids sent to guests, session
-//! ids, the browser target id and the shared browser context id.
+//! ids and the shared browser context id (the browser target id is
+//! `local_guard::random_uuid`).
 
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,16 +50,6 @@ impl SessionIds {
     }
 }
 
-/// A random GUID-shaped id, the form Chromium uses for the browser target.
-pub(crate) fn random_guid() -> Result<String, RandomError> {
-    let mut b = [0u8; 16];
-    fill_random(&mut b)?;
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = hex(&b);
-    Ok(format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32]))
-}
-
 /// 32 random upper-case hex characters (the form of a browser context id).
 pub(crate) fn random_hex_id() -> Result<String, RandomError> {
     let mut b = [0u8; 16];
@@ -93,10 +84,9 @@ mod tests {
     }
 
     #[test]
-    fn guid_has_dashes_and_version() {
-        let g = random_guid().unwrap();
-        assert_eq!(g.len(), 36);
-        assert_eq!(g.as_bytes()[14], b'4');
-        assert_eq!(random_hex_id().unwrap().len(), 32);
+    fn context_ids_are_32_upper_hex() {
+        let id = random_hex_id().unwrap();
+        assert_eq!(id.len(), 32);
+        assert!(id.bytes().all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(&c)));
     }
 }

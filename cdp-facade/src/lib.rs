@@ -14,16 +14,20 @@
 //!
 //! ```text
 //! agent_server  → discovery_file, error, guest, http_access, server_thread  (GET /info, POST /open)
-//! facade        → client_slot, config, discovery, error, guest, http_access, ids, server_thread, shared, ws
+//! facade        → client_slot, config, discovery, downloads, error, guest, http_access, ids, server_thread, shared, ws
 //! ws            → client_slot, http_access, router, shared  (upgrade, token check, socket loops)
 //! discovery     → guest_call, http_access, shared          (/json/*)
 //! browser       → browser_state, guest, guest_call, protocol, router, sessions
 //!                 (browser-level CDP: a second `impl Router` block)
-//! router        → browser_state, guest, guest_call, protocol, screenshot, sessions, shared
-//! shared        → client_slot, config, guest, ids          (state of the handlers and the client)
+//! window        → browser, browser_state, guest, protocol, router, sessions
+//!                 (`Browser.*Window*`, `setContentsSize`: a third `impl Router` block)
+//! router        → browser_state, dialogs, guest, guest_call, protocol, screenshot, sessions, shared
+//! shared        → client_slot, config, downloads, guest, ids (state of the handlers and the client)
 //! browser_state → guest, guest_call, protocol              (BrowserState, Internal: data only)
 //! guest_call    → guest, ids, protocol                     (one call on a guest channel)
 //! sessions      → guest                                    (the session table, DropReason)
+//! dialogs       → guest                                    (announced dialogs, late answers)
+//! downloads     → browser_state, guest, protocol, router  (setDownloadBehavior, download events: an `impl Router` block)
 //! server_thread → error, http_access
 //! discovery_file → error
 //! leaves:         client_slot, config, error, guest, http_access, ids, protocol, screenshot
@@ -31,15 +35,17 @@
 //!
 //! `browser.rs` adds methods to `router::Router`; `router.rs` calls two of
 //! them (`enqueue_root`, `browser_forget`) without importing the module, a
-//! method-level tie no `use` shows.
+//! method-level tie no `use` shows; `browser.rs` likewise calls `window.rs`'s.
 
 mod agent_server;
 mod browser;
 mod browser_state;
 mod client_slot;
 mod config;
+mod dialogs;
 mod discovery;
 mod discovery_file;
+mod downloads;
 mod error;
 mod facade;
 mod guest;
@@ -52,12 +58,14 @@ mod screenshot;
 mod server_thread;
 mod sessions;
 mod shared;
+mod window;
 mod ws;
 
 pub use agent_server::{AgentServer, AgentServerConfig, DISCOVERY_FILE_NAME, MAX_OPEN_BODY_BYTES};
 pub use config::{FacadeConfig, DEFAULT_MAX_MESSAGE_BYTES};
+pub use downloads::{DownloadBehavior, DownloadEvent, DownloadNotice, DownloadNotifier, DownloadState};
 pub use error::FacadeError;
 pub use facade::{Facade, GuestsChanged};
-pub use guest::{BrowserVersion, GuestChannel, GuestError, GuestId, GuestSink, Guests};
+pub use guest::{BrowserVersion, GuestChannel, GuestError, GuestId, GuestSink, Guests, WindowBounds};
 pub use ids::FACADE_ID_RANGE;
 pub use ws::CLOSE_UNAUTHORIZED;

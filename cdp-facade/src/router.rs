@@ -15,9 +15,11 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 use crate::browser_state::{BrowserState, Internal};
-use crate::guest::{channel_key, GuestChannel, GuestId, GuestSink, SinkEvent};
+use crate::dialogs::{self, AnnouncedDialogs};
+use crate::downloads::ClientDownloads;
+use crate::guest::{channel_key, GuestChannel, GuestError, GuestId, GuestSink, SinkEvent};
 use crate::guest_call::PageInfo;
-use crate::protocol::{self, ClientCommand, GuestEnvelope, SERVER_ERROR, SESSION_NOT_FOUND};
+use crate::protocol::{self, ClientCommand, GuestEnvelope, INVALID_PARAMS, SERVER_ERROR, SESSION_NOT_FOUND};
 use crate::sessions::{DropReason, Session, SessionKind, Sessions};
 use crate::shared::Shared;
 
@@ -26,6 +28,7 @@ const BROWSER_LEVEL_ON_PAGE: &[&str] = &[
     "Target.createTarget",
     "Target.closeTarget",
     "Target.activateTarget",
+    "Page.bringToFront",
     "Target.getTargets",
     "Target.getBrowserContexts",
     "Target.createBrowserContext",
@@ -34,6 +37,10 @@ const BROWSER_LEVEL_ON_PAGE: &[&str] = &[
     "Browser.close",
     "Browser.crash",
     "Browser.crashGpuProcess",
+    "Browser.getWindowForTarget",
+    "Browser.getWindowBounds",
+    "Browser.setWindowBounds",
+    "Browser.setContentsSize",
 ];
 
 /// What a released guest is told so the next client finds a fresh page.
@@ -113,6 +120,10 @@ pub(crate) struct Router {
     tags: HashMap<u64, GuestId>,
     pending: HashMap<i64, Pending>,
     pub(crate) browser: BrowserState,
+    /// Guests whose page announced a JavaScript dialog still open.
+    dialogs: AnnouncedDialogs,
+    /// Where this client wants downloads and their events.
+    pub(crate) downloads: ClientDownloads,
     close: Option<(u16, &'static str)>,
 }
 
@@ -132,6 +143,8 @@ impl Router {
             tags: HashMap::new(),
             pending: HashMap::new(),
             browser: BrowserState::default(),
+            dialogs: AnnouncedDialogs::default(),
+            downloads: ClientDownloads::default(),
             close: None,
         };
         (router, RouterInputs { guest: guest_rx, internal: internal_rx })
@@ -181,7 +194,7 @@ impl Router {
             Some(Session { kind: SessionKind::Browser, .. }) => self.enqueue_root(cmd, Some(session_id)),
             Some(Session { kind: SessionKind::Page { guest, .. }, .. }) => self.page_command(cmd, session_id, guest),
             None => match self.sessions.child(&session_id).map(|c| c.guest.clone()) {
-                Some(guest) => self.forward(cmd, &guest, Some(session_id.clone()), Some(session_id)),
+                Some(guest) => self.forward(safe_for_guest(cmd), &guest, Some(session_id.clone()), Some(session_id)),
                 None => self.send(protocol::error_reply(
                     Some(cmd.id),
                     Some(&session_id),
@@ -199,13 +212,8 @@ impl Router {
                 self.send(protocol::value_reply(cmd.id, Some(&session_id), &json!({})))
             }
             m if BROWSER_LEVEL_ON_PAGE.contains(&m) => self.enqueue_root(cmd, Some(session_id)),
-            "Page.captureScreenshot" => {
-                let mut cmd = cmd;
-                if let Some(params) = crate::screenshot::prefer_fast_png(cmd.params.as_deref()) {
-                    cmd.params = Some(params);
-                }
-                self.forward(cmd, &guest, None, Some(session_id))
-            }
+            "Page.handleJavaScriptDialog" => self.answer_dialog(&cmd, &session_id, &guest),
+            "Page.captureScreenshot" => self.forward(safe_for_guest(cmd), &guest, None, Some(session_id)),
             "Target.setAutoAttach" => {
                 #[derive(Deserialize)]
                 struct AutoAttach {
@@ -220,6 +228,36 @@ impl Router {
             }
             _ => self.forward(cmd, &guest, None, Some(session_id)),
         }
+    }
+
+    /// `Page.handleJavaScriptDialog`: answered through the app, which holds the
+    /// dialog's callback (the page's `Page.javascriptDialogClosed` follows from the guest).
+    fn answer_dialog(&mut self, cmd: &ClientCommand, session_id: &str, guest: &GuestId) {
+        #[derive(Deserialize)]
+        struct Answer {
+            accept: bool,
+            #[serde(rename = "promptText")]
+            prompt_text: Option<String>,
+        }
+        let answer = match cmd.params_as::<Answer>() {
+            Err(e) => return self.send(protocol::error_reply(Some(cmd.id), Some(session_id), INVALID_PARAMS, &e)),
+            Ok(a) => a,
+        };
+        let reply = |id: i64, session: &str, result: Result<(), GuestError>| match result {
+            Ok(()) => protocol::value_reply(id, Some(session), &json!({})),
+            Err(e) => protocol::error_reply(Some(id), Some(session), INVALID_PARAMS, &e.to_string()),
+        };
+        let result = self.shared.guests.answer_dialog(guest, answer.accept, answer.prompt_text.as_deref());
+        if result.is_ok() || !self.dialogs.is_open(guest) {
+            return self.send(reply(cmd.id, session_id, result));
+        }
+        // Announced but not yet held by the app: answered as soon as it is (see `dialogs`).
+        let (guests, guest, out, id, session) =
+            (self.shared.guests.clone(), guest.clone(), self.out.clone(), cmd.id, session_id.to_string());
+        tokio::spawn(async move {
+            let result = dialogs::answer_when_held(guests, guest, answer.accept, answer.prompt_text).await;
+            let _ = out.send(Outgoing::Text(reply(id, &session, result)));
+        });
     }
 
     /// Sends a client command to a guest under a fresh facade id; the reply goes back on `reply_session`.
@@ -319,6 +357,7 @@ impl Router {
     }
 
     fn page_event(&mut self, guest: &GuestId, method: &str, params: Option<&RawValue>, raw: &str) {
+        self.dialogs.on_page_event(guest, method);
         match method {
             "Target.attachedToTarget" => {
                 let Some(a) = params.and_then(parse_attached) else { return };
@@ -385,6 +424,7 @@ impl Router {
             }
         }
         self.sessions.forget_children(guest);
+        self.dialogs.forget(guest);
         if let Some(link) = self.links.remove(guest) {
             link.active.store(false, Ordering::Release);
             self.tags.remove(&link.tag);
@@ -545,6 +585,7 @@ impl Router {
 
     /// Fresh-state cleanup when the client goes: child sessions detached, page auto-attach off, subscriptions dropped.
     pub(crate) fn shutdown(&mut self) {
+        self.release_download_behavior();
         for guest in self.linked_guests() {
             self.unlink(&guest, true);
         }
@@ -552,6 +593,16 @@ impl Router {
         self.sessions = Sessions::default();
         self.browser = BrowserState::default();
     }
+}
+
+/// A client command as a guest may take it: a screenshot's params rewritten (see `screenshot`), else unchanged.
+fn safe_for_guest(mut cmd: ClientCommand) -> ClientCommand {
+    if cmd.method == "Page.captureScreenshot" {
+        if let Some(params) = crate::screenshot::guest_params(cmd.params.as_deref()) {
+            cmd.params = Some(params);
+        }
+    }
+    cmd
 }
 
 struct Attached {

@@ -1,11 +1,13 @@
 //! [`Shared`]: the state the facade's HTTP handlers and its one CDP client
 //! share (token, guests, ids, the client slot, settings).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use crate::client_slot::ClientSlot;
 use crate::config::FacadeConfig;
-use crate::guest::Guests;
+use crate::downloads::DownloadNotifier;
+use crate::guest::{GuestId, Guests};
 use crate::ids::{MessageIds, SessionIds};
 use local_guard::Token;
 
@@ -32,9 +34,26 @@ pub(crate) struct Shared {
     /// Rung by the app when its browser nodes change: the client's target
     /// list is refreshed at once instead of at the next 500 ms poll.
     pub guests_changed: Arc<tokio::sync::Notify>,
+    /// Download events from the app, for the client that asked for them.
+    pub downloads: DownloadNotifier,
+    /// `Browser.WindowID` of each guest asked about, stable for the facade's life.
+    pub window_ids: Mutex<HashMap<GuestId, i64>>,
 }
 
 impl Shared {
+    /// The guest's window id, allocated on first use.
+    pub(crate) fn window_id(&self, guest: &GuestId) -> i64 {
+        let mut ids = self.window_ids.lock().unwrap_or_else(|p| p.into_inner());
+        let next = ids.len() as i64 + 1;
+        *ids.entry(guest.clone()).or_insert(next)
+    }
+
+    /// The guest behind a window id handed out before.
+    pub(crate) fn guest_of_window(&self, window_id: i64) -> Option<GuestId> {
+        let ids = self.window_ids.lock().unwrap_or_else(|p| p.into_inner());
+        ids.iter().find(|(_, w)| **w == window_id).map(|(g, _)| g.clone())
+    }
+
     /// `ws://127.0.0.1:<port>/devtools/browser/<id>?token=<token>`.
     pub(crate) fn browser_ws_url(&self) -> String {
         format!("ws://127.0.0.1:{}{}?token={}", self.port, self.browser_ws_path(), self.token.expose())

@@ -12,7 +12,7 @@ use hyper::body::Incoming;
 use hyper::header::{HeaderValue, CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_VERSION, UPGRADE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use tokio::sync::mpsc;
+use tokio::sync::{broadcast, mpsc};
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
@@ -119,6 +119,7 @@ async fn run_client(shared: Arc<Shared>, ws: Socket) {
     let (out_tx, out_rx) = mpsc::unbounded_channel();
     let writer = tokio::spawn(write_loop(sink, out_rx));
     let (mut router, mut inputs) = Router::new(shared.clone(), out_tx.clone());
+    let mut downloads = shared.downloads.0.subscribe();
     let mut poll = tokio::time::interval(POLL_INTERVAL);
     poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 
@@ -128,6 +129,12 @@ async fn run_client(shared: Arc<Shared>, ws: Socket) {
             _ = &mut claim.evicted => break Some((1001, "replaced by a newer CDP client")),
             Some((tag, event)) = inputs.guest.recv() => router.on_guest(tag, event),
             Some(internal) = inputs.internal.recv() => router.on_internal(internal),
+            notice = downloads.recv() => match notice {
+                Ok(notice) => router.on_download(notice),
+                Err(broadcast::error::RecvError::Lagged(n)) => tracing::warn!(n, "download events dropped for a slow client"),
+                // Shared holds the sender for as long as this loop runs.
+                Err(broadcast::error::RecvError::Closed) => {}
+            },
             frame = stream.next() => match frame {
                 None | Some(Ok(Message::Close(_))) => break None,
                 Some(Ok(Message::Text(text))) => router.on_client_text(text.as_str()),

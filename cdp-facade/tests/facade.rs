@@ -5,7 +5,10 @@ mod support;
 
 use std::sync::Arc;
 
-use cdp_facade::{Facade, FacadeConfig, Guests, CLOSE_UNAUTHORIZED, FACADE_ID_RANGE};
+use cdp_facade::{
+    DownloadBehavior, DownloadEvent, DownloadNotice, DownloadState, Facade, FacadeConfig, GuestChannel, Guests,
+    CLOSE_UNAUTHORIZED, FACADE_ID_RANGE,
+};
 use futures_util::SinkExt;
 use local_guard::Token;
 use serde_json::{json, Value};
@@ -680,5 +683,353 @@ async fn bad_frames_close_with_the_right_codes() {
     let (reply, _) = cdp.call("Runtime.evaluate", None, Some("UNKNOWN")).await;
     assert_eq!(reply["error"], json!({"code": -32001, "message": "Session with given id not found."}));
     assert_eq!(reply["sessionId"], "UNKNOWN");
+    facade.close();
+}
+
+#[tokio::test]
+async fn dialogs_are_answered_through_the_app() {
+    let guests = FakeGuests::new();
+    let (gid, _) = guests.add("https://one.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let (_, session) = auto_attach(&mut cdp).await.remove(0);
+
+    let (reply, _) = cdp.call("Page.handleJavaScriptDialog", Some(json!({"accept": true})), Some(&session)).await;
+    assert_eq!(reply["error"]["message"], "No dialog is showing", "{reply}");
+    assert_eq!(reply["sessionId"], session.as_str());
+
+    guests.dialogs.lock().unwrap().insert(gid.clone());
+    let (reply, _) = cdp
+        .call("Page.handleJavaScriptDialog", Some(json!({"accept": true, "promptText": "typed"})), Some(&session))
+        .await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    assert_eq!(*guests.answers.lock().unwrap(), vec![(gid.clone(), true, Some("typed".to_string()))]);
+
+    guests.dialogs.lock().unwrap().insert(gid.clone());
+    let (reply, _) = cdp.call("Page.handleJavaScriptDialog", Some(json!({"accept": false})), Some(&session)).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    assert_eq!(guests.answers.lock().unwrap().last(), Some(&(gid, false, None)));
+
+    let (reply, _) = cdp.call("Page.handleJavaScriptDialog", Some(json!({"promptText": "x"})), Some(&session)).await;
+    assert_eq!(reply["error"]["code"], -32602, "accept is required: {reply}");
+}
+
+/// Chromium announces a dialog before CEF's handler hands it to the app: an
+/// answer in that gap waits for the app instead of failing, and an answer
+/// after the dialog closed still fails at once.
+#[tokio::test]
+async fn an_answer_that_beats_the_app_waits_for_the_dialog() {
+    let guests = FakeGuests::new();
+    let (gid, page) = guests.add("https://one.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let (_, session) = auto_attach(&mut cdp).await.remove(0);
+
+    let opening = json!({"url": "https://one.test/", "message": "yes?", "type": "confirm", "hasBrowserHandler": true, "defaultPrompt": ""});
+    page.emit("Page.javascriptDialogOpening", opening, None);
+    let (event, _) = cdp.event("Page.javascriptDialogOpening").await;
+    assert_eq!(event["sessionId"], session.as_str());
+    let id = cdp.send("Page.handleJavaScriptDialog", Some(json!({"accept": true})), Some(&session)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    assert!(guests.answers.lock().unwrap().is_empty(), "no dialog held yet, so nothing answered");
+    guests.dialogs.lock().unwrap().insert(gid.clone());
+    let (reply, _) = cdp.reply_to(id).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    assert_eq!(*guests.answers.lock().unwrap(), vec![(gid.clone(), true, None)]);
+
+    page.emit("Page.javascriptDialogClosed", json!({"result": true, "userInput": ""}), None);
+    cdp.event("Page.javascriptDialogClosed").await;
+    let (reply, _) = cdp.call("Page.handleJavaScriptDialog", Some(json!({"accept": true})), Some(&session)).await;
+    assert_eq!(reply["error"]["message"], "No dialog is showing", "{reply}");
+}
+
+/// `Browser.setDownloadBehavior` goes to the app, whatever pages exist;
+/// the app's download notices reach the session that asked for events, with
+/// the page's frame id; the behaviour ends with the client.
+#[tokio::test]
+async fn downloads_follow_the_clients_behaviour_and_report_to_its_session() {
+    let guests = FakeGuests::new();
+    let facade = start(&guests);
+    let notifier = facade.download_notifier();
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+
+    for (params, error) in [
+        (json!({"behavior": "allow"}), "downloadPath not provided"),
+        (
+            json!({"behavior": "allow", "downloadPath": "relative/dir"}),
+            "downloadPath must be an absolute path: relative/dir",
+        ),
+        (json!({"behavior": "often"}), "Unrecognized behavior: often"),
+    ] {
+        let (reply, _) = cdp.call("Browser.setDownloadBehavior", Some(params), None).await;
+        assert_eq!(reply["error"]["message"], error, "{reply}");
+    }
+    let (reply, _) = cdp
+        .call("Browser.setDownloadBehavior", Some(json!({"behavior": "deny", "browserContextId": "NOPE"})), None)
+        .await;
+    assert_eq!(reply["error"]["message"], "Failed to find browser context for id NOPE", "{reply}");
+    assert!(guests.download_behaviors.lock().unwrap().is_empty(), "refused calls change nothing");
+
+    // Puppeteer's browser.target().createCDPSession(): a session on the browser target.
+    let (info, _) = cdp.call("Target.getTargetInfo", None, None).await;
+    let browser_target = info["result"]["targetInfo"]["targetId"].as_str().unwrap().to_string();
+    let (reply, _) =
+        cdp.call("Target.attachToTarget", Some(json!({"targetId": browser_target, "flatten": true})), None).await;
+    let browser_session = reply["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{reply}")).to_string();
+    let (reply, _) = cdp
+        .call(
+            "Browser.setDownloadBehavior",
+            Some(json!({"behavior": "allowAndName", "downloadPath": "/tmp/dl", "eventsEnabled": true})),
+            Some(&browser_session),
+        )
+        .await;
+    assert_eq!(reply["result"], json!({}), "no page needed: {reply}");
+    assert_eq!(*guests.download_behaviors.lock().unwrap(), vec![DownloadBehavior::AllowAndName("/tmp/dl".into())]);
+
+    let (gid, page) = guests.add("https://one.test/", false);
+    let (targets, _) = cdp.call("Target.getTargets", None, None).await;
+    assert_eq!(targets["result"]["targetInfos"][0]["targetId"], page.target_id.as_str());
+    notifier.notify(DownloadNotice {
+        guest: gid.clone(),
+        guid: "g-1".into(),
+        event: DownloadEvent::Began { url: "https://one.test/r.txt".into(), suggested_filename: "r.txt".into() },
+    });
+    notifier.notify(DownloadNotice {
+        guest: gid.clone(),
+        guid: "g-1".into(),
+        event: DownloadEvent::Progress { received: 26, total: 26, state: DownloadState::Completed },
+    });
+    let (began, _) = cdp.event("Browser.downloadWillBegin").await;
+    assert_eq!(began["sessionId"], browser_session.as_str());
+    assert_eq!(
+        began["params"],
+        json!({"frameId": page.target_id, "guid": "g-1", "url": "https://one.test/r.txt", "suggestedFilename": "r.txt"})
+    );
+    let (progress, _) = cdp.event("Browser.downloadProgress").await;
+    assert_eq!(progress["params"], json!({"guid": "g-1", "totalBytes": 26, "receivedBytes": 26, "state": "completed"}));
+
+    // Events off: nothing more is told; the behaviour ends with the client.
+    let (reply, _) = cdp
+        .call("Browser.setDownloadBehavior", Some(json!({"behavior": "allow", "downloadPath": "/tmp/dl"})), None)
+        .await;
+    assert_eq!(reply["result"], json!({}));
+    notifier.notify(DownloadNotice {
+        guest: gid,
+        guid: "g-2".into(),
+        event: DownloadEvent::Began { url: "https://one.test/s.txt".into(), suggested_filename: "s.txt".into() },
+    });
+    let (reply, before) = cdp.call("Browser.getVersion", None, None).await;
+    assert!(reply["result"].is_object());
+    assert!(!before.iter().any(|m| m["method"] == "Browser.downloadWillBegin"), "{before:?}");
+    drop(cdp);
+    let reset = || guests.download_behaviors.lock().unwrap().last() == Some(&DownloadBehavior::Default);
+    for _ in 0..100 {
+        if reset() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(reset(), "{:?}", guests.download_behaviors.lock().unwrap());
+}
+
+#[tokio::test]
+async fn window_geometry_maps_to_the_node() {
+    let guests = FakeGuests::new();
+    let (gid, page) = guests.add("https://one.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let (_, session) = auto_attach(&mut cdp).await.remove(0);
+
+    // Puppeteer's page.resize(): on the page session, no target id.
+    let (reply, _) = cdp.call("Browser.getWindowForTarget", None, Some(&session)).await;
+    let window_id = reply["result"]["windowId"].as_i64().unwrap_or_else(|| panic!("{reply}"));
+    assert_eq!(
+        reply["result"]["bounds"],
+        json!({"left": 100, "top": 50, "width": 800, "height": 600, "windowState": "normal"})
+    );
+    // The same window from the root, by target id, and again later.
+    let (reply, _) =
+        cdp.call("Browser.getWindowForTarget", Some(json!({"targetId": page.target_id.as_str()})), None).await;
+    assert_eq!(reply["result"]["windowId"], window_id);
+    let (reply, _) = cdp.call("Browser.getWindowForTarget", None, None).await;
+    assert_eq!(reply["error"]["message"], "Browser window not found", "{reply}");
+
+    let (reply, _) =
+        cdp.call("Browser.setContentsSize", Some(json!({"windowId": window_id, "width": 1024})), Some(&session)).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    let (reply, _) = cdp
+        .call("Browser.setWindowBounds", Some(json!({"windowId": window_id, "bounds": {"height": 700}})), None)
+        .await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    assert_eq!(*guests.sizes.lock().unwrap(), vec![(gid.clone(), 1024, 600), (gid.clone(), 1024, 700)]);
+    let (reply, _) = cdp.call("Browser.getWindowBounds", Some(json!({"windowId": window_id})), None).await;
+    assert_eq!(reply["result"]["bounds"]["width"], 1024);
+    assert_eq!(reply["result"]["bounds"]["height"], 700);
+
+    let (reply, _) = cdp
+        .call(
+            "Browser.setWindowBounds",
+            Some(json!({"windowId": window_id, "bounds": {"windowState": "fullscreen"}})),
+            None,
+        )
+        .await;
+    assert!(reply["error"]["message"].as_str().unwrap_or_default().contains("'fullscreen'"), "{reply}");
+    let (reply, _) = cdp.call("Browser.getWindowBounds", Some(json!({"windowId": 999})), None).await;
+    assert_eq!(reply["error"]["message"], "Browser window not found");
+    assert_eq!(guests.sizes.lock().unwrap().len(), 2, "refused requests resize nothing");
+    assert!(page.received("Browser.getWindowForTarget").is_empty(), "answered by the facade, not the guest");
+}
+
+/// Focus as Chromium gives it: a foreground new target's page is focused
+/// (not one made with `background` or `focus: false`), and `Page.bringToFront`
+/// activates the page's node like `Target.activateTarget`, replying once done.
+#[tokio::test]
+async fn new_targets_and_bring_to_front_focus_as_in_chromium() {
+    let guests = FakeGuests::new();
+    let (existing_id, existing) = guests.add("https://one.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let sessions = auto_attach(&mut cdp).await;
+    let session = sessions.iter().find(|(t, _)| *t == existing.target_id).unwrap().1.clone();
+
+    let mut focused_targets = Vec::new();
+    for (params, focused) in [
+        (json!({"url": "about:blank"}), true),
+        (json!({"url": "about:blank", "background": true}), false),
+        (json!({"url": "about:blank", "focus": false}), false),
+        (json!({"url": "about:blank", "background": false, "focus": true}), true),
+    ] {
+        let (reply, _) = cdp.call("Target.createTarget", Some(params.clone()), None).await;
+        let target_id = reply["result"]["targetId"].as_str().unwrap_or_else(|| panic!("{params}: {reply}"));
+        let (guest, _) = guests.by_target(target_id).unwrap();
+        if focused {
+            focused_targets.push(guest);
+        }
+    }
+    assert_eq!(*guests.page_focused.lock().unwrap(), focused_targets);
+    assert!(guests.activated.lock().unwrap().is_empty(), "a new target does not move the app's focus");
+
+    let (reply, _) = cdp.call("Page.bringToFront", None, Some(&session)).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    assert_eq!(reply["sessionId"], session.as_str());
+    assert_eq!(*guests.activated.lock().unwrap(), std::slice::from_ref(&existing_id), "activated before the reply");
+    assert!(existing.received("Page.bringToFront").is_empty(), "answered by the facade, not the guest");
+
+    let (reply, _) = cdp.call("Target.activateTarget", Some(json!({"targetId": existing.target_id})), None).await;
+    assert_eq!(reply["result"], json!({}));
+    assert_eq!(*guests.activated.lock().unwrap(), [existing_id.clone(), existing_id]);
+    let (reply, _) = cdp.call("Page.bringToFront", None, None).await;
+    assert!(reply["error"].is_object(), "no page to bring to front at the root: {reply}");
+    facade.close();
+}
+
+/// Issue 13: Puppeteer's `page.authenticate()` flow (`Fetch.enable` with
+/// `handleAuthRequests`, the paused request and its challenge continued), then
+/// `Target.createTarget`: the new target comes, and the connection stays.
+#[tokio::test]
+async fn the_fetch_auth_flow_then_create_target_keeps_the_connection() {
+    let guests = FakeGuests::new();
+    let (_, guest) = guests.add("https://auth.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let session = auto_attach(&mut cdp).await[0].1.clone();
+
+    let (reply, _) = cdp
+        .call(
+            "Fetch.enable",
+            Some(json!({"handleAuthRequests": true, "patterns": [{"urlPattern": "*"}]})),
+            Some(&session),
+        )
+        .await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    let (paused, _) = cdp.event("Fetch.requestPaused").await;
+    assert_eq!(paused["sessionId"], session.as_str(), "the page's events come on its session");
+    let (challenge, _) = cdp.event("Fetch.authRequired").await;
+    let request_id = challenge["params"]["requestId"].as_str().unwrap().to_string();
+    let (reply, _) = cdp.call("Fetch.continueRequest", Some(json!({"requestId": request_id})), Some(&session)).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    let answer = json!({"requestId": request_id, "authChallengeResponse":
+        {"response": "ProvideCredentials", "username": "user", "password": "pass"}});
+    let (reply, _) = cdp.call("Fetch.continueWithAuth", Some(answer.clone()), Some(&session)).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    assert_eq!(guest.paused_requests(), 0);
+    // Answered twice: the guest's own error, the connection stays.
+    let (reply, _) = cdp.call("Fetch.continueWithAuth", Some(answer), Some(&session)).await;
+    assert_eq!(reply["error"]["message"], "Invalid InterceptionId.", "{reply}");
+
+    let (reply, before) = cdp.call("Target.createTarget", Some(json!({"url": "about:blank"})), None).await;
+    let target_id = reply["result"]["targetId"].as_str().unwrap_or_else(|| panic!("{reply}"));
+    assert!(
+        before
+            .iter()
+            .any(|m| m["method"] == "Target.attachedToTarget" && m["params"]["targetInfo"]["targetId"] == target_id),
+        "the new page is attached before the reply: {before:?}"
+    );
+    let (reply, _) = cdp.call("Fetch.disable", None, Some(&session)).await;
+    assert_eq!(reply["result"], json!({}));
+    let (reply, _) = cdp.call("Target.getTargets", None, None).await;
+    assert_eq!(reply["result"]["targetInfos"].as_array().map(Vec::len), Some(2));
+    facade.close();
+}
+
+/// Issue 13: `fromSurface: false` crashed CEF's off-screen browser (the whole
+/// app). Headless Chromium answers it from the surface; so does the facade, on
+/// page and child sessions alike.
+#[tokio::test]
+async fn screenshots_are_always_taken_from_the_surface() {
+    let guests = FakeGuests::new();
+    let (_, guest) = guests.add("https://one.test/", true);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let session = auto_attach(&mut cdp).await[0].1.clone();
+    let (_, before) = cdp
+        .call(
+            "Target.setAutoAttach",
+            Some(json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true})),
+            Some(&session),
+        )
+        .await;
+    let child = before.iter().find(|m| m["method"] == "Target.attachedToTarget").unwrap()["params"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    for (params, on) in [
+        (json!({"fromSurface": false}), &session),
+        (json!({"fromSurface": false, "format": "jpeg", "quality": 80}), &session),
+        (json!({"fromSurface": false}), &child),
+    ] {
+        let (reply, _) = cdp.call("Page.captureScreenshot", Some(params.clone()), Some(on)).await;
+        assert!(reply["result"].is_object(), "{params}: {reply}");
+        assert_eq!(reply["sessionId"], on.as_str());
+    }
+    assert!(!guest.crashed());
+    let sent = guest.received("Page.captureScreenshot");
+    assert_eq!(sent.len(), 3);
+    assert!(sent.iter().all(|m| m["params"].get("fromSurface").is_none()), "{sent:?}");
+    assert_eq!(sent[1]["params"], json!({"format": "jpeg", "quality": 80}));
+    facade.close();
+}
+
+/// Puppeteer's `browser.target().createCDPSession()`: `Target.attachToTarget`
+/// with the browser's own target id gives a browser session, as in Chromium.
+#[tokio::test]
+async fn attaching_to_the_browser_target_gives_a_browser_session() {
+    let guests = FakeGuests::new();
+    let (_, guest) = guests.add("https://one.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let (info, _) = cdp.call("Target.getTargetInfo", None, None).await;
+    let browser_target = info["result"]["targetInfo"]["targetId"].as_str().unwrap().to_string();
+    let (reply, before) =
+        cdp.call("Target.attachToTarget", Some(json!({"targetId": browser_target, "flatten": true})), None).await;
+    let session = reply["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{reply}")).to_string();
+    let ev = before.iter().find(|m| m["method"] == "Target.attachedToTarget").expect("announced before the reply");
+    assert_eq!(ev["params"]["targetInfo"]["type"], "browser");
+    let (reply, _) = cdp.call("Target.getTargets", None, Some(&session)).await;
+    assert_eq!(reply["sessionId"], session.as_str());
+    let targets = reply["result"]["targetInfos"].as_array().unwrap();
+    assert_eq!(targets.len(), 1);
+    assert_eq!(targets[0]["targetId"], guest.target_id.as_str());
     facade.close();
 }

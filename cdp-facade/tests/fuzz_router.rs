@@ -99,6 +99,8 @@ enum Fatal {
 
 #[derive(Debug, Clone)]
 struct Case {
+    /// Start with Puppeteer's `page.authenticate()` flow on the page (issue 13's dropped connection).
+    auth_flow: bool,
     messages: Vec<Msg>,
     fatal: Option<Fatal>,
 }
@@ -129,6 +131,11 @@ fn method() -> impl Strategy<Value = String> {
             "Storage.setCookies",
             "Storage.clearCookies",
             "Runtime.runIfWaitingForDebugger",
+            "Fetch.enable",
+            "Fetch.continueRequest",
+            "Fetch.continueWithAuth",
+            "Fetch.disable",
+            "Page.captureScreenshot",
             "Test.fail",
             "Nope.method",
             "",
@@ -159,6 +166,10 @@ fn json_value() -> impl Strategy<Value = Value> {
             "expression",
             "cookies",
             "behavior",
+            "handleAuthRequests",
+            "requestId",
+            "authChallengeResponse",
+            "fromSurface",
             "x",
         ]);
         prop_oneof![
@@ -232,7 +243,8 @@ fn case() -> impl Strategy<Value = Case> {
         .prop_map(Fatal::InvalidUtf8),
         (MAX_MESSAGE + 1..MAX_MESSAGE + 4096).prop_map(Fatal::TooBig),
     ];
-    (vec(message(), 1..16), prop::option::weighted(0.1, fatal)).prop_map(|(messages, fatal)| Case { messages, fatal })
+    (prop::bool::weighted(0.25), vec(message(), 1..16), prop::option::weighted(0.1, fatal))
+        .prop_map(|(auth_flow, messages, fatal)| Case { auth_flow, messages, fatal })
 }
 
 /// What a message must be answered with.
@@ -324,6 +336,9 @@ async fn run_case(
     let (attached, _) = cdp.call("Target.attachToBrowserTarget", None, None).await;
     let browser = attached["result"]["sessionId"].as_str().expect("attach to the browser").to_string();
     let ids = Ids { page, browser };
+    if case.auth_flow {
+        auth_flow(&mut cdp, &ids.page).await?;
+    }
 
     let mut expected: HashMap<Expect, usize> = HashMap::new();
     let mut sent = Vec::new();
@@ -353,6 +368,11 @@ async fn run_case(
         }
     }
     prop_assert_eq!(got, expected, "replies do not match the messages sent: {:#?}", sent);
+    if case.auth_flow {
+        // What issue 13 saw fail with "Target closed" after the auth flow.
+        let (reply, _) = cdp.call("Target.createTarget", Some(json!({"url": "about:blank"})), None).await;
+        prop_assert!(reply["result"]["targetId"].is_string(), "createTarget after the auth flow: {}", reply);
+    }
 
     if let Some(fatal) = &case.fatal {
         let code = match fatal {
@@ -382,6 +402,23 @@ async fn run_case(
     for id in guests.list().into_iter().skip(2) {
         guests.remove(&id);
     }
+    Ok(())
+}
+
+/// Puppeteer's `page.authenticate()` then a challenged load: `Fetch.enable` with
+/// `handleAuthRequests`, the paused request continued, the challenge answered.
+async fn auth_flow(cdp: &mut Cdp, page: &str) -> Result<(), TestCaseError> {
+    let enable = json!({"handleAuthRequests": true, "patterns": [{"urlPattern": "*"}]});
+    let (reply, _) = cdp.call("Fetch.enable", Some(enable), Some(page)).await;
+    prop_assert_eq!(&reply["result"], &json!({}), "Fetch.enable: {}", reply);
+    let (challenge, _) = cdp.event("Fetch.authRequired").await;
+    let request_id = challenge["params"]["requestId"].clone();
+    let (reply, _) = cdp.call("Fetch.continueRequest", Some(json!({"requestId": request_id})), Some(page)).await;
+    prop_assert_eq!(&reply["result"], &json!({}), "Fetch.continueRequest: {}", reply);
+    let answer = json!({"requestId": request_id, "authChallengeResponse":
+        {"response": "ProvideCredentials", "username": "user", "password": "pass"}});
+    let (reply, _) = cdp.call("Fetch.continueWithAuth", Some(answer), Some(page)).await;
+    prop_assert_eq!(&reply["result"], &json!({}), "Fetch.continueWithAuth: {}", reply);
     Ok(())
 }
 

@@ -2,12 +2,12 @@
 //! [`BrowserHandle`] the app uses from any thread.
 
 use crate::devtools::{DevToolsChannel, RawSender};
-use crate::events::{BrowserId, Frame, PixelRect};
+use crate::events::{BrowserId, DialogKind, Frame, JsDialog, PixelRect};
 use crate::input::{self, ButtonsHeld, KeyEventKind, KeyInput, Modifiers, MouseButton};
 use crate::pump::Pump;
 use crate::ui_thread::run_on_ui;
 use crate::url_policy;
-use cef::{sys, ImplBrowser, ImplBrowserHost, ImplFrame};
+use cef::{sys, ImplBrowser, ImplBrowserHost, ImplFileDialogCallback, ImplFrame, ImplJsdialogCallback};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
@@ -40,6 +40,12 @@ pub enum BrowserError {
     /// CEF refused to create the browser.
     #[error("CEF could not create the browser")]
     CreateFailed,
+    /// An answer to a JavaScript dialog when none is open (Chromium's wording).
+    #[error("No dialog is showing")]
+    NoDialog,
+    /// An answer to a file chooser when none is open.
+    #[error("no file chooser is open")]
+    NoFileChooser,
 }
 
 /// The CEF objects this crate keeps in state shared across threads.
@@ -57,11 +63,14 @@ mod sealed {
     impl Sealed for cef::BrowserHost {}
     impl Sealed for cef::Browser {}
     impl Sealed for cef::Registration {}
+    impl Sealed for cef::JsdialogCallback {}
+    impl Sealed for cef::FileDialogCallback {}
 }
 
 impl CrossThread for cef::BrowserHost {}
 impl CrossThread for cef::Browser {}
 impl CrossThread for cef::Registration {}
+impl CrossThread for cef::JsdialogCallback {}
 
 /// A CEF object that may be moved across threads: one of the [`CrossThread`] types.
 ///
@@ -159,6 +168,13 @@ pub(crate) struct PageState {
     pub(crate) loading: bool,
 }
 
+/// A JavaScript dialog CEF handed over, with the callback that answers it.
+pub(crate) struct PendingDialog {
+    pub(crate) dialog: JsDialog,
+    /// Taken by the answer; the entry stays until CEF reports the dialog closed.
+    pub(crate) callback: Option<CefRef<cef::JsdialogCallback>>,
+}
+
 /// State shared between CEF callbacks (UI thread) and handles (any thread).
 pub(crate) struct BrowserShared {
     pub(crate) id: BrowserId,
@@ -176,6 +192,14 @@ pub(crate) struct BrowserShared {
     pub(crate) closed: AtomicBool,
     /// Device pixels per CSS pixel (the `f32` bits), reported through `get_screen_info`.
     pub(crate) scale: AtomicU32,
+    /// The JavaScript dialog waiting for an answer (one at a time per page, as in Chromium).
+    pub(crate) dialog: Mutex<Option<PendingDialog>>,
+    /// The file chooser waiting for the app's answer (one at a time per page).
+    pub(crate) file_chooser: Mutex<Option<crate::file_chooser::PendingChooser>>,
+    /// The keyboard focus the app gave the page (none until it does): a browser
+    /// still being created gets it, and CEF's own focus requests (it focuses a
+    /// page it loads a URL in, unlike Chromium) are refused without it.
+    pub(crate) focused: AtomicBool,
 }
 
 impl BrowserShared {
@@ -202,7 +226,20 @@ impl BrowserShared {
             frame_rate: Mutex::new(frame_rate),
             closed: AtomicBool::new(false),
             scale: AtomicU32::new(1.0f32.to_bits()),
+            dialog: Mutex::new(None),
+            file_chooser: Mutex::new(None),
+            focused: AtomicBool::new(false),
         }
+    }
+
+    /// Records the keyboard focus the app gives the page.
+    pub(crate) fn want_focus(&self, focused: bool) {
+        self.focused.store(focused, Ordering::Release);
+    }
+
+    /// The keyboard focus the app gave the page: its last word, else none (as Chromium's pages).
+    pub(crate) fn focus_given(&self) -> bool {
+        self.focused.load(Ordering::Acquire)
     }
 
     /// The device scale factor.
@@ -472,13 +509,83 @@ impl BrowserHandle {
         self.shared.with_browser(|b| b.stop_load())
     }
 
+    /// Finds `text` in the page and highlights a match: the next one after the
+    /// current (`forward`) or the one before; `find_next` continues the same
+    /// search rather than starting over. `FindResult` events report the count.
+    pub fn find(&self, text: &str, forward: bool, find_next: bool) -> Result<(), BrowserError> {
+        let text = text.to_string();
+        self.shared.with_host(move |h| {
+            let search = cef::CefStringUtf16::from(text.as_str());
+            h.find(Some(&search), i32::from(forward), 0, i32::from(find_next));
+        })
+    }
+
+    /// Ends find-in-page and removes its highlights (the active match's selection too).
+    pub fn stop_finding(&self) -> Result<(), BrowserError> {
+        self.shared.with_host(|h| h.stop_finding(1))
+    }
+
+    /// The JavaScript dialog the page is waiting on, if any.
+    pub fn dialog(&self) -> Option<JsDialog> {
+        self.shared.dialog.lock().as_ref().filter(|p| p.callback.is_some()).map(|p| p.dialog.clone())
+    }
+
+    /// Answers the open JavaScript dialog: `accept` is OK (true) or Cancel;
+    /// `prompt_text` is what a `prompt()` returns when accepted (its default
+    /// text when `None`). Returns the dialog answered; a `DialogClosed` event follows.
+    pub fn answer_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<JsDialog, BrowserError> {
+        let (dialog, callback) = {
+            let mut slot = self.shared.dialog.lock();
+            let pending = slot.as_mut().ok_or(BrowserError::NoDialog)?;
+            let callback = pending.callback.take().ok_or(BrowserError::NoDialog)?;
+            (pending.dialog.clone(), callback)
+        };
+        let text = match dialog.kind {
+            DialogKind::Prompt => Some(prompt_text.unwrap_or(&dialog.default_prompt).to_string()),
+            _ => None,
+        };
+        run_on_ui(move || {
+            let input = text.as_deref().map(cef::CefStringUtf16::from);
+            callback.0.cont(i32::from(accept), input.as_ref());
+        });
+        Ok(dialog)
+    }
+
+    /// The file chooser the page waits on, if any.
+    pub fn file_chooser(&self) -> Option<crate::FileChooser> {
+        self.shared.file_chooser.lock().as_ref().map(|p| p.chooser.clone())
+    }
+
+    /// Answers the open file chooser with the paths chosen, or cancels it
+    /// (`None`); the page's input sees them as the person's choice.
+    pub fn answer_file_chooser(&self, paths: Option<Vec<std::path::PathBuf>>) -> Result<(), BrowserError> {
+        let pending = self.shared.file_chooser.lock().take().ok_or(BrowserError::NoFileChooser)?;
+        run_on_ui(move || match paths {
+            Some(paths) => {
+                // SAFETY: a fresh list, owned here and freed by its drop after CEF copied it.
+                let mut list = cef::CefStringList::from(unsafe { cef::sys::cef_string_list_alloc() });
+                for p in &paths {
+                    let s = cef::CefStringUtf16::from(p.to_string_lossy().as_ref());
+                    let raw: *const cef::sys::_cef_string_utf16_t = (&s).into();
+                    let target: *mut cef::sys::_cef_string_list_t = (&mut list).into();
+                    // SAFETY: both pointers are live for this call; CEF copies the string.
+                    unsafe { cef::sys::cef_string_list_append(target, raw) };
+                }
+                pending.callback.0.cont(Some(&mut list));
+            }
+            None => pending.callback.0.cancel(),
+        });
+        Ok(())
+    }
+
     /// Closes the browser; a `Closed` event follows.
     pub fn close(&self) -> Result<(), BrowserError> {
         self.shared.with_host(|h| h.close_browser(1))
     }
 
-    /// Gives or takes keyboard focus.
+    /// Gives or takes keyboard focus; before the browser exists, it gets this focus once created.
     pub fn set_focus(&self, focused: bool) -> Result<(), BrowserError> {
+        self.shared.want_focus(focused);
         self.shared.with_host(move |h| h.set_focus(i32::from(focused)))
     }
 
@@ -583,5 +690,15 @@ mod tests {
         assert_send_sync::<CefRef<cef::Browser>>();
         assert_send_sync::<CefRef<cef::Registration>>();
         assert_send_sync::<BrowserShared>();
+    }
+
+    #[test]
+    fn a_page_is_created_unfocused_unless_the_app_focused_it_first() {
+        let shared = BrowserShared::new(BrowserId(1), (10, 10), "about:blank", None, 60, Arc::new(Pump::new(None)));
+        assert!(!shared.focus_given(), "nobody gave a new page focus");
+        shared.want_focus(true);
+        assert!(shared.focus_given(), "focus given before creation is kept");
+        shared.want_focus(false);
+        assert!(!shared.focus_given());
     }
 }

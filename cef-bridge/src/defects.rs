@@ -115,6 +115,88 @@ pub(crate) unsafe fn patch_life_span_handler<I: RawLifeSpanHandler>(
     (*object).cef_object.on_before_popup = Some(raw_on_before_popup::<I>);
 }
 
+/// What the raw dialog-handler slot asks of the handler it was installed on.
+pub(crate) trait RawDialogHandler {
+    /// A file chooser of the browser with CEF id `browser`: true when the app
+    /// takes it (and will answer `callback`), false to let CEF cancel it.
+    fn file_chooser(
+        &self,
+        browser: Option<i32>,
+        chooser: crate::FileChooser,
+        callback: cef::FileDialogCallback,
+    ) -> bool;
+}
+
+/// Installs the raw `on_file_dialog` slot on a dialog handler: its generated
+/// trampoline wraps CEF's borrowed accept lists in owning `CefStringList`s and
+/// frees them on return (the favicon double free again).
+///
+/// # Safety
+/// `object` must be the dialog handler's freshly created `RcImpl`.
+pub(crate) unsafe fn patch_dialog_handler<I: RawDialogHandler>(object: *mut RcImpl<sys::_cef_dialog_handler_t, I>) {
+    (*object).cef_object.on_file_dialog = Some(raw_on_file_dialog::<I>);
+}
+
+/// The strings of a borrowed CEF string list (left for its owner to free).
+///
+/// # Safety
+/// `list` must be NULL or a valid `cef_string_list_t`.
+unsafe fn borrowed_list(list: *mut sys::_cef_string_list_t) -> Vec<String> {
+    if list.is_null() {
+        return vec![];
+    }
+    (0..sys::cef_string_list_size(list))
+        .filter_map(|i| {
+            let mut value: sys::_cef_string_utf16_t = std::mem::zeroed();
+            if sys::cef_string_list_value(list, i, &mut value) == 0 {
+                return None;
+            }
+            let text = string_from_raw(&value);
+            sys::cef_string_utf16_clear(&mut value);
+            Some(text)
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn raw_on_file_dialog<I: RawDialogHandler>(
+    this: *mut sys::_cef_dialog_handler_t,
+    browser: *mut sys::_cef_browser_t,
+    mode: sys::cef_file_dialog_mode_t,
+    title: *const sys::cef_string_t,
+    default_file_path: *const sys::cef_string_t,
+    accept_filters: *mut sys::_cef_string_list_t,
+    _accept_extensions: *mut sys::_cef_string_list_t,
+    _accept_descriptions: *mut sys::_cef_string_list_t,
+    callback: *mut sys::_cef_file_dialog_callback_t,
+) -> ::std::os::raw::c_int {
+    // SAFETY: pointers come from CEF and are valid for this call (`this` is this
+    // slot's own handler); we own one reference of `browser` and of `callback`,
+    // the lists are borrowed.
+    unsafe {
+        let handler = interface::<_, I>(this);
+        let id = browser_identifier(browser);
+        release_arg(browser);
+        if callback.is_null() {
+            return 0;
+        }
+        let callback: cef::FileDialogCallback = cef::rc::ConvertReturnValue::as_wrapper(callback);
+        let mode = match mode {
+            sys::cef_file_dialog_mode_t::FILE_DIALOG_OPEN_MULTIPLE => crate::ChooserMode::OpenMultiple,
+            sys::cef_file_dialog_mode_t::FILE_DIALOG_OPEN_FOLDER => crate::ChooserMode::OpenFolder,
+            sys::cef_file_dialog_mode_t::FILE_DIALOG_SAVE => crate::ChooserMode::Save,
+            _ => crate::ChooserMode::Open,
+        };
+        let chooser = crate::FileChooser {
+            mode,
+            title: string_from_raw(title),
+            default_path: string_from_raw(default_file_path),
+            accept: borrowed_list(accept_filters),
+        };
+        i32::from(handler.file_chooser(id, chooser, callback))
+    }
+}
+
 /// Removes the display-handler slots whose trampolines free borrowed lists or
 /// drop out-parameters (favicon URLs, tooltips).
 ///

@@ -24,7 +24,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -195,6 +195,18 @@ pub struct DevToolsChannel {
     outstanding: AtomicUsize,
     /// The engine's pump, told of every command sent and settled.
     pump: Arc<Pump>,
+    /// Child sessions the channel's own callers keep from raw subscribers.
+    private: Mutex<PrivateSessions>,
+}
+
+/// Child sessions opened with [`DevToolsChannel::attach_private`] (the tool
+/// runtime reading an out-of-process frame): raw subscribers (the CDP
+/// facade's clients) never see them attach, talk or detach.
+#[derive(Default)]
+struct PrivateSessions {
+    /// Targets a private attach is under way to: their `attachedToTarget` is private.
+    attaching: Vec<String>,
+    sessions: HashSet<String>,
 }
 
 impl Default for DevToolsChannel {
@@ -224,6 +236,7 @@ impl DevToolsChannel {
             attached: AtomicBool::new(false),
             outstanding: AtomicUsize::new(0),
             pump,
+            private: Mutex::new(PrivateSessions::default()),
         }
     }
 
@@ -382,10 +395,63 @@ impl DevToolsChannel {
         self.pending.lock().len()
     }
 
+    /// Attaches a child session (flatten mode) to `target_id` that raw
+    /// subscribers never see; its id, for [`request`](Self::request).
+    pub fn attach_private(&self, target_id: &str, timeout: Duration) -> Result<String, DevToolsError> {
+        self.private.lock().attaching.push(target_id.to_owned());
+        let r = self.call("Target.attachToTarget", json!({"targetId": target_id, "flatten": true}), timeout);
+        let mut private = self.private.lock();
+        if let Some(at) = private.attaching.iter().position(|t| t == target_id) {
+            private.attaching.remove(at);
+        }
+        let id = r?
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| DevToolsError::Malformed("Target.attachToTarget: no sessionId".into()))?;
+        private.sessions.insert(id.clone());
+        Ok(id)
+    }
+
+    /// Detaches a session of [`attach_private`](Self::attach_private) (only
+    /// forgets it once the renderer died: nothing would answer).
+    pub fn detach_private(&self, session_id: &str, timeout: Duration) {
+        if !self.crashed() {
+            let _ = self.call("Target.detachFromTarget", json!({"sessionId": session_id}), timeout);
+        }
+        self.private.lock().sessions.remove(session_id);
+    }
+
+    /// Whether a message belongs to a private session (its traffic, its attach or detach event).
+    fn is_private(&self, text: &str) -> bool {
+        let mut private = self.private.lock();
+        if private.attaching.is_empty() && private.sessions.is_empty() {
+            return false;
+        }
+        let Ok(msg) = Envelope::parse(text) else { return false };
+        if let Some(session) = msg.session_id() {
+            return private.sessions.contains(&session);
+        }
+        let method = msg.method();
+        if !matches!(method.as_deref(), Some("Target.attachedToTarget" | "Target.detachedFromTarget")) {
+            return false;
+        }
+        let Ok(params) = msg.params() else { return false };
+        let Some(session) = params.get("sessionId").and_then(Value::as_str) else { return false };
+        let target = params.pointer("/targetInfo/targetId").and_then(Value::as_str).unwrap_or("");
+        if method.as_deref() == Some("Target.attachedToTarget") && private.attaching.iter().any(|t| t == target) {
+            private.sessions.insert(session.to_owned());
+            return true;
+        }
+        private.sessions.contains(session)
+    }
+
     /// Feeds one raw message from the browser into the channel.
     pub fn deliver(&self, raw: &[u8]) {
         let text = std::str::from_utf8(raw);
-        self.deliver_raw(raw, text.ok());
+        if !text.is_ok_and(|t| self.is_private(t)) {
+            self.deliver_raw(raw, text.ok());
+        }
         let msg = match text.map_err(|e| e.to_string()).and_then(|t| Envelope::parse(t).map_err(|e| e.to_string())) {
             Ok(m) => m,
             Err(error) => {
@@ -687,6 +753,56 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), n);
         assert_eq!(n, 1600);
+    }
+
+    #[test]
+    fn private_sessions_are_hidden_from_raw_sinks() {
+        let ch = Arc::new(DevToolsChannel::new());
+        let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+        struct Keep(Arc<Mutex<Vec<String>>>);
+        impl RawSink for Keep {
+            fn message(&self, text: &str) -> bool {
+                self.0.lock().push(text.to_owned());
+                true
+            }
+            fn renderer_gone(&self) -> bool {
+                true
+            }
+        }
+        ch.subscribe_raw(Arc::new(Keep(seen.clone())));
+        // A browser that announces the attach before replying, as Chromium does.
+        struct Browser(std::sync::Weak<DevToolsChannel>);
+        impl RawSender for Browser {
+            fn send_raw(&self, message: &[u8]) {
+                let v: Value = serde_json::from_slice(message).unwrap();
+                let Some(ch) = self.0.upgrade() else { return };
+                if v["method"] == "Target.attachToTarget" {
+                    let target = v["params"]["targetId"].as_str().unwrap();
+                    ch.deliver(json!({"method": "Target.attachedToTarget", "params": {"sessionId": format!("S-{target}"), "targetInfo": {"targetId": target}}}).to_string().as_bytes());
+                    ch.deliver(
+                        json!({"id": v["id"], "result": {"sessionId": format!("S-{target}")}}).to_string().as_bytes(),
+                    );
+                } else {
+                    ch.deliver(json!({"id": v["id"], "result": {}}).to_string().as_bytes());
+                }
+            }
+        }
+        ch.attach(Arc::new(Browser(Arc::downgrade(&ch))));
+        let id = ch.attach_private("F1", Duration::from_secs(1)).unwrap();
+        assert_eq!(id, "S-F1");
+        ch.deliver(br#"{"method":"Runtime.consoleAPICalled","params":{},"sessionId":"S-F1"}"#);
+        ch.deliver(
+            br#"{"method":"Target.attachedToTarget","params":{"sessionId":"S-F2","targetInfo":{"targetId":"F2"}}}"#,
+        );
+        ch.deliver(br#"{"method":"Target.detachedFromTarget","params":{"sessionId":"S-F1"}}"#);
+        ch.detach_private(&id, Duration::from_secs(1));
+        let methods: Vec<String> = seen
+            .lock()
+            .iter()
+            .filter_map(|t| serde_json::from_str::<Value>(t).ok()?["method"].as_str().map(str::to_owned))
+            .collect();
+        assert_eq!(methods, ["Target.attachedToTarget"], "only the other client's attach is seen");
+        assert!(seen.lock().iter().any(|t| t.contains("S-F2")));
     }
 
     #[test]

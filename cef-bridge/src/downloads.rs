@@ -1,35 +1,140 @@
-//! Where downloads are saved, and which have ended.
+//! Where downloads are saved, under which name, and what each has done so
+//! far: the person's default is the app's downloads folder; a CDP client may
+//! choose another folder, name files by their guid (Playwright reads them
+//! there) or refuse downloads ([`DownloadBehavior`], set from any thread
+//! through a [`DownloadPolicy`]).
 
 use parking_lot::Mutex;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// The downloads folder of one engine and the downloads it saw end.
+/// Where downloads go.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum DownloadBehavior {
+    /// Into the app's downloads folder under the suggested name (the person's default).
+    #[default]
+    Default,
+    /// Into this folder under the suggested name (made unique).
+    Allow(PathBuf),
+    /// Into this folder, named by the download's guid.
+    AllowAndName(PathBuf),
+    /// Refused: the download is cancelled before it starts.
+    Deny,
+}
+
+/// A handle to an engine's download behaviour, cloneable and usable from any thread.
+#[derive(Debug, Clone, Default)]
+pub struct DownloadPolicy(Arc<Mutex<DownloadBehavior>>);
+
+impl DownloadPolicy {
+    /// Sets where the next downloads go (one already started keeps its place).
+    pub fn set(&self, behavior: DownloadBehavior) {
+        *self.0.lock() = behavior;
+    }
+
+    /// Where the next download goes.
+    pub fn get(&self) -> DownloadBehavior {
+        self.0.lock().clone()
+    }
+}
+
+/// How far a download has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DownloadState {
+    /// Bytes are still arriving.
+    InProgress,
+    /// Saved whole.
+    Completed,
+    /// Cancelled, interrupted or refused.
+    Canceled,
+}
+
+/// Where one download was placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Placement {
+    /// Its guid (CDP's name for it).
+    pub(crate) guid: String,
+    /// Where it is written; `None` when refused.
+    pub(crate) path: Option<PathBuf>,
+}
+
+/// What the engine tracks of one download.
+struct Tracked {
+    guid: String,
+    /// The last progress reported (CEF repeats itself).
+    last: Option<(u64, u64, DownloadState)>,
+}
+
+/// The downloads folder of one engine, its policy and its downloads.
 pub(crate) struct Downloads {
     dir: PathBuf,
-    /// CEF reports an ended download more than once; each is announced once.
-    finished: Mutex<HashSet<u32>>,
+    policy: DownloadPolicy,
+    /// By CEF's download id.
+    tracked: Mutex<HashMap<u32, Tracked>>,
 }
 
 impl Downloads {
-    /// Downloads saved into `dir` (created when the first one starts).
+    /// Downloads saved into `dir` (created when the first one starts) unless the policy says otherwise.
     pub(crate) fn new(dir: PathBuf) -> Self {
-        Self { dir, finished: Mutex::new(HashSet::new()) }
+        Self { dir, policy: DownloadPolicy::default(), tracked: Mutex::new(HashMap::new()) }
     }
 
-    /// A free path for a suggested file name, or None when the folder cannot be made.
-    pub(crate) fn path_for(&self, suggested: &str) -> Option<PathBuf> {
-        if let Err(e) = std::fs::create_dir_all(&self.dir) {
-            tracing::warn!(error = %e, "cannot create the downloads folder");
+    /// The policy handle.
+    pub(crate) fn policy(&self) -> DownloadPolicy {
+        self.policy.clone()
+    }
+
+    /// Places download `id` by the policy; `None` when it cannot be saved at
+    /// all (no randomness for its guid, or its folder cannot be made).
+    pub(crate) fn place(&self, id: u32, suggested: &str) -> Option<Placement> {
+        let guid = match local_guard::random_uuid() {
+            Ok(g) => g,
+            Err(e) => {
+                tracing::warn!(error = %e, "no guid for a download");
+                return None;
+            }
+        };
+        let path = match self.policy.get() {
+            DownloadBehavior::Deny => None,
+            DownloadBehavior::Default => Some(free_path_in(&self.dir, suggested)?),
+            DownloadBehavior::Allow(dir) => Some(free_path_in(&dir, suggested)?),
+            DownloadBehavior::AllowAndName(dir) => {
+                make_dir(&dir)?;
+                Some(dir.join(&guid))
+            }
+        };
+        self.tracked.lock().insert(id, Tracked { guid: guid.clone(), last: None });
+        Some(Placement { guid, path })
+    }
+
+    /// The guid of download `id` and whether this progress is news (CEF
+    /// reports the same state more than once; each is announced once).
+    pub(crate) fn progress(&self, id: u32, received: u64, total: u64, state: DownloadState) -> Option<String> {
+        let mut tracked = self.tracked.lock();
+        let t = tracked.get_mut(&id)?;
+        let now = Some((received, total, state));
+        if t.last == now || t.last.is_some_and(|(.., s)| s != DownloadState::InProgress) {
             return None;
         }
-        Some(unique_download_path(&self.dir, suggested))
+        t.last = now;
+        Some(t.guid.clone())
     }
+}
 
-    /// True the first time download `id` is reported as ended.
-    pub(crate) fn first_end(&self, id: u32) -> bool {
-        self.finished.lock().insert(id)
+fn make_dir(dir: &Path) -> Option<()> {
+    match std::fs::create_dir_all(dir) {
+        Ok(()) => Some(()),
+        Err(e) => {
+            tracing::warn!(dir = %dir.display(), error = %e, "cannot create the downloads folder");
+            None
+        }
     }
+}
+
+fn free_path_in(dir: &Path, suggested: &str) -> Option<PathBuf> {
+    make_dir(dir)?;
+    Some(unique_download_path(dir, suggested))
 }
 
 /// A free path in `dir` for a suggested file name (sanitised; "name (2).ext" on clashes).
@@ -71,13 +176,27 @@ mod tests {
     }
 
     #[test]
-    fn each_download_ends_once_and_the_folder_is_made_on_demand() {
+    fn the_policy_places_each_download_and_progress_is_told_once() {
         let root = tempfile::tempdir().unwrap();
         let d = Downloads::new(root.path().join("sub"));
-        assert_eq!(d.path_for("a.txt").unwrap(), root.path().join("sub").join("a.txt"));
-        assert!(root.path().join("sub").is_dir());
-        assert!(d.first_end(3));
-        assert!(!d.first_end(3));
-        assert!(d.first_end(4));
+        let a = d.place(1, "a.txt").unwrap();
+        assert_eq!(a.path.as_deref(), Some(root.path().join("sub").join("a.txt").as_path()));
+        assert!(root.path().join("sub").is_dir(), "the folder is made on demand");
+
+        let other = root.path().join("client");
+        d.policy().set(DownloadBehavior::Allow(other.clone()));
+        assert_eq!(d.place(2, "a.txt").unwrap().path, Some(other.join("a.txt")));
+        d.policy().set(DownloadBehavior::AllowAndName(other.clone()));
+        let named = d.place(3, "a.txt").unwrap();
+        assert_eq!(named.path, Some(other.join(&named.guid)));
+        d.policy().set(DownloadBehavior::Deny);
+        assert_eq!(d.place(4, "a.txt").unwrap().path, None);
+        assert_ne!(a.guid, named.guid);
+
+        assert_eq!(d.progress(1, 0, 10, DownloadState::InProgress), Some(a.guid.clone()));
+        assert_eq!(d.progress(1, 0, 10, DownloadState::InProgress), None, "a repeat is not news");
+        assert_eq!(d.progress(1, 10, 10, DownloadState::Completed), Some(a.guid.clone()));
+        assert_eq!(d.progress(1, 10, 10, DownloadState::Canceled), None, "nothing after the end");
+        assert_eq!(d.progress(9, 1, 1, DownloadState::InProgress), None, "unknown downloads are not told");
     }
 }

@@ -14,6 +14,8 @@ use crate::context::EngineContext;
 use crate::downloads::Downloads;
 use crate::handlers::{BridgeApp, BridgeClient};
 use crate::host::EngineHost;
+use crate::stderr::StderrToLog;
+use crate::switches::{switches_for, DisplayMode};
 use crate::url_policy;
 use cef::{args::Args, App, CefStringUtf16};
 use std::fs::File;
@@ -66,25 +68,6 @@ pub enum Profile {
     Ephemeral,
 }
 
-/// Which Chromium platform flags to use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DisplayMode {
-    /// An X server is present (a window, or Xvfb).
-    X11,
-    /// No display server: Ozone's headless platform.
-    Headless,
-}
-
-impl DisplayMode {
-    /// X11 when `DISPLAY` is set, headless otherwise.
-    pub fn detect() -> Self {
-        match std::env::var_os("DISPLAY") {
-            Some(d) if !d.is_empty() => DisplayMode::X11,
-            _ => DisplayMode::Headless,
-        }
-    }
-}
-
 /// Engine settings.
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
@@ -94,9 +77,11 @@ pub struct EngineConfig {
     pub display: DisplayMode,
     /// Where downloads are saved.
     pub downloads_dir: PathBuf,
-    /// Chromium log file (None: inside the profile or temp dir).
+    /// Chromium log file, emptied at start (None: `chromium.log` in the
+    /// profile, or in the temporary profile and removed with it). Every
+    /// Chromium process's output goes there, none to the app's stderr.
     pub log_file: Option<PathBuf>,
-    /// Least severe Chromium message logged (Chromium also echoes errors to stderr).
+    /// Least severe Chromium message logged.
     pub log_level: ChromiumLog,
 }
 
@@ -108,7 +93,7 @@ pub enum ChromiumLog {
     Warning,
     /// Errors and worse.
     Error,
-    /// Only fatal errors: for one-shot tools whose stderr is read by people or CI.
+    /// Only fatal errors.
     Fatal,
 }
 
@@ -117,37 +102,40 @@ pub enum ChromiumLog {
 /// shutdown, so this must outlive every [`Engine`].
 static STARTED: AtomicBool = AtomicBool::new(false);
 
-/// The Chromium switches for a display mode (from NOTES-cef: software rendering
-/// on these machines, no background traffic to the outside network).
-pub fn switches_for(display: DisplayMode) -> Vec<(String, Option<String>)> {
-    let mut s: Vec<(String, Option<String>)> = vec![
-        ("disable-gpu".into(), None),
-        ("disable-gpu-compositing".into(), None),
-        ("disable-component-update".into(), None),
-        ("disable-background-networking".into(), None),
-        // Paint holding keeps showing the previous page until the new one has
-        // "contentful" paint (text, images): a page of plain colour would stay
-        // blank for seconds. Off-screen views want the page as it is.
-        ("disable-features".into(), Some("PaintHolding".into())),
-    ];
-    if display == DisplayMode::Headless {
-        s.insert(0, ("ozone-platform".into(), Some("headless".into())));
-    }
-    s
-}
-
 // ------------------------------------------------------------------ subprocess entry
 
 /// Runs CEF's helper-process logic when this process is a Chromium child
 /// (renderer, GPU, utility, zygote). Returns the exit code to exit with, or
 /// None in the browser (main) process. Call it first thing in `main`.
 pub fn run_subprocess_if_child() -> Option<i32> {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if is_child_argv(&argv) {
+        prepare_child();
+    }
     // CEF expects execute_process in every process, the browser process included
     // (there it returns -1 at once); children run their whole life inside it.
     let args = Args::new();
     let mut app = App::new(BridgeApp::create(None));
     let code = cef::execute_process(Some(args.as_main_args()), Some(&mut app), std::ptr::null_mut());
     (code >= 0).then_some(code)
+}
+
+/// Whether argv is a Chromium child's: every one carries `--type=<kind>`.
+fn is_child_argv(argv: &[std::ffi::OsString]) -> bool {
+    argv.iter().skip(1).any(|a| a.as_encoded_bytes().starts_with(b"--type="))
+}
+
+/// A child's start: an empty signal mask. The browser process may block its
+/// stop signals in every thread (the app does), and Chromium's launcher passes
+/// the launching thread's mask on; a helper must still stop on SIGTERM. (Its
+/// fd 2 is already the Chromium log: inherited from the browser process.)
+fn prepare_child() {
+    // SAFETY: setting this thread's mask to a valid empty set; no other thread exists yet.
+    unsafe {
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+    }
 }
 
 // ------------------------------------------------------------------ engine
@@ -159,6 +147,8 @@ pub struct Engine {
     _profile_lock: Option<File>,
     temp_profile: Option<PathBuf>,
     shut_down: bool,
+    /// Dropped after the shutdown (fields drop after `Drop::drop`): helpers write to it until they exit.
+    _stderr: StderrToLog,
 }
 
 fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> EngineError + 'a {
@@ -191,9 +181,11 @@ fn lock_profile(dir: &Path) -> Result<File, EngineError> {
 ///
 /// `disable_signal_handlers` does not cover them: Chrome's browser start-up
 /// installs handlers that begin its own shutdown (close every browser, exit),
-/// which raced the embedder's and could end the process before it saved its
-/// state or removed its discovery files. The embedder installs its own after
-/// [`Engine::start`].
+/// which in an embedder leaves the process running with SIGTERM reset to the
+/// default, so a second one kills it without cleanup. A process that does not
+/// take the signals itself (`shot`) then simply ends on the first; the app
+/// blocks them in every thread before the engine starts and takes them with
+/// `sigwait`, so no handler ever runs there.
 fn release_shutdown_signals() {
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // SAFETY: a zeroed sigaction with SIG_DFL is a valid disposition; no handler code runs.
@@ -239,6 +231,9 @@ impl Engine {
         ));
 
         let log_file = config.log_file.clone().unwrap_or_else(|| root.join("chromium.log"));
+        // From here to the shutdown, fd 2 is the log: the browser process's own
+        // output and every helper's (they inherit it); see `stderr`.
+        let stderr = StderrToLog::to(&log_file, true).map_err(io_err("cannot open the Chromium log", &log_file))?;
         let severity = match config.log_level {
             ChromiumLog::Warning => cef::sys::cef_log_severity_t::LOGSEVERITY_WARNING,
             ChromiumLog::Error => cef::sys::cef_log_severity_t::LOGSEVERITY_ERROR,
@@ -270,7 +265,8 @@ impl Engine {
             return Err(EngineError::InitializeFailed(cef::get_exit_code()));
         }
         release_shutdown_signals();
-        let engine = Engine { _app: app, ctx, _profile_lock: profile_lock, temp_profile, shut_down: false };
+        let engine =
+            Engine { _app: app, ctx, _profile_lock: profile_lock, temp_profile, shut_down: false, _stderr: stderr };
         let timeout = Duration::from_secs(20);
         if !engine.pump_until(timeout, || engine.ctx.is_ready()) {
             return Err(EngineError::InitTimeout(timeout));
@@ -365,6 +361,11 @@ impl Engine {
     /// A handle to a live browser by id (e.g. a popup announced by an event).
     pub fn browser(&self, id: crate::BrowserId) -> Option<BrowserHandle> {
         self.ctx.registry.get(id).map(|shared| BrowserHandle { shared })
+    }
+
+    /// Where downloads go, settable from any thread (a CDP client's `Browser.setDownloadBehavior`).
+    pub fn download_policy(&self) -> crate::DownloadPolicy {
+        self.ctx.downloads.policy()
     }
 
     /// Every live browser.
@@ -507,15 +508,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn switches_differ_by_display() {
-        let h = switches_for(DisplayMode::Headless);
-        assert!(h.contains(&("ozone-platform".into(), Some("headless".into()))));
-        let x = switches_for(DisplayMode::X11);
-        assert!(!x.iter().any(|(n, _)| n == "ozone-platform"));
-        for s in [&h, &x] {
-            assert!(s.iter().any(|(n, _)| n == "disable-gpu"));
-            assert!(s.iter().any(|(n, _)| n == "disable-gpu-compositing"));
-        }
+    fn child_argv_is_recognised_by_its_type_switch() {
+        let argv = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert!(is_child_argv(&argv(&["/x/termsprawl", "--type=zygote", "--no-sandbox"])));
+        assert!(!is_child_argv(&argv(&["/x/termsprawl", "--headless", "--project", "p"])));
+        // The program name itself never counts.
+        assert!(!is_child_argv(&argv(&["--type=zygote"])));
     }
 
     #[test]

@@ -29,6 +29,44 @@ pub enum Termination {
     Other,
 }
 
+/// Which JavaScript dialog a page opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogKind {
+    /// `alert()`: one button.
+    Alert,
+    /// `confirm()`: OK or Cancel.
+    Confirm,
+    /// `prompt()`: a line of text, OK or Cancel.
+    Prompt,
+    /// "Leave this page?" before unload, reload or close.
+    BeforeUnload,
+}
+
+impl DialogKind {
+    /// The name CDP uses (`Page.DialogType`).
+    pub fn cdp_name(self) -> &'static str {
+        match self {
+            Self::Alert => "alert",
+            Self::Confirm => "confirm",
+            Self::Prompt => "prompt",
+            Self::BeforeUnload => "beforeunload",
+        }
+    }
+}
+
+/// A JavaScript dialog waiting for an answer; the page is blocked until then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsDialog {
+    /// Which dialog.
+    pub kind: DialogKind,
+    /// The text the page shows.
+    pub message: String,
+    /// The prompt's initial text (empty for the other kinds).
+    pub default_prompt: String,
+    /// The URL of the page (or frame origin) that opened it.
+    pub url: String,
+}
+
 /// An event from a browser, delivered on the CEF UI (main) thread.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BrowserEvent {
@@ -67,6 +105,13 @@ pub enum BrowserEvent {
         can_go_back: bool,
         /// Forward navigation available.
         can_go_forward: bool,
+    },
+    /// How far the page's load has come (CEF's estimate, 0.0 at the start to 1.0 when done).
+    LoadProgress {
+        /// Which browser.
+        id: BrowserId,
+        /// Fraction loaded, 0.0..=1.0.
+        progress: f64,
     },
     /// The main frame finished loading.
     LoadFinished {
@@ -118,12 +163,31 @@ pub enum BrowserEvent {
         /// URL to open (already checked by the URL policy).
         url: String,
     },
-    /// A download started (saved to the downloads folder, never opened).
+    /// A download started (saved where the download policy says, never opened).
     DownloadStarted {
         /// Which browser.
         id: BrowserId,
-        /// Where it is being written.
-        path: std::path::PathBuf,
+        /// The download's guid (CDP's name for it).
+        guid: String,
+        /// What is downloaded.
+        url: String,
+        /// The file name the server or the link suggested.
+        suggested_name: String,
+        /// Where it is being written; `None` when the policy refused it.
+        path: Option<std::path::PathBuf>,
+    },
+    /// A download got further (bytes arrived) or ended; each state is told once.
+    DownloadProgress {
+        /// Which browser.
+        id: BrowserId,
+        /// The download's guid.
+        guid: String,
+        /// Bytes received so far.
+        received: u64,
+        /// Bytes expected, 0 while unknown.
+        total: u64,
+        /// How far it has come.
+        state: crate::downloads::DownloadState,
     },
     /// A download ended.
     DownloadFinished {
@@ -133,6 +197,37 @@ pub enum BrowserEvent {
         path: std::path::PathBuf,
         /// False when cancelled or interrupted.
         complete: bool,
+    },
+    /// A page opened a file chooser; it waits for `BrowserHandle::answer_file_chooser`.
+    FileChooserOpened {
+        /// Which browser.
+        id: BrowserId,
+        /// What it asks for.
+        chooser: crate::FileChooser,
+    },
+    /// A page opened a JavaScript dialog; it waits for `BrowserHandle::answer_dialog`.
+    DialogOpened {
+        /// Which browser.
+        id: BrowserId,
+        /// What it asks.
+        dialog: JsDialog,
+    },
+    /// The open dialog went away (answered, or reset by navigation or close).
+    DialogClosed {
+        /// Which browser.
+        id: BrowserId,
+    },
+    /// What a find-in-page search found so far (CEF reports as it scans; the
+    /// last report of a search has `final_update`).
+    FindResult {
+        /// Which browser.
+        id: BrowserId,
+        /// Matches on the page.
+        count: u32,
+        /// The highlighted match, 1-based (0 with no match).
+        active: u32,
+        /// True on the search's last report.
+        final_update: bool,
     },
     /// The browser closed and its handle is dead.
     Closed {

@@ -9,16 +9,20 @@
 use crate::browser::{BrowserShared, CefRef, HostSender, DEFAULT_FRAME_RATE, DEFAULT_POPUP_SIZE};
 use crate::cef_object::cef_object;
 use crate::context::EngineContext;
-use crate::defects::{self, string_from_cef, RawLifeSpanHandler, RawRenderHandler};
-use crate::events::{BrowserEvent, BrowserId, PixelRect, Termination};
+use crate::defects::{self, string_from_cef, RawDialogHandler, RawLifeSpanHandler, RawRenderHandler};
+use crate::downloads::DownloadState;
+use crate::events::{BrowserEvent, BrowserId, DialogKind, JsDialog, PixelRect, Termination};
+use crate::file_chooser::{FileChooser, PendingChooser};
 use crate::popups::{self, Opener, PopupDecision, PopupDenial, PopupRequest};
 use crate::url_policy;
 use cef::{
-    sys, CefStringUtf16, DevToolsMessageObserver, DisplayHandler, DownloadHandler, ImplApp, ImplBeforeDownloadCallback,
-    ImplBrowser, ImplBrowserHost, ImplBrowserProcessHandler, ImplClient, ImplCommandLine, ImplDevToolsMessageObserver,
-    ImplDisplayHandler, ImplDownloadHandler, ImplDownloadItem, ImplDownloadItemCallback, ImplFrame,
-    ImplLifeSpanHandler, ImplLoadHandler, ImplMediaAccessCallback, ImplPermissionHandler, ImplPermissionPromptCallback,
-    ImplRenderHandler, ImplRequest, ImplRequestHandler, LifeSpanHandler, LoadHandler, PermissionHandler, RenderHandler,
+    sys, CefStringUtf16, DevToolsMessageObserver, DialogHandler, DisplayHandler, DownloadHandler, FindHandler,
+    FocusHandler, ImplApp, ImplBeforeDownloadCallback, ImplBrowser, ImplBrowserHost, ImplBrowserProcessHandler,
+    ImplClient, ImplCommandLine, ImplDevToolsMessageObserver, ImplDialogHandler, ImplDisplayHandler,
+    ImplDownloadHandler, ImplDownloadItem, ImplDownloadItemCallback, ImplFileDialogCallback, ImplFindHandler,
+    ImplFocusHandler, ImplFrame, ImplJsdialogCallback, ImplJsdialogHandler, ImplLifeSpanHandler, ImplLoadHandler,
+    ImplMediaAccessCallback, ImplPermissionHandler, ImplPermissionPromptCallback, ImplRenderHandler, ImplRequest,
+    ImplRequestHandler, JsdialogHandler, LifeSpanHandler, LoadHandler, PermissionHandler, RenderHandler,
     RequestHandler,
 };
 use std::sync::atomic::Ordering;
@@ -71,6 +75,8 @@ impl ImplBrowserProcessHandler for BridgeProcessHandler {
     }
     fn on_context_initialized(&self) {
         if let Some(ctx) = &self.ctx {
+            // Before the first browser exists, so no page load runs with Chromium's defaults.
+            crate::prefs::apply();
             ctx.mark_ready();
         }
     }
@@ -103,6 +109,10 @@ cef_object!(
         request: RequestHandler,
         permission: PermissionHandler,
         download: DownloadHandler,
+        dialogs: JsdialogHandler,
+        files: DialogHandler,
+        focus: FocusHandler,
+        find: FindHandler,
     }
 );
 
@@ -117,7 +127,11 @@ impl BridgeClient {
             DisplayHandler::new(BridgeDisplay::create(ctx.clone())),
             RequestHandler::new(BridgeRequest::create(ctx.clone())),
             PermissionHandler::new(BridgePermission::create()),
-            DownloadHandler::new(BridgeDownload::create(ctx)),
+            DownloadHandler::new(BridgeDownload::create(ctx.clone())),
+            JsdialogHandler::new(BridgeJsDialog::create(ctx.clone())),
+            DialogHandler::new(BridgeFileDialog::create(ctx.clone())),
+            FocusHandler::new(BridgeFocus::create(ctx.clone())),
+            FindHandler::new(BridgeFind::create(ctx)),
         )
     }
 }
@@ -146,6 +160,35 @@ impl ImplClient for BridgeClient {
     }
     fn get_download_handler(&self) -> Option<DownloadHandler> {
         Some(self.download.clone())
+    }
+    fn get_jsdialog_handler(&self) -> Option<JsdialogHandler> {
+        Some(self.dialogs.clone())
+    }
+    fn get_focus_handler(&self) -> Option<FocusHandler> {
+        Some(self.focus.clone())
+    }
+    fn get_dialog_handler(&self) -> Option<DialogHandler> {
+        Some(self.files.clone())
+    }
+    fn get_find_handler(&self) -> Option<FindHandler> {
+        Some(self.find.clone())
+    }
+}
+
+// ------------------------------------------------------------------ focus
+
+cef_object!(BridgeFocus, _cef_focus_handler_t, WrapFocusHandler { ctx: Arc<EngineContext> });
+
+impl ImplFocusHandler for BridgeFocus {
+    fn get_raw(&self) -> *mut sys::_cef_focus_handler_t {
+        self.object.cast()
+    }
+    /// A page has keyboard focus only when the app gave it (its node focused, or
+    /// `Target.activateTarget`): CEF's own requests, e.g. on every URL it loads,
+    /// are refused otherwise, so an unfocused page reports `document.hasFocus()`
+    /// false as Chromium's do. Returns CEF's "cancel".
+    fn on_set_focus(&self, browser: Option<&mut impl ImplBrowser>, _source: cef::FocusSource) -> i32 {
+        shared_of(&self.ctx, browser).map_or(0, |s| i32::from(!s.focus_given()))
     }
 }
 
@@ -292,6 +335,8 @@ impl ImplLifeSpanHandler for BridgeLifeSpan {
         *shared.registration.lock() = registration.map(CefRef);
         *shared.browser.lock() = host.get_browser().map(CefRef);
         *shared.host.lock() = Some(CefRef(host.clone()));
+        // The focus the app gave (none yet, for most): CEF focuses a new windowless page itself.
+        host.set_focus(i32::from(shared.focus_given()));
         shared.devtools.attach(Arc::new(HostSender(CefRef(host))));
         tracing::debug!(id = %shared.id, cef_id, popup, "browser created");
         match (popup, shared.opener) {
@@ -307,7 +352,9 @@ impl ImplLifeSpanHandler for BridgeLifeSpan {
         let registration = shared.registration.lock().take();
         let host = shared.host.lock().take();
         let b = shared.browser.lock().take();
-        drop((registration, host, b));
+        // An unanswered dialog's callback too: handles may outlive CEF itself.
+        let dialog = shared.dialog.lock().take();
+        drop((registration, host, b, dialog));
         self.ctx.registry.remove(shared.id);
         tracing::debug!(id = %shared.id, "browser closed");
         self.ctx.emit(BrowserEvent::Closed { id: shared.id });
@@ -402,6 +449,11 @@ impl ImplDisplayHandler for BridgeDisplay {
         let url = url.map(string_from_cef).unwrap_or_default();
         shared.page.lock().url = url.clone();
         self.ctx.emit(BrowserEvent::AddressChanged { id: shared.id, url });
+    }
+    fn on_loading_progress_change(&self, browser: Option<&mut impl ImplBrowser>, progress: f64) {
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
+        let progress = if progress.is_finite() { progress.clamp(0.0, 1.0) } else { 0.0 };
+        self.ctx.emit(BrowserEvent::LoadProgress { id: shared.id, progress });
     }
     fn on_title_change(&self, browser: Option<&mut impl ImplBrowser>, title: Option<&CefStringUtf16>) {
         let Some(shared) = shared_of(&self.ctx, browser) else { return };
@@ -543,18 +595,34 @@ impl ImplDownloadHandler for BridgeDownload {
     fn on_before_download(
         &self,
         browser: Option<&mut impl ImplBrowser>,
-        _item: Option<&mut impl ImplDownloadItem>,
+        item: Option<&mut impl ImplDownloadItem>,
         suggested_name: Option<&CefStringUtf16>,
         callback: Option<&mut impl ImplBeforeDownloadCallback>,
     ) -> i32 {
-        let Some(shared) = shared_of(&self.ctx, browser) else { return 0 };
+        let (Some(shared), Some(item)) = (shared_of(&self.ctx, browser), item) else { return 0 };
         let name = suggested_name.map(string_from_cef).unwrap_or_default();
-        let Some(path) = self.ctx.downloads.path_for(&name) else { return 0 };
-        if let Some(cb) = callback {
-            // show_dialog = 0: saved straight to the downloads folder, never opened.
-            cb.cont(Some(&CefStringUtf16::from(path.to_string_lossy().as_ref())), 0);
-        }
-        self.ctx.emit(BrowserEvent::DownloadStarted { id: shared.id, path });
+        let url = item.get_url().map(|u| string_from_cef(&u)).unwrap_or_default();
+        let Some(placed) = self.ctx.downloads.place(item.get_id(), &name) else { return 0 };
+        self.ctx.emit(BrowserEvent::DownloadStarted {
+            id: shared.id,
+            guid: placed.guid.clone(),
+            url,
+            suggested_name: name,
+            path: placed.path.clone(),
+        });
+        let (Some(path), Some(cb)) = (placed.path, callback) else {
+            // Refused by the policy: 0 is CEF's default for windowless browsers, a cancel.
+            self.ctx.emit(BrowserEvent::DownloadProgress {
+                id: shared.id,
+                guid: placed.guid,
+                received: 0,
+                total: 0,
+                state: DownloadState::Canceled,
+            });
+            return 0;
+        };
+        // show_dialog = 0: saved straight to its place, never opened.
+        cb.cont(Some(&CefStringUtf16::from(path.to_string_lossy().as_ref())), 0);
         1
     }
     fn on_download_updated(
@@ -565,12 +633,178 @@ impl ImplDownloadHandler for BridgeDownload {
     ) {
         let (Some(shared), Some(item)) = (shared_of(&self.ctx, browser), item) else { return };
         let complete = item.is_complete() == 1;
-        let ended = complete || item.is_canceled() == 1 || item.is_interrupted() == 1;
-        if !ended || !self.ctx.downloads.first_end(item.get_id()) {
-            return;
+        let state = match (complete, item.is_canceled() == 1 || item.is_interrupted() == 1) {
+            (true, _) => DownloadState::Completed,
+            (false, true) => DownloadState::Canceled,
+            (false, false) => DownloadState::InProgress,
+        };
+        let received = u64::try_from(item.get_received_bytes()).unwrap_or(0);
+        let total = u64::try_from(item.get_total_bytes()).unwrap_or(0);
+        let Some(guid) = self.ctx.downloads.progress(item.get_id(), received, total, state) else { return };
+        self.ctx.emit(BrowserEvent::DownloadProgress { id: shared.id, guid, received, total, state });
+        if state != DownloadState::InProgress {
+            let path = item.get_full_path().map(|p| string_from_cef(&p)).unwrap_or_default();
+            self.ctx.emit(BrowserEvent::DownloadFinished { id: shared.id, path: path.into(), complete });
         }
-        let path = item.get_full_path().map(|p| string_from_cef(&p)).unwrap_or_default();
-        self.ctx.emit(BrowserEvent::DownloadFinished { id: shared.id, path: path.into(), complete });
+    }
+}
+
+// ------------------------------------------------------------------ file choosers
+
+cef_object!(
+    BridgeFileDialog,
+    _cef_dialog_handler_t,
+    WrapDialogHandler { ctx: Arc<EngineContext> },
+    patch = defects::patch_dialog_handler
+);
+
+impl RawDialogHandler for BridgeFileDialog {
+    fn file_chooser(&self, browser: Option<i32>, chooser: FileChooser, callback: cef::FileDialogCallback) -> bool {
+        let Some(shared) = browser.and_then(|c| self.ctx.registry.by_cef(c)) else { return false };
+        let mut slot = shared.file_chooser.lock();
+        if slot.is_some() {
+            // One chooser per page at a time; a second request is cancelled, not queued.
+            drop(slot);
+            callback.cancel();
+            return true;
+        }
+        *slot = Some(PendingChooser { chooser: chooser.clone(), callback: CefRef(callback) });
+        drop(slot);
+        tracing::info!(id = %shared.id, mode = ?chooser.mode, "file chooser waiting for the person");
+        self.ctx.emit(BrowserEvent::FileChooserOpened { id: shared.id, chooser });
+        true
+    }
+}
+
+impl ImplDialogHandler for BridgeFileDialog {
+    fn get_raw(&self) -> *mut sys::_cef_dialog_handler_t {
+        self.object.cast()
+    }
+}
+
+// ------------------------------------------------------------------ JavaScript dialogs
+
+cef_object!(BridgeJsDialog, _cef_jsdialog_handler_t, WrapJsdialogHandler { ctx: Arc<EngineContext> });
+
+impl BridgeJsDialog {
+    /// Keeps CEF's callback and tells the app; nothing answers until someone does
+    /// (a CDP client, the person at the node, an agent). Returns CEF's "handled".
+    fn hold(
+        &self,
+        shared: Option<Arc<BrowserShared>>,
+        dialog: JsDialog,
+        callback: Option<&mut impl ImplJsdialogCallback>,
+    ) -> i32 {
+        let (Some(shared), Some(cb)) = (shared, callback) else { return 0 };
+        // SAFETY: CEF lends `cb` for this call; the extra reference taken here is
+        // owned by the wrapper made from the same pointer and released when it drops.
+        let owned: cef::JsdialogCallback = unsafe {
+            cb.add_ref();
+            cef::rc::ConvertReturnValue::as_wrapper(cb.get_raw())
+        };
+        let mut slot = shared.dialog.lock();
+        if slot.is_some() {
+            // Chromium runs one dialog per page at a time; a second one is refused, not queued.
+            drop(slot);
+            owned.cont(0, None);
+            return 1;
+        }
+        *slot = Some(crate::browser::PendingDialog { dialog: dialog.clone(), callback: Some(CefRef(owned)) });
+        drop(slot);
+        tracing::info!(id = %shared.id, kind = dialog.kind.cdp_name(), "JavaScript dialog waiting for an answer");
+        self.ctx.emit(BrowserEvent::DialogOpened { id: shared.id, dialog });
+        1
+    }
+
+    /// Forgets a dialog CEF has closed or cancelled.
+    fn forget(&self, browser: Option<&mut impl ImplBrowser>) {
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
+        // Answered or not: once CEF says it is over, the app hears of it once.
+        let Some(pending) = shared.dialog.lock().take() else { return };
+        if pending.callback.is_some() {
+            tracing::debug!(id = %shared.id, "JavaScript dialog reset by CEF before anyone answered");
+        }
+        self.ctx.emit(BrowserEvent::DialogClosed { id: shared.id });
+    }
+}
+
+impl ImplJsdialogHandler for BridgeJsDialog {
+    fn get_raw(&self) -> *mut sys::_cef_jsdialog_handler_t {
+        self.object.cast()
+    }
+    fn on_jsdialog(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        origin_url: Option<&CefStringUtf16>,
+        dialog_type: cef::JsdialogType,
+        message_text: Option<&CefStringUtf16>,
+        default_prompt_text: Option<&CefStringUtf16>,
+        callback: Option<&mut impl ImplJsdialogCallback>,
+        _suppress_message: Option<&mut i32>,
+    ) -> i32 {
+        let ty: sys::cef_jsdialog_type_t = dialog_type.into();
+        let kind = match ty {
+            sys::cef_jsdialog_type_t::JSDIALOGTYPE_CONFIRM => DialogKind::Confirm,
+            sys::cef_jsdialog_type_t::JSDIALOGTYPE_PROMPT => DialogKind::Prompt,
+            _ => DialogKind::Alert,
+        };
+        let dialog = JsDialog {
+            kind,
+            message: message_text.map(string_from_cef).unwrap_or_default(),
+            default_prompt: default_prompt_text.map(string_from_cef).unwrap_or_default(),
+            url: origin_url.map(string_from_cef).unwrap_or_default(),
+        };
+        self.hold(shared_of(&self.ctx, browser), dialog, callback)
+    }
+    fn on_before_unload_dialog(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        message_text: Option<&CefStringUtf16>,
+        _is_reload: i32,
+        callback: Option<&mut impl ImplJsdialogCallback>,
+    ) -> i32 {
+        let shared = shared_of(&self.ctx, browser);
+        let url = shared.as_ref().map(|s| s.page.lock().url.clone()).unwrap_or_default();
+        let dialog = JsDialog {
+            kind: DialogKind::BeforeUnload,
+            message: message_text.map(string_from_cef).unwrap_or_default(),
+            default_prompt: String::new(),
+            url,
+        };
+        self.hold(shared, dialog, callback)
+    }
+    fn on_reset_dialog_state(&self, browser: Option<&mut impl ImplBrowser>) {
+        self.forget(browser);
+    }
+    fn on_dialog_closed(&self, browser: Option<&mut impl ImplBrowser>) {
+        self.forget(browser);
+    }
+}
+
+// ------------------------------------------------------------------ find in page
+
+cef_object!(BridgeFind, _cef_find_handler_t, WrapFindHandler { ctx: Arc<EngineContext> });
+
+impl ImplFindHandler for BridgeFind {
+    fn get_raw(&self) -> *mut sys::_cef_find_handler_t {
+        self.object.cast()
+    }
+    fn on_find_result(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        _identifier: i32,
+        count: i32,
+        _selection_rect: Option<&cef::Rect>,
+        active_match_ordinal: i32,
+        final_update: i32,
+    ) {
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
+        self.ctx.emit(BrowserEvent::FindResult {
+            id: shared.id,
+            count: count.max(0) as u32,
+            active: active_match_ordinal.max(0) as u32,
+            final_update: final_update != 0,
+        });
     }
 }
 

@@ -15,8 +15,8 @@
 //! nothing of it):
 //!
 //! ```text
-//! engine    → handlers, context, downloads, browser, host, url_policy
-//! handlers  → context, defects, popups, browser, cef_object, events, url_policy
+//! engine    → handlers, context, downloads, browser, host, url_policy, stderr, switches
+//! handlers  → context, defects, popups, prefs, browser, cef_object, events, url_policy
 //! context   → registry, downloads, pump, browser, host, events
 //! registry  → browser, events          (the table of live browsers)
 //! defects   → browser                  (constants only)
@@ -25,7 +25,7 @@
 //! pump      → host → events            (schedule and DevTools commands in flight)
 //! popups    → url_policy               (the pure popup decision)
 //! ui_thread → cef_object
-//! leaves:     events, input, url_policy, downloads, cef_object
+//! leaves:     events, input, url_policy, downloads, cef_object, prefs, stderr, switches
 //! ```
 //!
 //! Process-wide state: only `engine::STARTED` (CEF initialises once per
@@ -40,12 +40,16 @@ pub mod devtools;
 mod downloads;
 mod engine;
 pub mod events;
+mod file_chooser;
 mod handlers;
 mod host;
 pub mod input;
 mod popups;
+pub mod prefs;
 mod pump;
 mod registry;
+mod stderr;
+pub mod switches;
 mod ui_thread;
 pub mod url_policy;
 
@@ -54,13 +58,15 @@ pub use devtools::{
     DevToolsChannel, DevToolsError, DevToolsEvent, PendingReply, ProtocolError, RawReply, RawSender, RawSink, Reply,
     DEFAULT_CALL_TIMEOUT,
 };
-pub use downloads::unique_download_path;
+pub use downloads::{unique_download_path, DownloadBehavior, DownloadPolicy, DownloadState};
 pub use engine::{
-    helper_children, helper_processes, run_subprocess_if_child, switches_for, ChromiumLog, DisplayMode, Engine,
-    EngineConfig, EngineError, Profile,
+    helper_children, helper_processes, run_subprocess_if_child, ChromiumLog, Engine, EngineConfig, EngineError, Profile,
 };
-pub use events::{BrowserEvent, BrowserId, Frame, PixelRect, Termination};
+pub use events::{BrowserEvent, BrowserId, DialogKind, Frame, JsDialog, PixelRect, Termination};
+pub use file_chooser::{ChooserMode, FileChooser};
 pub use host::EngineHost;
 pub use popups::{PopupDecision, PopupDenial};
 pub use pump::{EAGER_PUMP_INTERVAL, MAX_PUMP_INTERVAL};
+pub use stderr::AppStderr;
+pub use switches::{switches_for, DisplayMode};
 pub use ui_thread::{on_ui_thread, post_to_ui, run_on_ui};

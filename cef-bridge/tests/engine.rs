@@ -195,6 +195,77 @@ fn scenario_devtools_round_trip_and_events(ctx: &Ctx) -> Outcome {
     close(ctx, &b)
 }
 
+const FIND: &str = r#"<!doctype html><title>Find</title><p>milk, bread, milk and more milk</p>"#;
+
+fn scenario_history_progress_and_find(ctx: &Ctx) -> Outcome {
+    let from = ctx.log.mark();
+    let b = open(ctx, &ctx.server.url("/colours"), 400, 300)?;
+    let id = b.id();
+    // The last progress report may come just after the load finished.
+    ctx.log
+        .wait(
+            &ctx.engine,
+            from,
+            T,
+            |e| matches!(e, BrowserEvent::LoadProgress { id: i, progress } if *i == id && *progress >= 1.0),
+        )
+        .ok_or("load progress never reached 1")?;
+    let progress: Vec<f64> = ctx.log.events.lock()[from..]
+        .iter()
+        .filter_map(|e| match e {
+            BrowserEvent::LoadProgress { id: i, progress } if *i == id => Some(*progress),
+            _ => None,
+        })
+        .collect();
+    if progress.last() != Some(&1.0) || progress.iter().any(|p| !(0.0..=1.0).contains(p)) {
+        return Err(format!("load progress {progress:?}, want values in 0..=1 ending at 1"));
+    }
+    // History as the engine reports it: back after a second page, forward after going back.
+    let settled = |from: usize, back: bool, forward: bool| {
+        ctx.log.wait(&ctx.engine, from, T, |e| {
+            matches!(e, BrowserEvent::LoadingStateChanged { id: i, loading: false, can_go_back, can_go_forward }
+                if *i == id && *can_go_back == back && *can_go_forward == forward)
+        })
+    };
+    let from = ctx.log.mark();
+    b.navigate(&ctx.server.url("/find")).map_err(|e| e.to_string())?;
+    settled(from, true, false).ok_or("no back after a second page")?;
+    let from = ctx.log.mark();
+    b.go_back().map_err(|e| e.to_string())?;
+    settled(from, false, true).ok_or("no forward after going back")?;
+    let from = ctx.log.mark();
+    b.go_forward().map_err(|e| e.to_string())?;
+    settled(from, true, false).ok_or("forward did not return to the second page")?;
+    // Find in page: a search counts the three matches; each "find next" highlights
+    // one (off-screen Chromium names the active match from the first step on).
+    let found = |from: usize| {
+        ctx.log.wait(
+            &ctx.engine,
+            from,
+            T,
+            |e| matches!(e, BrowserEvent::FindResult { id: i, count: 3, final_update: true, .. } if *i == id),
+        )
+    };
+    let active = |e: Option<BrowserEvent>| match e {
+        Some(BrowserEvent::FindResult { active, .. }) => Some(active),
+        _ => None,
+    };
+    let from = ctx.log.mark();
+    b.find("milk", true, false).map_err(|e| e.to_string())?;
+    found(from).ok_or("find did not count 3 matches")?;
+    let from = ctx.log.mark();
+    b.find("milk", true, true).map_err(|e| e.to_string())?;
+    let first = active(found(from)).ok_or("find next reported no result")?;
+    let from = ctx.log.mark();
+    b.find("milk", true, true).map_err(|e| e.to_string())?;
+    let second = active(found(from)).ok_or("a second find next reported no result")?;
+    if !(1..=3).contains(&first) || second != first % 3 + 1 {
+        return Err(format!("find next highlighted match {first} then {second}, want consecutive matches of 3"));
+    }
+    b.stop_finding().map_err(|e| e.to_string())?;
+    close(ctx, &b)
+}
+
 fn scenario_native_input(ctx: &Ctx) -> Outcome {
     let b = open(ctx, &ctx.server.url("/form"), 400, 300)?;
     wait_frame(ctx, &b, |_| true)?;
@@ -417,6 +488,27 @@ fn scenario_policy_permissions_downloads(ctx: &Ctx) -> Outcome {
     if bytes != b"0123456789" {
         return Err(format!("downloaded bytes {bytes:?}"));
     }
+    // Its start named it by a guid, and its progress ended once, complete, under the same guid.
+    let events = ctx.log.events.lock()[from..].to_vec();
+    let guid = events.iter().find_map(|e| match e {
+        BrowserEvent::DownloadStarted { guid, suggested_name, url, .. }
+            if suggested_name == "file.bin" && url.ends_with("/file.bin") =>
+        {
+            Some(guid.clone())
+        }
+        _ => None,
+    });
+    let guid = guid.ok_or_else(|| format!("no DownloadStarted for file.bin in {events:?}"))?;
+    let ends: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e, BrowserEvent::DownloadProgress { guid: g, state, .. } if *g == guid && *state != cef_bridge::DownloadState::InProgress))
+        .collect();
+    if !matches!(
+        ends.as_slice(),
+        [BrowserEvent::DownloadProgress { received: 10, state: cef_bridge::DownloadState::Completed, .. }]
+    ) {
+        return Err(format!("download progress ends: {ends:?}"));
+    }
     close(ctx, &b)
 }
 
@@ -629,6 +721,7 @@ fn main() {
     let mut pages = HashMap::new();
     pages.insert("/colours", Page::html(COLOURS));
     pages.insert("/form", Page::html(FORM));
+    pages.insert("/find", Page::html(FIND));
     pages.insert("/scroll", Page::html(SCROLL));
     pages.insert("/popup", Page::html(POPUP));
     pages.insert("/signin", Page::html(SIGNIN));
@@ -664,6 +757,7 @@ fn main() {
         ("renders page pixels at the requested view size (defect 2)", scenario_renders_pixels_and_view_rect),
         ("DevTools round trip, events, decoded titles (defect 1)", scenario_devtools_round_trip_and_events),
         ("native mouse and keyboard input", scenario_native_input),
+        ("history, load progress and find in page", scenario_history_progress_and_find),
         ("wheel, mouse move and a failed load", scenario_wheel_move_and_load_failure),
         ("device scale factor: same layout, scaled frames", scenario_device_scale_factor),
         ("renderer kill -9: terminated event, pending fails, reload", scenario_renderer_kill_and_reload),

@@ -24,6 +24,9 @@
 //! [`from_browser`] is the other half: browsers always send `Origin` on
 //! cross-origin POSTs and WebSocket handshakes, agent CLIs and CDP clients
 //! never do, so a request with one is refused wherever pages must not reach.
+//! [`own_loopback_origin`] is the one exception, for MCP clients: an `Origin`
+//! that is exactly `http://NAME:PORT` for this server (NAME as above), which
+//! no page can send, since these servers serve no pages.
 
 #![warn(missing_docs)]
 
@@ -34,6 +37,6 @@ mod random;
 mod token;
 
 pub use files::FileError;
-pub use loopback::{from_browser, host_allowed};
-pub use random::{fill_random, RandomError};
+pub use loopback::{from_browser, host_allowed, own_loopback_origin};
+pub use random::{fill_random, random_uuid, RandomError};
 pub use token::{InvalidToken, Token, TOKEN_LEN};

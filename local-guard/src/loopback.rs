@@ -24,6 +24,18 @@ pub fn from_browser(headers: &HeaderMap) -> bool {
     headers.contains_key(ORIGIN)
 }
 
+/// Whether the request carries exactly one `Origin` naming this loopback
+/// server itself: `http://NAME:PORT` with NAME as [`host_allowed`] takes it.
+pub fn own_loopback_origin(headers: &HeaderMap, port: u16) -> bool {
+    let mut origins = headers.get_all(ORIGIN).iter();
+    let (Some(origin), None) = (origins.next(), origins.next()) else { return false };
+    let Some(authority) = origin.as_bytes().strip_prefix(b"http://") else { return false };
+    let Some(split) = authority.iter().rposition(|&b| b == b':') else { return false };
+    let (name, origin_port) = (&authority[..split], &authority[split + 1..]);
+    origin_port == itoa::Buffer::new().format(port).as_bytes()
+        && LOOPBACK_NAMES.iter().any(|n| n.as_bytes().eq_ignore_ascii_case(name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,6 +104,34 @@ mod tests {
         assert!(host_allowed(&with_hosts(&[b"localhost:1"]), 1));
         assert!(host_allowed(&with_hosts(&[b"localhost:65535"]), 65535));
         assert!(!host_allowed(&with_hosts(&[b"localhost:1"]), 8000));
+    }
+
+    #[test]
+    fn only_our_own_loopback_origin_is_our_own() {
+        let origin = |values: &[&str]| {
+            let mut h = HeaderMap::new();
+            for v in values {
+                h.append(ORIGIN, HeaderValue::from_str(v).unwrap());
+            }
+            own_loopback_origin(&h, 8000)
+        };
+        for ok in ["http://127.0.0.1:8000", "http://localhost:8000", "http://LOCALHOST:8000", "http://[::1]:8000"] {
+            assert!(origin(&[ok]), "{ok:?}");
+        }
+        for bad in [
+            "http://127.0.0.1:8001",
+            "http://127.0.0.1",
+            "https://127.0.0.1:8000",
+            "http://evil.example:8000",
+            "http://127.0.0.1:8000/",
+            "http://user@127.0.0.1:8000",
+            "null",
+            "",
+        ] {
+            assert!(!origin(&[bad]), "{bad:?}");
+        }
+        assert!(!origin(&[]));
+        assert!(!origin(&["http://127.0.0.1:8000", "http://127.0.0.1:8000"]));
     }
 
     #[test]

@@ -1,9 +1,12 @@
-//! Agent CLIs that can run in a terminal node: the preset registry, the
-//! user's `custom` agent from `preferences.json`, probing for the executable,
-//! and the running / waiting-for-input / exited status heuristic.
+//! Agent CLIs that can run in a terminal node: the preset registry (with
+//! each CLI's install line), the user's `custom` agent from
+//! `preferences.json`, probing for the executable and its version, and the
+//! running / waiting-for-input / exited status heuristic.
 
 use std::ffi::OsStr;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Errors about agent configuration or availability.
@@ -76,6 +79,19 @@ impl AgentKind {
     /// Parses an id.
     pub fn from_id(id: &str) -> Result<Self, AgentError> {
         Self::ALL.into_iter().find(|k| k.id() == id).ok_or_else(|| AgentError::Unknown(id.to_owned()))
+    }
+
+    /// How a person installs this agent's CLI (each project's documented
+    /// global npm install; the custom agent is set in preferences.json).
+    pub fn install_hint(self) -> &'static str {
+        match self {
+            Self::Claude => "npm i -g @anthropic-ai/claude-code",
+            Self::Codex => "npm i -g @openai/codex",
+            Self::Gemini => "npm i -g @google/gemini-cli",
+            Self::Grok => "npm i -g @vibe-kit/grok-cli",
+            Self::OpenClaude => "npm i -g @gitlawb/openclaude",
+            Self::Custom => "set custom in preferences.json",
+        }
     }
 }
 
@@ -290,6 +306,85 @@ pub fn probe(executable: &str, path_var: Option<&OsStr>) -> Result<PathBuf, Agen
         .ok_or_else(needs_setup)
 }
 
+/// Why `<cli> --version` gave no version.
+#[derive(Debug, thiserror::Error)]
+pub enum VersionError {
+    /// The program could not be started.
+    #[error("could not run {path} --version: {source}")]
+    Spawn {
+        /// The executable.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// It did not finish in time (it was killed).
+    #[error("{path} --version did not answer within {timeout:?}")]
+    Timeout {
+        /// The executable.
+        path: PathBuf,
+        /// The limit.
+        timeout: Duration,
+    },
+    /// It exited unsuccessfully or printed nothing.
+    #[error("{path} --version printed no version ({status})")]
+    NoVersion {
+        /// The executable.
+        path: PathBuf,
+        /// How it ended.
+        status: String,
+    },
+}
+
+/// Longest version line kept (a CLI that prints a banner is cut short).
+const VERSION_CHARS: usize = 60;
+/// Most bytes of `--version` output read.
+const VERSION_BYTES: u64 = 4096;
+
+/// Runs `executable --version` (stdin closed, stderr discarded) and returns
+/// its first non-empty output line; a program still running after `timeout`
+/// is killed. Blocking: call it off the UI thread.
+pub fn probe_version(executable: &Path, timeout: Duration) -> Result<String, VersionError> {
+    let mut child = Command::new(executable)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|source| VersionError::Spawn { path: executable.to_owned(), source })?;
+    let stdout = child.stdout.take();
+    // The pipe is read on its own thread so a chatty program cannot block on a
+    // full pipe, and a daemon it forked that keeps the pipe open cannot block us.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        if let Some(s) = stdout {
+            // A read error just ends the output early; the exit status still decides.
+            let _ = s.take(VERSION_BYTES).read_to_end(&mut out);
+        }
+        // The receiver may have given up; then nobody wants the output.
+        let _ = tx.send(out);
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            Ok(None) | Err(_) => {
+                // Killing a process that just exited fails harmlessly; wait reaps it either way.
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(VersionError::Timeout { path: executable.to_owned(), timeout });
+            }
+        }
+    };
+    let out = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())).unwrap_or_default();
+    let text = String::from_utf8_lossy(&out);
+    match text.lines().map(str::trim).find(|l| !l.is_empty()) {
+        Some(line) if status.success() => Ok(line.chars().take(VERSION_CHARS).collect()),
+        _ => Err(VersionError::NoVersion { path: executable.to_owned(), status: status.to_string() }),
+    }
+}
+
 fn is_executable_file(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -337,6 +432,52 @@ mod tests {
         assert_eq!(gemini.launch_args(Some("hi")), vec!["--prompt-interactive", "hi"]);
         assert!(matches!(AgentSpec::resolve(AgentKind::Custom, &prefs), Err(AgentError::NoCustomAgent)));
         assert!(matches!(AgentKind::from_id("vim"), Err(AgentError::Unknown(_))));
+    }
+
+    #[test]
+    fn every_agent_says_how_to_install_it() {
+        for kind in AgentKind::ALL {
+            let hint = kind.install_hint();
+            if kind == AgentKind::Custom {
+                assert!(hint.contains("preferences.json"));
+            } else {
+                assert!(hint.starts_with("npm i -g @"), "{hint}");
+            }
+        }
+    }
+
+    /// An executable script, written by a child `sh`: a file this process had
+    /// open for writing would be inherited by a child another test thread
+    /// forks at that moment, and executing it would then fail with ETXTBSY.
+    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+        use std::io::Write;
+        let p = dir.join(name);
+        let mut writer = Command::new("sh")
+            .args(["-c", r#"cat > "$1" && chmod 755 "$1""#, "sh"])
+            .arg(&p)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        writer.stdin.take().unwrap().write_all(format!("#!/bin/sh\n{body}\n").as_bytes()).unwrap();
+        assert!(writer.wait().unwrap().success());
+        p
+    }
+
+    #[test]
+    fn version_is_the_first_line_printed_and_a_hung_cli_is_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = script(dir.path(), "ok", r#"[ "$1" = --version ] && printf '\n  2.1.332 (Claude Code)\nmore\n'"#);
+        assert_eq!(probe_version(&ok, Duration::from_secs(10)).unwrap(), "2.1.332 (Claude Code)");
+        let silent = script(dir.path(), "silent", "exit 0");
+        assert!(matches!(probe_version(&silent, Duration::from_secs(10)), Err(VersionError::NoVersion { .. })));
+        let failing = script(dir.path(), "failing", "echo 1.0; exit 2");
+        assert!(matches!(probe_version(&failing, Duration::from_secs(10)), Err(VersionError::NoVersion { .. })));
+        let hung = script(dir.path(), "hung", "exec sleep 30");
+        assert!(matches!(probe_version(&hung, Duration::from_millis(200)), Err(VersionError::Timeout { .. })));
+        assert!(matches!(
+            probe_version(&dir.path().join("none"), Duration::from_secs(1)),
+            Err(VersionError::Spawn { .. })
+        ));
     }
 
     #[test]

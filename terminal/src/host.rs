@@ -1,5 +1,7 @@
 //! The boundary between a terminal session and the application hosting it.
 
+use crate::signals::TerminalSignal;
+
 /// How a terminal's child process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExitStatus {
@@ -38,4 +40,9 @@ pub trait TerminalHost: Send + Sync {
     fn clipboard_store(&self, text: String);
     /// The child process exited and was reaped; called once, after its output is parsed.
     fn exited(&self, status: ExitStatus);
+    /// The program signalled something beyond the grid (a notification, progress,
+    /// a prompt mark, a status report). Hosts that do not care ignore it.
+    fn signal(&self, signal: TerminalSignal) {
+        let _ = signal;
+    }
 }

@@ -13,6 +13,7 @@ use parking_lot::Mutex;
 
 use crate::colors::{Palette, Theme};
 use crate::error::TerminalError;
+use crate::signals::{SignalScanner, TerminalSignal, PROGRAM_STATUS_REPLY};
 use crate::snapshot::{self, GridSnapshot};
 
 /// Default scrollback, in lines.
@@ -94,6 +95,8 @@ pub enum ScreenEvent {
     ClipboardStore(String),
     /// Bytes to write back to the PTY (device reports, colour query replies).
     PtyWrite(Vec<u8>),
+    /// A notification, progress, prompt mark or status report (see [`TerminalSignal`]).
+    Signal(TerminalSignal),
 }
 
 /// Event sink handed to alacritty: events are queued, never acted on under the lock.
@@ -127,6 +130,17 @@ pub struct InputModes {
     pub focus_reporting: bool,
 }
 
+/// An alacritty terminal of `size` keeping `scrollback` lines, reporting to `events`.
+fn new_term(size: TermSize, scrollback: usize, events: &EventQueue) -> Term<EventQueue> {
+    let term_config = Config {
+        scrolling_history: scrollback,
+        default_cursor_style: CursorStyle { shape: VtCursorShape::Block, blinking: false },
+        ..Config::default()
+    };
+    let dims = GridDims { cols: size.cols.into(), rows: size.rows.into() };
+    Term::new(term_config, &dims, events.clone())
+}
+
 /// Length of the incomplete UTF-8 sequence `data` ends with (0 when it ends on a character boundary).
 fn incomplete_utf8_tail(data: &[u8]) -> usize {
     for back in 1..=data.len().min(4) {
@@ -152,10 +166,17 @@ pub struct Screen {
     events: EventQueue,
     theme: Theme,
     size: TermSize,
+    scrollback_lines: usize,
+    /// The exit line written under the output (see `write_exit_line`), kept out of `read_text`.
+    pub(crate) exit_line: Option<String>,
     generation: u64,
     last_output: Option<Instant>,
     /// An incomplete UTF-8 sequence held back from the end of the last chunk (see [`Screen::feed`]).
     utf8_tail: Vec<u8>,
+    /// The second pass that finds what alacritty ignores (notifications, marks, status).
+    signals: SignalScanner,
+    /// Whether that pass runs (off inside tmux, whose pane output is scanned instead).
+    signal_pass: bool,
 }
 
 impl Screen {
@@ -163,23 +184,36 @@ impl Screen {
     pub fn new(size: TermSize, config: ScreenConfig) -> Result<Self, TerminalError> {
         size.validate()?;
         let events = EventQueue::default();
-        let term_config = Config {
-            scrolling_history: config.scrollback_lines,
-            default_cursor_style: CursorStyle { shape: VtCursorShape::Block, blinking: false },
-            ..Config::default()
-        };
-        let dims = GridDims { cols: size.cols.into(), rows: size.rows.into() };
-        let term = Term::new(term_config, &dims, events.clone());
+        let term = new_term(size, config.scrollback_lines, &events);
         Ok(Self {
             term,
             parser: Processor::new(),
             events,
             theme: config.theme,
             size,
+            scrollback_lines: config.scrollback_lines,
+            exit_line: None,
             generation: 1,
             last_output: None,
             utf8_tail: Vec::new(),
+            signals: SignalScanner::new(),
+            signal_pass: true,
         })
+    }
+
+    /// Starts over on a blank grid of the same size, history and modes gone.
+    pub(crate) fn reset_term(&mut self) {
+        self.term = new_term(self.size, self.scrollback_lines, &self.events);
+        self.parser = Processor::new();
+        self.utf8_tail.clear();
+        self.exit_line = None;
+        self.bump();
+    }
+
+    /// Turns the signal pass over fed output on or off (inside tmux the client's
+    /// output holds no signals; the pane's own output is scanned instead).
+    pub(crate) fn set_signal_pass(&mut self, on: bool) {
+        self.signal_pass = on;
     }
 
     /// Parses program output.
@@ -199,8 +233,19 @@ impl Screen {
             joined = [std::mem::take(&mut self.utf8_tail).as_slice(), bytes].concat();
             &joined
         };
-        let (now, later) = data.split_at(data.len() - incomplete_utf8_tail(data));
-        self.parser.advance(&mut self.term, now);
+        let (mut now, later) = data.split_at(data.len() - incomplete_utf8_tail(data));
+        // The signal pass stops after a Program Status query so that its reply
+        // is queued between the replies alacritty makes to what came before
+        // and after it (programs read a DA1 reply first as "not supported").
+        while !now.is_empty() {
+            let (read, reply_due) = if self.signal_pass { self.signals.advance(now) } else { (now.len(), false) };
+            self.parser.advance(&mut self.term, &now[..read]);
+            if reply_due {
+                let reply = String::from_utf8_lossy(PROGRAM_STATUS_REPLY).into_owned();
+                self.events.0.lock().push(Event::PtyWrite(reply));
+            }
+            now = &now[read..];
+        }
         self.utf8_tail.extend_from_slice(later);
         self.last_output = Some(Instant::now());
         self.bump();
@@ -222,7 +267,8 @@ impl Screen {
     /// Takes queued events, turning colour and size queries into PTY replies.
     pub fn take_events(&mut self) -> Vec<ScreenEvent> {
         let raw = std::mem::take(&mut *self.events.0.lock());
-        if raw.is_empty() {
+        let signals = self.signals.take_signals();
+        if raw.is_empty() && signals.is_empty() {
             return Vec::new();
         }
         let palette = Palette::new(&self.theme, self.term.colors());
@@ -251,6 +297,7 @@ impl Screen {
                 | Event::ChildExit(_) => {}
             }
         }
+        out.extend(signals.into_iter().map(ScreenEvent::Signal));
         out
     }
 
@@ -427,6 +474,40 @@ mod tests {
         assert_eq!(events[3], ScreenEvent::PtyWrite(b"\x1b[1;1R".to_vec()));
         assert!(matches!(events[4], ScreenEvent::Title(_)));
         assert!(s.take_events().is_empty());
+    }
+
+    #[test]
+    fn signals_become_events_and_the_status_query_is_answered_in_order() {
+        let mut s = screen(20, 4);
+        // DA1 first, then the status query, then DA1 again: the replies keep that order.
+        s.feed(b"\x1b[c\x1b]7501;?\x1b\\\x1b[c\x1b]777;notify;T;B\x07\x1b]133;D;1\x07");
+        let events = s.take_events();
+        let writes: Vec<Vec<u8>> = events
+            .iter()
+            .filter_map(|e| match e {
+                ScreenEvent::PtyWrite(b) => Some(b.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(writes.len(), 3, "{events:?}");
+        assert_eq!(writes[1], PROGRAM_STATUS_REPLY);
+        assert_eq!(writes[0], writes[2], "both DA1 replies");
+        let signals: Vec<&TerminalSignal> = events
+            .iter()
+            .filter_map(|e| match e {
+                ScreenEvent::Signal(sig) => Some(sig),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            signals,
+            [
+                &TerminalSignal::Notification { title: Some("T".into()), body: "B".into() },
+                &TerminalSignal::CommandFinished { exit: Some(1) }
+            ]
+        );
+        // The grid never shows them.
+        assert_eq!(s.snapshot().row_text(0), "");
     }
 
     #[test]

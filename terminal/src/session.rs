@@ -5,8 +5,10 @@
 //! chunks to the parser; the parser owns the VT parser lock time, flushes
 //! stalled synchronized updates, and calls the host outside the lock; the
 //! writer performs blocking PTY writes so the caller never blocks; the waiter
-//! reaps the child. Linux reports EIO on the master once the child side is
-//! gone; that is treated as end of file.
+//! reaps the child. Inside tmux, `term-signals` reads the pane's own output
+//! for signals (see [`crate::pane_pipe`]) and hands them to the parser thread,
+//! which makes every host call. Linux reports EIO on the master once the
+//! child side is gone; that is treated as end of file.
 
 use std::ffi::OsString;
 use std::io::{ErrorKind, Read, Write};
@@ -21,9 +23,11 @@ use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, Pt
 use crate::colors::Theme;
 use crate::error::TerminalError;
 use crate::host::{ExitStatus, TerminalHost};
+use crate::pane_pipe::{self, PanePipe};
 use crate::persist;
 use crate::running::RunningTerminal;
 use crate::screen::{InputModes, Screen, ScreenConfig, ScreenEvent, TermSize, DEFAULT_SCROLLBACK};
+use crate::signals::TerminalSignal;
 use crate::snapshot::GridSnapshot;
 use crate::tmux::TmuxSession;
 
@@ -104,7 +108,10 @@ impl TerminalConfig {
 enum ParserMsg {
     Data(Vec<u8>),
     Eof,
-    Exited(ExitStatus),
+    /// The child was reaped; with tmux, the pane's captured history to show in its place.
+    Exited(ExitStatus, Option<Vec<u8>>),
+    /// Signals found in a tmux pane's own output (see [`crate::pane_pipe`]).
+    Signals(Vec<TerminalSignal>),
 }
 
 /// Exit status shared between the waiter, the writer and callers.
@@ -142,6 +149,8 @@ pub struct Terminal {
     pid: Option<u32>,
     exit: Arc<ExitCell>,
     tmux: Option<TmuxSession>,
+    /// The tmux pane's output is piped to the signal pass (closed again on detach).
+    piped: bool,
 }
 
 impl Terminal {
@@ -176,10 +185,33 @@ impl Terminal {
             Persistence::Tmux(session) => Some(session.clone()),
             _ => None,
         };
-        if let Some(session) = tmux.as_ref().filter(|s| !s.exists()) {
+        let reattach = tmux.as_ref().is_some_and(TmuxSession::exists);
+        if let Some(session) = tmux.as_ref().filter(|_| !reattach) {
             session.clear_stale_exit_status();
         }
-        let (program, args) = resolve_command(&config);
+        // tmux swallows the sequences signals come in, so inside tmux the signal
+        // pass reads the pane's own output instead of the client's.
+        let pane_pipe = tmux.as_ref().and_then(|session| match PanePipe::create(session) {
+            Ok(pipe) => Some(pipe),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not create a pane signal FIFO; signals inside tmux are lost");
+                None
+            }
+        });
+        let pipe_command = pane_pipe.as_ref().map(|(pipe, _)| pipe.pipe_command());
+        if pane_pipe.is_some() {
+            screen.set_signal_pass(false);
+        }
+        let (program, args) = match tmux.as_ref() {
+            Some(session) => {
+                if !reattach {
+                    create_tmux_session(session, &config, pipe_command.as_deref())?;
+                }
+                let (client, args) = session.attach_command();
+                (client.into_os_string(), args)
+            }
+            None => program_of(&config),
+        };
         let mut cmd = CommandBuilder::new(&program);
         cmd.args(&args);
         cmd.cwd(&config.cwd);
@@ -210,6 +242,27 @@ impl Terminal {
         let (input_tx, input_rx) = mpsc::channel::<Vec<u8>>();
         let (parser_tx, parser_rx) = mpsc::sync_channel::<ParserMsg>(READ_QUEUE_DEPTH);
 
+        let piped = pane_pipe.is_some();
+        let pane_pipe = match (pane_pipe, tmux.as_ref()) {
+            (Some((pipe, fifo)), Some(session)) => {
+                // A new session's wrapper opens the pipe before its program runs; a
+                // re-attach replaces whatever pipe an earlier attach left.
+                if reattach {
+                    if let Err(e) = session.open_pipe(&pipe.pipe_command()) {
+                        tracing::warn!(error = %e, "could not pipe a tmux pane to the signal pass");
+                    }
+                }
+                let stop = pipe.stop_flag();
+                let session = session.clone();
+                let tx = parser_tx.clone();
+                spawn_thread("term-signals", move || {
+                    pane_pipe::read_signals(fifo, stop, session, |signals| tx.send(ParserMsg::Signals(signals)).is_ok())
+                })?;
+                Some(pipe)
+            }
+            _ => None,
+        };
+
         spawn_thread("term-writer", {
             let exit = exit.clone();
             move || writer_loop(writer, input_rx, exit)
@@ -231,10 +284,16 @@ impl Terminal {
                     }
                 };
                 // A tmux client exits 0 whether its program ended or it was detached;
-                // the program's own status, when it ended, is in the session's file.
-                let status = tmux.and_then(|session| session.take_exit_status()).unwrap_or(status);
+                // the program's own status, when it ended, is in the session's file,
+                // and what its pane showed in the trace file beside it.
+                let (status, trace) = match tmux.as_ref().and_then(TmuxSession::take_exit_status) {
+                    Some(ended) => (ended, tmux.as_ref().and_then(TmuxSession::take_exit_trace)),
+                    None => (status, None),
+                };
                 exit.set(status.clone());
-                let _ = tx.send(ParserMsg::Exited(status));
+                let _ = tx.send(ParserMsg::Exited(status, trace));
+                // Removes the FIFO and stops its reader.
+                drop(pane_pipe);
             }
         })?;
         spawn_thread("term-parser", {
@@ -251,6 +310,7 @@ impl Terminal {
             pid,
             exit,
             tmux,
+            piped,
         })
     }
 
@@ -307,9 +367,10 @@ impl Terminal {
     }
 
     /// Text for agents: the last `max_chars` of history and screen. Inside tmux the
-    /// pane's own history is read (falling back to the screen if tmux fails).
+    /// pane's own history is read (falling back to the screen if tmux fails); once
+    /// the program ended, the screen holds the pane's captured history.
     pub fn read_text(&self, max_chars: usize) -> String {
-        if let Some(session) = &self.tmux {
+        if let Some(session) = self.tmux.as_ref().filter(|_| self.exit_status().is_none()) {
             match session.capture_text(max_chars) {
                 Ok(text) => return text,
                 Err(e) => tracing::warn!(error = %e, "tmux capture failed; using the visible screen"),
@@ -350,30 +411,48 @@ impl Terminal {
 
 impl Drop for Terminal {
     fn drop(&mut self) {
+        // A detached pane's `cat` would otherwise linger until the pane next writes.
+        if let Some(session) = self.tmux.as_ref().filter(|_| self.piped && self.exit_status().is_none()) {
+            if let Err(e) = session.close_pipe() {
+                tracing::debug!(error = %e, "closing a tmux pane's signal pipe failed");
+            }
+        }
         // SIGHUP, as a closing terminal window would. The writer thread keeps the PTY
         // writer until the child is gone (see WRITER_CLOSE_WAIT).
         self.hangup();
     }
 }
 
-fn resolve_command(config: &TerminalConfig) -> (OsString, Vec<OsString>) {
-    let (program, args) = match &config.command {
+/// The program the node runs and its arguments (the user's shell by default).
+fn program_of(config: &TerminalConfig) -> (OsString, Vec<OsString>) {
+    match &config.command {
         Some(spec) => (spec.program.clone().into(), spec.args.iter().map(OsString::from).collect()),
         None => (default_shell(), Vec::new()),
-    };
-    if let Persistence::Tmux(session) = &config.persistence {
-        let mut env = vec![
-            ("TERM_PROGRAM".to_owned(), "termsprawl".to_owned()),
-            ("COLORTERM".to_owned(), "truecolor".to_owned()),
-        ];
-        env.extend(config.env.iter().cloned());
-        // tmux starts its default shell as a login shell; the wrapper in between
-        // keeps that with `-l`.
-        let args = if config.command.is_none() { vec![OsString::from("-l")] } else { args };
-        let (client, client_args) = session.client_command(&config.cwd, &env, (&program, &args));
-        return (client.into_os_string(), client_args);
     }
-    (program, args)
+}
+
+/// Creates the node's tmux session (detached) running its program, with the
+/// environment the PTY's client would have given it.
+fn create_tmux_session(
+    session: &TmuxSession,
+    config: &TerminalConfig,
+    pipe_command: Option<&str>,
+) -> Result<(), TerminalError> {
+    let (program, args) = program_of(config);
+    // tmux starts its default shell as a login shell; the wrapper in between
+    // keeps that with `-l`.
+    let args = if config.command.is_none() { vec![OsString::from("-l")] } else { args };
+    let mut env =
+        vec![("TERM_PROGRAM".to_owned(), "termsprawl".to_owned()), ("COLORTERM".to_owned(), "truecolor".to_owned())];
+    env.extend(config.env.iter().cloned());
+    // What the PTY's client has: the global environment of a server it starts.
+    let mut process_env =
+        vec![("TERM".to_owned(), "xterm-256color".to_owned()), ("COLORTERM".to_owned(), "truecolor".to_owned())];
+    process_env.extend(config.env.iter().cloned());
+    let size = (config.size.cols, config.size.rows);
+    session.create(&config.cwd, &process_env, &env, (&program, &args), pipe_command, size).map_err(|e| {
+        TerminalError::Spawn { program: session.tmux_program().to_string_lossy().into_owned(), reason: e.to_string() }
+    })
 }
 
 fn default_shell() -> OsString {
@@ -460,10 +539,10 @@ fn parser_loop(
     host: Arc<dyn TerminalHost>,
 ) {
     let mut eof = false;
-    let mut exited: Option<(ExitStatus, Instant)> = None;
+    let mut exited: Option<(ExitStatus, Option<Vec<u8>>, Instant)> = None;
     loop {
         let sync_deadline = screen.lock().sync_deadline();
-        let exit_deadline = exited.as_ref().map(|(_, at)| *at + EXIT_DRAIN_GRACE);
+        let exit_deadline = exited.as_ref().map(|(_, _, at)| *at + EXIT_DRAIN_GRACE);
         let deadline = match (sync_deadline, exit_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -496,14 +575,18 @@ fn parser_loop(
         match msg {
             Some(ParserMsg::Data(_)) => host.wakeup(),
             Some(ParserMsg::Eof) => eof = true,
-            Some(ParserMsg::Exited(status)) => exited = Some((status, Instant::now())),
+            Some(ParserMsg::Exited(status, trace)) => exited = Some((status, trace, Instant::now())),
+            Some(ParserMsg::Signals(signals)) => signals.into_iter().for_each(|signal| host.signal(signal)),
             None => host.wakeup(),
         }
-        if let Some((status, at)) = &exited {
+        if let Some((status, trace, at)) = &exited {
             if eof || Instant::now() >= *at + EXIT_DRAIN_GRACE {
                 {
                     let mut screen = screen.lock();
                     screen.flush_sync();
+                    if let Some(trace) = trace {
+                        screen.replace_with(trace);
+                    }
                 }
                 host.wakeup();
                 tracing::debug!(code = status.code, "terminal child exited");
@@ -520,6 +603,7 @@ fn dispatch(events: &[ScreenEvent], input: &Sender<Vec<u8>>, host: &dyn Terminal
             ScreenEvent::Title(title) => host.title_changed(title.clone()),
             ScreenEvent::Bell => host.bell(),
             ScreenEvent::ClipboardStore(text) => host.clipboard_store(text.clone()),
+            ScreenEvent::Signal(signal) => host.signal(signal.clone()),
             ScreenEvent::PtyWrite(bytes) => {
                 // The writer is gone only after the child exited; replies no longer matter.
                 let _ = input.send(bytes.clone());
@@ -564,7 +648,7 @@ mod tests {
                     messages += 1;
                 }
                 ParserMsg::Eof => break,
-                ParserMsg::Exited(_) => unreachable!("the reader never reports an exit"),
+                ParserMsg::Exited(..) | ParserMsg::Signals(_) => unreachable!("the reader reports only output"),
             }
         }
         reader.join().unwrap();

@@ -10,7 +10,17 @@ impl Screen {
     /// The last `max_chars` characters of scrollback plus visible text, as
     /// logical lines (soft wraps joined), trailing spaces trimmed per line and
     /// trailing blank lines dropped. Independent of the current scroll position.
+    /// An exit line (see [`Screen::write_exit_line`]) is not part of it.
     pub fn read_text(&self, max_chars: usize) -> String {
+        let Some(line) = &self.exit_line else { return self.grid_text(max_chars) };
+        // Nothing is written after the exit line: it is the text's end.
+        let raw = self.grid_text(max_chars.saturating_add(line.chars().count() + 2));
+        let body = raw.strip_suffix(line.as_str()).map_or(raw.as_str(), |b| b.trim_end_matches('\n'));
+        let count = body.chars().count();
+        body.chars().skip(count.saturating_sub(max_chars)).collect()
+    }
+
+    fn grid_text(&self, max_chars: usize) -> String {
         if max_chars == 0 {
             return String::new();
         }

@@ -3,6 +3,7 @@
 //! intact. The app's own tmux config is never read (`-f /dev/null`).
 
 use std::ffi::{OsStr, OsString};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -15,14 +16,30 @@ pub const MIN_VERSION: TmuxVersion = TmuxVersion { major: 3, minor: 2 };
 pub const HISTORY_LIMIT: u32 = 50_000;
 
 /// The pane runs the program under this `sh` script so that its exit status
-/// outlives it: tmux 3.3 ends the session when the program exits and its client
-/// then exits 0, so the status would otherwise be lost (`pane_dead_signal` is
-/// 3.4+, and the `pane-died` hook does not fire for signal deaths). `$1` is the
-/// status file, the rest is the program. The shell catches (rather than ignores)
-/// INT and QUIT so that Ctrl+C reaches the program with default handlers and the
+/// and its output outlive it: tmux 3.3 ends the session when the program exits
+/// and its client then exits 0, so the status would otherwise be lost
+/// (`pane_dead_signal` is 3.4+, and the `pane-died` hook does not fire for
+/// signal deaths), and the client leaves the alternate screen it drew in, so
+/// the outer grid would show nothing of what ran. Once the program ends, and
+/// while the pane still lives (so no `remain-on-exit` race with the session's
+/// end), the script captures the pane's whole history with its colours
+/// (`capture-pane -e -J`) into the trace file, then writes the status.
+/// `$1` is the status file, `$2` the trace file, `$3` tmux, `$4` the socket,
+/// `$5` the `pipe-pane` command that copies the program's output to the signal
+/// pass (see [`crate::pane_pipe`]; empty for none), started before the program
+/// so that none of its output is missed; the rest is the program. The shell catches (rather than ignores) INT and
+/// QUIT so that Ctrl+C reaches the program with default handlers and the
 /// wrapper survives to record the status; a hang-up (the session killed) ends
 /// it without recording anything.
-const EXIT_RECORDER: &str = r#"f=$1; shift; trap : INT QUIT; "$@"; s=$?; printf '%s\n' "$s" >"$f"; exit "$s""#;
+const EXIT_RECORDER: &str = r#"f=$1; c=$2; t=$3; k=$4; p=$5; shift 5; [ -z "$p" ] || "$t" -S "$k" pipe-pane -O -t "$TMUX_PANE" "$p" 2>/dev/null; trap : INT QUIT; "$@"; s=$?; "$t" -S "$k" capture-pane -p -e -J -S - -E - -t "$TMUX_PANE" >"$c" 2>/dev/null; printf '%s\n' "$s" >"$f"; exit "$s""#;
+
+/// tmux's `set-titles-string`: the pane title, or nothing while it is tmux's
+/// default (the host name).
+const PASS_TITLE: &str = "#{?#{==:#{pane_title},#{host}},,#{pane_title}}";
+
+/// The most of a trace file read back (its newest part), so a flood in a
+/// 50,000-line history cannot take the app's memory.
+pub const MAX_TRACE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Errors preparing or managing tmux sessions.
 #[derive(Debug, thiserror::Error)]
@@ -165,22 +182,22 @@ impl TmuxSession {
         &self.name
     }
 
+    /// The tmux executable the session runs under.
+    pub fn tmux_program(&self) -> &Path {
+        &self.tmux.program
+    }
+
     /// Socket path.
     pub fn socket(&self) -> &Path {
         &self.socket
     }
 
-    /// Program and arguments for the PTY: a tmux client that creates the session
-    /// (running `command` under [`EXIT_RECORDER`]) or re-attaches to it.
-    pub(crate) fn client_command(
-        &self,
-        cwd: &Path,
-        env: &[(String, String)],
-        command: (&OsStr, &[OsString]),
-    ) -> (PathBuf, Vec<OsString>) {
+    /// The server options every command line that may start the server sets
+    /// first (so a server started by any of them is configured alike).
+    fn server_options(&self) -> Vec<OsString> {
         let mut args: Vec<OsString> = self.base_args();
         let default_terminal = if has_terminfo("tmux-256color") { "tmux-256color" } else { "screen-256color" };
-        let options: [&[&str]; 9] = [
+        let options: [&[&str]; 10] = [
             &["start-server"],
             &["set-option", "-g", "status", "off"],
             &["set-option", "-g", "history-limit", &HISTORY_LIMIT.to_string()],
@@ -188,6 +205,10 @@ impl TmuxSession {
             &["set-option", "-g", "mouse", "on"],
             &["set-option", "-s", "set-clipboard", "on"],
             &["set-option", "-g", "set-titles", "on"],
+            // The outer title is the pane's own (what the program set with OSC 0/2),
+            // never tmux's `session:window:name - "title"`; a pane whose program set
+            // none has the host name as its title, which passes as empty (no title).
+            &["set-option", "-g", "set-titles-string", PASS_TITLE],
             &["set-option", "-g", "default-terminal", default_terminal],
             // A fixed array slot, so re-attaching does not append duplicates.
             &["set-option", "-s", "terminal-features[90]", "xterm*:RGB:clipboard:title"],
@@ -196,24 +217,126 @@ impl TmuxSession {
             args.extend(option.iter().map(OsString::from));
             args.push(";".into());
         }
-        args.extend(["new-session", "-A", "-s", &self.name].map(OsString::from));
+        args
+    }
+
+    /// The command line that creates the session detached, `size` (columns,
+    /// rows) big, running `command` under [`EXIT_RECORDER`] (which starts
+    /// `pipe_command` when given).
+    fn create_args(
+        &self,
+        cwd: &Path,
+        env: &[(String, String)],
+        command: (&OsStr, &[OsString]),
+        pipe_command: Option<&str>,
+        size: (u16, u16),
+    ) -> Vec<OsString> {
+        let mut args = self.server_options();
+        args.extend(["new-session", "-d", "-s", &self.name].map(OsString::from));
+        args.extend(["-x".into(), size.0.to_string().into(), "-y".into(), size.1.to_string().into()]);
         args.push("-c".into());
         args.push(cwd.as_os_str().to_owned());
         for (key, value) in env {
             args.push("-e".into());
             args.push(format!("{key}={value}").into());
         }
-        // Ignored by tmux when the session already exists (a re-attach).
         args.extend(["--", "/bin/sh", "-c", EXIT_RECORDER, "termsprawl-session"].map(OsString::from));
         args.push(self.exit_file().into_os_string());
+        args.push(self.trace_file().into_os_string());
+        args.push(self.tmux.program.clone().into_os_string());
+        args.push(self.socket.clone().into_os_string());
+        args.push(pipe_command.unwrap_or_default().into());
         args.push(command.0.into());
         args.extend(command.1.iter().map(OsString::from));
+        args
+    }
+
+    /// Creates the session, detached, before any client attaches to it.
+    ///
+    /// Why not `new-session -A` in the PTY's client: a client that connects
+    /// while the server is exiting (its last session just ended; tmux exits
+    /// when empty) prints "server exited unexpectedly" and ends, and the
+    /// program never runs. Run here, that failure is seen and retried against
+    /// a fresh server. `process_env` is set on the tmux command itself (it is
+    /// the global environment of a server this command starts), `env` on the
+    /// session.
+    pub(crate) fn create(
+        &self,
+        cwd: &Path,
+        process_env: &[(String, String)],
+        env: &[(String, String)],
+        command: (&OsStr, &[OsString]),
+        pipe_command: Option<&str>,
+        size: (u16, u16),
+    ) -> Result<(), TmuxError> {
+        const ATTEMPTS: u32 = 5;
+        let args = self.create_args(cwd, env, command, pipe_command, size);
+        let mut attempt = 1;
+        loop {
+            let mut cmd = Command::new(&self.tmux.program);
+            cmd.args(&args).env_remove("TMUX").envs(process_env.iter().map(|(k, v)| (k, v))).stdin(Stdio::null());
+            // This command may start the server, a daemon that outlives the app:
+            // it must hold none of the app's descriptors (a Chromium helper whose
+            // IPC socket a tmux server kept open never saw the app die).
+            // SAFETY: only async-signal-safe syscalls run between fork and exec.
+            unsafe {
+                cmd.pre_exec(|| {
+                    close_inherited_fds();
+                    Ok(())
+                });
+            }
+            let out = cmd.output().map_err(|e| TmuxError::Command { command: "new-session", reason: e.to_string() })?;
+            if out.status.success() {
+                return Ok(());
+            }
+            let reason = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+            // Made meanwhile by another client (a second app on the data dir): attach to it.
+            if self.exists() {
+                return Ok(());
+            }
+            if attempt == ATTEMPTS {
+                return Err(TmuxError::Command { command: "new-session", reason });
+            }
+            tracing::debug!(attempt, %reason, session = %self.name, "tmux new-session failed; retrying");
+            std::thread::sleep(std::time::Duration::from_millis(20 * u64::from(attempt)));
+            attempt += 1;
+        }
+    }
+
+    /// Program and arguments for the PTY: a tmux client that attaches to the
+    /// session (made by [`Self::create`], or left by an earlier run). When the
+    /// session has already ended, the client fails at once and what the
+    /// program left (status, trace) is read from the session's files.
+    pub(crate) fn attach_command(&self) -> (PathBuf, Vec<OsString>) {
+        let mut args = self.server_options();
+        args.extend(["attach-session", "-t", &self.target()].map(OsString::from));
         (self.tmux.program.clone(), args)
     }
 
     /// Where the pane's wrapper writes the program's exit status when it ends.
     pub fn exit_file(&self) -> PathBuf {
         self.socket.with_file_name(format!("{}.exit", self.name))
+    }
+
+    /// Where the pane's wrapper writes the pane's history (with colours) when the program ends.
+    pub fn trace_file(&self) -> PathBuf {
+        self.socket.with_file_name(format!("{}.trace", self.name))
+    }
+
+    /// Takes (reads and removes) what the pane showed when its program ended,
+    /// as bytes to feed a screen (see [`crate::trace::capture_stream`]).
+    /// `None` when the program has not ended or left nothing.
+    pub fn take_exit_trace(&self) -> Option<Vec<u8>> {
+        let path = self.trace_file();
+        let raw = read_tail(&path, MAX_TRACE_BYTES);
+        if let Err(e) = std::fs::remove_file(&path) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::warn!(path = %path.display(), error = %e, "could not remove a tmux trace file");
+            }
+        }
+        let raw = raw?;
+        let stream = crate::trace::capture_stream(&raw);
+        (!stream.is_empty()).then_some(stream)
     }
 
     /// Takes (reads and removes) the exit status the program left when it ended.
@@ -233,11 +356,12 @@ impl TmuxSession {
     /// Removes an exit status left by an earlier session of the same name, so a
     /// new session never reports it. Call only while the session does not exist.
     pub(crate) fn clear_stale_exit_status(&self) {
-        let path = self.exit_file();
-        match std::fs::remove_file(&path) {
-            Ok(()) => tracing::debug!(path = %path.display(), "removed a stale tmux exit status"),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => tracing::warn!(path = %path.display(), error = %e, "could not remove a stale tmux exit status"),
+        for path in [self.exit_file(), self.trace_file()] {
+            match std::fs::remove_file(&path) {
+                Ok(()) => tracing::debug!(path = %path.display(), "removed a stale tmux exit file"),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => tracing::warn!(path = %path.display(), error = %e, "could not remove a stale tmux exit file"),
+            }
         }
     }
 
@@ -260,6 +384,37 @@ impl TmuxSession {
     fn target(&self) -> String {
         // `=` makes tmux match the name exactly rather than by prefix.
         format!("={}", self.name)
+    }
+
+    /// Copies the pane's output to `command` (`pipe-pane -O`), replacing any pipe
+    /// an earlier attach left (its command then reads end of file).
+    pub(crate) fn open_pipe(&self, command: &str) -> Result<(), TmuxError> {
+        let target = format!("{}:", self.target());
+        self.checked("pipe-pane", &["-O", "-t", &target, command])
+    }
+
+    /// Closes the pane's output pipe, if any (its `cat` reads end of file and exits).
+    pub(crate) fn close_pipe(&self) -> Result<(), TmuxError> {
+        let target = format!("{}:", self.target());
+        self.checked("pipe-pane", &["-t", &target])
+    }
+
+    /// Sends `bytes` to the pane's program as if typed (`send-keys -H`).
+    pub(crate) fn send_bytes(&self, bytes: &[u8]) -> Result<(), TmuxError> {
+        let target = format!("{}:", self.target());
+        let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut args = vec!["-H", "-t", &target];
+        args.extend(hex.iter().map(String::as_str));
+        self.checked("send-keys", &args)
+    }
+
+    fn checked(&self, command: &'static str, extra: &[&str]) -> Result<(), TmuxError> {
+        let out = self.run(command, extra)?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(TmuxError::Command { command, reason: String::from_utf8_lossy(&out.stderr).trim().to_owned() })
+        }
     }
 
     /// Whether the session is alive.
@@ -307,6 +462,35 @@ impl TmuxSession {
 /// Ends session `name` on the app's socket under `data_dir` (node closed for good).
 pub fn kill_session(tmux: &Tmux, data_dir: &Path, name: &str) -> Result<bool, TmuxError> {
     TmuxSession::new(tmux.clone(), data_dir, name)?.kill()
+}
+
+/// Closes every descriptor above stderr, in a child between fork and exec.
+fn close_inherited_fds() {
+    // SAFETY: close_range (Linux 5.9+) and close are async-signal-safe and
+    // touch only this (forked) process's descriptor table.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) == 0 {
+            return;
+        }
+        let max = libc::sysconf(libc::_SC_OPEN_MAX);
+        let max = if max > 0 { max.min(65_536) as i32 } else { 8192 };
+        for fd in 3..max {
+            libc::close(fd);
+        }
+    }
+}
+
+/// The last `max` bytes of a file (`None` when it cannot be read).
+fn read_tail(path: &Path, max: usize) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    if len > max as u64 {
+        file.seek(SeekFrom::Start(len - max as u64)).ok()?;
+    }
+    let mut out = Vec::with_capacity(len.min(max as u64) as usize);
+    file.take(max as u64).read_to_end(&mut out).ok()?;
+    Some(out)
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
@@ -364,20 +548,37 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(dir.path().join("tmux")).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
-        let (_, args) =
-            s.client_command(Path::new("/tmp"), &[("A".into(), "1".into())], (OsStr::new("bash"), &["-l".into()]));
+        let args = s.create_args(
+            Path::new("/tmp"),
+            &[("A".into(), "1".into())],
+            (OsStr::new("bash"), &["-l".into()]),
+            Some("cat"),
+            (100, 30),
+        );
         let args: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let joined = args.join(" ");
         assert!(joined.contains("-f /dev/null"));
         assert!(joined.contains("status off"));
         assert!(joined.contains("history-limit 50000"));
+        assert!(joined.contains(&format!("set-titles-string {PASS_TITLE} ;")), "tmux's own title never shows");
         let exit_file = s.exit_file();
         let tail = format!(
-            "new-session -A -s node-1 -c /tmp -e A=1 -- /bin/sh -c {EXIT_RECORDER} termsprawl-session {} bash -l",
-            exit_file.display()
+            "new-session -d -s node-1 -x 100 -y 30 -c /tmp -e A=1 -- /bin/sh -c {EXIT_RECORDER} termsprawl-session {} {} tmux {} cat bash -l",
+            exit_file.display(),
+            s.trace_file().display(),
+            s.socket().display()
         );
         assert!(joined.ends_with(&tail), "{joined}");
+        let (_, attach) = s.attach_command();
+        let attach: Vec<String> = attach.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let attach = attach.join(" ");
+        assert!(
+            attach.contains(&format!("set-titles-string {PASS_TITLE} ;")),
+            "an attach configures a fresh server too"
+        );
+        assert!(attach.ends_with("attach-session -t =node-1"), "{attach}");
         assert_eq!(exit_file, dir.path().join("tmux/node-1.exit"));
+        assert_eq!(s.trace_file(), dir.path().join("tmux/node-1.trace"));
     }
 
     #[test]

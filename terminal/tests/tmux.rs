@@ -138,3 +138,172 @@ fn the_programs_exit_status_survives_tmux() {
     term.write("exit 0\r").unwrap();
     assert!(host.wait_exit().success());
 }
+
+#[test]
+fn a_programs_output_and_scrollback_stay_after_it_ends_in_tmux() {
+    let Some(tmux) = tmux_or_skip("exit trace") else { return };
+    let data = tempfile::tempdir().unwrap();
+    let session = TmuxSession::new(tmux, data.path(), "node-trace").unwrap();
+    let _guard = ServerGuard(session.socket().to_owned());
+
+    let host = TestHost::new();
+    let mut failing = config(&session, data.path());
+    // 300 lines: far more than the 24 rows, so most of it is scrollback.
+    let script = "for i in $(seq 1 300); do echo \"row $i\"; done; printf '\\033[31mabout to fail\\033[0m\\n'; exit 3";
+    failing.command = Some(CommandSpec { program: "sh".into(), args: vec!["-c".into(), script.into()] });
+    let term = Terminal::spawn(failing, host.clone()).unwrap();
+    let status = host.wait_exit();
+    assert_eq!(status.code, 3);
+    assert!(!session.exists(), "the session ends with its program");
+    assert!(!session.trace_file().exists(), "the trace file is taken");
+
+    let shown = screen_text(&term);
+    assert!(shown.contains("about to fail") && shown.contains("row 300"), "last screen kept, not [exited]: {shown}");
+    assert!(!shown.contains("[exited]"), "{shown}");
+    let red = term.snapshot();
+    let row = (0..red.rows).find(|&r| red.row_text(r) == "about to fail").expect("the red line");
+    assert_eq!(red.cell(row, 0).map(|c| c.fg), Some(terminal::Theme::default().ansi[1]), "colours kept");
+    let text = term.read_text(100_000);
+    assert!(text.starts_with("row 1\nrow 2\n"), "the whole scrollback is readable: {}", &text[..40.min(text.len())]);
+    assert!(text.ends_with("row 300\nabout to fail"), "{}", &text[text.len().saturating_sub(60)..]);
+}
+
+/// The server exits when its last session ends; a node started in that
+/// moment once met a dying server ("server exited unexpectedly") and its
+/// program never ran. Each program here starts right as the one before it
+/// ended, several at a time: every one must run and report its own status.
+#[test]
+fn programs_started_as_the_server_exits_all_run() {
+    let Some(tmux) = tmux_or_skip("server exit race") else { return };
+    let data = tempfile::tempdir().unwrap();
+    let first = TmuxSession::new(tmux.clone(), data.path(), "race-0-0").unwrap();
+    let _guard = ServerGuard(first.socket().to_owned());
+    std::thread::scope(|scope| {
+        for lane in 0..3 {
+            let (tmux, data) = (tmux.clone(), data.path());
+            scope.spawn(move || {
+                for round in 0..15 {
+                    let session = TmuxSession::new(tmux.clone(), data, &format!("race-{lane}-{round}")).unwrap();
+                    let host = TestHost::new();
+                    let mut quick = config(&session, data);
+                    let script = format!("echo ran-{lane}-{round}; exit {}", 3 + round % 5);
+                    quick.command = Some(CommandSpec { program: "sh".into(), args: vec!["-c".into(), script] });
+                    let term = Terminal::spawn(quick, host.clone()).unwrap();
+                    let status = host.wait_exit();
+                    let shown = screen_text(&term);
+                    assert_eq!(status.code, 3 + round % 5, "lane {lane} round {round}: {status:?}, screen {shown:?}");
+                    assert!(shown.contains(&format!("ran-{lane}-{round}")), "lane {lane} round {round}: {shown:?}");
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn titles_pass_through_tmux_and_its_own_name_never_shows() {
+    let Some(tmux) = tmux_or_skip("titles") else { return };
+    let data = tempfile::tempdir().unwrap();
+    let session = TmuxSession::new(tmux, data.path(), "node-title").unwrap();
+    let _guard = ServerGuard(session.socket().to_owned());
+    let (host, term) = ready_shell(&session, data.path());
+    term.write("printf '\\033]2;building it\\007'\r").unwrap();
+    host.wait_for("the program's title", |r| r.titles.iter().any(|t| t.as_deref() == Some("building it")));
+    let titles = host.recorded.lock().titles.clone();
+    for t in titles.iter().flatten() {
+        assert!(!t.contains("node-title") && !t.contains(':'), "tmux's own title leaked: {titles:?}");
+    }
+    term.write("exit\r").unwrap();
+    host.wait_exit();
+}
+
+/// Pids of other processes with a file open whose path contains `needle`
+/// (the pane pipes' `cat`s, whose command line is only `cat`).
+fn processes_holding(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return found };
+    for entry in entries.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        if pid == std::process::id() {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else { continue };
+        let holds = fds
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target.to_string_lossy().contains(needle)));
+        if holds {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Signal FIFOs left in the socket directory.
+fn signal_fifos(session: &TmuxSession) -> Vec<PathBuf> {
+    let dir = session.socket().parent().unwrap();
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "signals"))
+        .collect()
+}
+
+#[test]
+fn signals_inside_tmux_reach_the_host_across_a_reattach_and_no_pipe_outlives_the_node() {
+    use terminal::signals::Progress;
+    use terminal::TerminalSignal;
+    let Some(tmux) = tmux_or_skip("signals") else { return };
+    let data = tempfile::tempdir().unwrap();
+    let session = TmuxSession::new(tmux, data.path(), "node-sig").unwrap();
+    let _guard = ServerGuard(session.socket().to_owned());
+    let needle = format!("{}/tmux/node-sig.", data.path().display());
+    let needle = format!("{needle}{}-", std::process::id());
+
+    // A program whose very first output is a signal: the wrapper pipes before it runs.
+    let host = TestHost::new();
+    let mut early = config(&session, data.path());
+    let script = "printf '\\033]9;first words\\007'; exec bash --noprofile --norc";
+    early.command = Some(CommandSpec { program: "sh".into(), args: vec!["-c".into(), script.into()] });
+    let term = Terminal::spawn(early, host.clone()).unwrap();
+    let first = TerminalSignal::Notification { title: None, body: "first words".into() };
+    host.wait_for("the first notification", |r| r.signals.contains(&first));
+    term.write("printf '\\033]9;4;1;50\\007\\033]133;D;3\\007\\a'; echo sent-$((40+2))\r").unwrap();
+    host.wait_for("progress and the command mark", |r| {
+        r.signals.contains(&TerminalSignal::Progress(Progress::Normal(50)))
+            && r.signals.contains(&TerminalSignal::CommandFinished { exit: Some(3) })
+    });
+    host.wait_for("the bell, still from the client", |r| r.bells >= 1);
+    wait_screen(&term, "output", |s| s.contains("sent-42"));
+    assert_eq!(host.recorded.lock().signals.iter().filter(|s| **s == first).count(), 1, "each signal once");
+    assert_eq!(processes_holding(&needle).len(), 1, "one pipe process while attached");
+
+    // The app quits: the client detaches and the pane's pipe goes with it.
+    drop(term);
+    host.wait_exit();
+    wait_until("the pipe process to end", || processes_holding(&needle).is_empty());
+    wait_until("the FIFO to go", || signal_fifos(&session).is_empty());
+    assert!(session.exists());
+
+    // The app starts again and re-attaches: signals still arrive.
+    let host = TestHost::new();
+    let term = Terminal::spawn(config(&session, data.path()), host.clone()).unwrap();
+    term.write("printf '\\033]777;notify;Build;done\\007'\r").unwrap();
+    host.wait_for("a notification after the re-attach", |r| {
+        r.signals.contains(&TerminalSignal::Notification { title: Some("Build".into()), body: "done".into() })
+    });
+    assert!(!host.recorded.lock().signals.contains(&first), "nothing replayed from before");
+
+    // A Program Status query, which tmux swallows, is still answered: the reply reaches the program.
+    term.write(
+        "printf '\\033]7501;?\\007'; IFS= read -rs -n 10 -t 20 r; case \"$r\" in *7501*) echo reply-$((1+1));; esac\r",
+    )
+    .unwrap();
+    wait_screen(&term, "the status query's reply", |s| s.contains("reply-2"));
+
+    // Closed for good: no pipe process, no FIFO.
+    assert!(session.kill().unwrap());
+    host.wait_exit();
+    wait_until("the pipe process to end after kill", || processes_holding(&needle).is_empty());
+    wait_until("the FIFO to go after kill", || signal_fifos(&session).is_empty());
+    drop(term);
+}

@@ -137,6 +137,36 @@ test('a second client evicts the first', async () => {
   assert.equal(await page.evaluate('2+2'), 4);
 });
 
+test('dialogs wait for page.on("dialog"): confirm accepted and dismissed, prompt text returned', async () => {
+  const seen = [];
+  const handler = async (d) => {
+    seen.push([d.type(), d.message(), d.defaultValue()]);
+    if (d.type() === 'prompt') await d.accept('typed here');
+    else if (d.message() === 'yes?') await d.accept();
+    else await d.dismiss();
+  };
+  page.on('dialog', handler);
+  try {
+    assert.equal(await page.evaluate(() => confirm('yes?')), true);
+    assert.equal(await page.evaluate(() => confirm('no?')), false);
+    assert.equal(await page.evaluate(() => prompt('name?', 'def')), 'typed here');
+  } finally {
+    page.off('dialog', handler);
+  }
+  assert.deepEqual(seen, [['confirm', 'yes?', ''], ['confirm', 'no?', ''], ['prompt', 'name?', 'def']]);
+});
+
+test('setViewportSize ends with the page at the asked size; window bounds read', async () => {
+  await page.setViewportSize({ width: 640, height: 480 });
+  assert.deepEqual(await page.evaluate(() => [window.innerWidth, window.innerHeight]), [640, 480]);
+  const cdp = await context.newCDPSession(page);
+  const { windowId, bounds } = await cdp.send('Browser.getWindowForTarget');
+  assert.equal(bounds.windowState, 'normal');
+  const read = await cdp.send('Browser.getWindowBounds', { windowId });
+  assert.ok(read.bounds.width >= 640 && read.bounds.height >= 480, JSON.stringify(read.bounds));
+  await cdp.detach();
+});
+
 test('page.close removes the node from the canvas', async () => {
   await page.close();
   await app.waitForCanvas("the closed page's node is gone", (nodes) => !nodes.some((n) => n.id === pageNode) && nodes.length === 1);

@@ -5,6 +5,7 @@
 //! Keys are written in the order a `serde_json::Value` object sorts them, so
 //! the body is byte for byte the tree's (tested below).
 
+use std::path::PathBuf;
 use std::sync::{Arc, LazyLock};
 
 use serde::ser::{SerializeStruct, Serializer};
@@ -56,18 +57,23 @@ pub(crate) struct SessionInfo<'a> {
     pub(crate) endpoint_url: &'a str,
     /// Whether agent browser control is on.
     pub(crate) browser_control: bool,
+    /// The project's folder: `null` when the project is not open, or when its
+    /// path is not UTF-8 (JSON cannot carry it exactly, and a lossy path
+    /// would name another folder).
+    pub(crate) project_folder: Option<PathBuf>,
 }
 
 impl Serialize for SessionInfo<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Sorted key order (see the module doc); ToolIdentity's derived
         // order, nodeId then projectId, is already sorted.
-        let mut s = serializer.serialize_struct("SessionInfo", 6)?;
+        let mut s = serializer.serialize_struct("SessionInfo", 7)?;
         s.serialize_field("browserControl", &self.browser_control)?;
         s.serialize_field("endpoint", &EndpointUrl { url: self.endpoint_url })?;
         s.serialize_field("guides", &*GUIDES)?;
         s.serialize_field("identity", &self.session.identity)?;
         s.serialize_field("operations", &*OPERATIONS)?;
+        s.serialize_field("projectFolder", &self.project_folder.as_deref().and_then(|p| p.to_str()))?;
         s.serialize_field("status", &SortedStatus(&self.session.status))?;
         s.end()
     }
@@ -130,6 +136,25 @@ mod tests {
     }
 
     #[test]
+    fn a_project_folder_json_cannot_carry_exactly_is_null() {
+        use std::os::unix::ffi::OsStrExt;
+        let folder = PathBuf::from(std::ffi::OsStr::from_bytes(b"/home/\xff/proj"));
+        let session = ToolSession {
+            identity: ToolIdentity::new("a", "p"),
+            token: Token::generate().unwrap(),
+            status: IntegrationStatus::new(IntegrationState::Ready),
+        };
+        let info = SessionInfo {
+            session: Arc::new(session),
+            endpoint_url: "http://127.0.0.1:1",
+            browser_control: false,
+            project_folder: Some(folder),
+        };
+        let body: Value = serde_json::from_str(&typed_body(&Answer::SessionInfo(info))).unwrap();
+        assert_eq!(body["value"]["projectFolder"], Value::Null);
+    }
+
+    #[test]
     fn session_info_is_byte_for_byte_the_json_tree() {
         let statuses = [
             IntegrationStatus::new(IntegrationState::Ready),
@@ -144,7 +169,7 @@ mod tests {
         let identities = [ToolIdentity::new("agent-7", "proj"), ToolIdentity::new("a", "/home/ü/\"q\"\\p\t")];
         for status in &statuses {
             for identity in &identities {
-                for browser_control in [false, true] {
+                for (browser_control, folder) in [(false, None), (true, Some("/home/ü/proj \"q\""))] {
                     let session = ToolSession {
                         identity: identity.clone(),
                         token: Token::generate().unwrap(),
@@ -158,8 +183,14 @@ mod tests {
                         "browserControl": browser_control,
                         "operations": Operation::ALL.iter().map(|op| op.name()).collect::<Vec<_>>(),
                         "guides": GuideTopic::NAMES,
+                        "projectFolder": folder,
                     });
-                    let info = SessionInfo { session: Arc::new(session), endpoint_url: url, browser_control };
+                    let info = SessionInfo {
+                        session: Arc::new(session),
+                        endpoint_url: url,
+                        browser_control,
+                        project_folder: folder.map(PathBuf::from),
+                    };
                     let body = typed_body(&Answer::SessionInfo(info));
                     assert_eq!(body, tree_body(tree), "{status:?} {identity:?} {browser_control}");
                     assert!(!body.contains("token"), "the token never reaches the body");

@@ -208,6 +208,12 @@ args_struct! {
         /// Also capture the viewport.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         "screenshot" => screenshot: Option<bool>,
+        /// Ref of the element (a landmark, a list, an iframe) whose subtree to read.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        "within" => within: Option<String>,
+        /// Page of the element list (1-based).
+        #[serde(default, deserialize_with = "count", skip_serializing_if = "Option::is_none")]
+        "page" => page: Option<u64>,
     }
 }
 

@@ -1,5 +1,6 @@
-//! A small blocking client for `POST /call`, used by `termsprawl-ctl` (the
-//! CLI fallback and the MCP adapter), so the wire format stays in this crate.
+//! A small blocking client for `POST /call` and `POST /hook`, used by
+//! `termsprawl-ctl` (the CLI fallback, the MCP adapter and `hook`), so the
+//! wire format stays in this crate.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -13,10 +14,15 @@ use local_guard::files::{self, FileError};
 use local_guard::Token;
 
 use crate::endpoint::{Endpoint, ENDPOINT_FILE};
+use crate::hook::HookReport;
 use crate::sessions::{session_file_name, valid_node_id, StoredSession, ToolIdentity, SESSIONS_DIR};
 
 /// Largest response the client accepts (screenshots are the big ones).
 const MAX_RESPONSE: u64 = 64 * 1024 * 1024;
+/// How long a hook report waits to connect (a closed app refuses at once; a hung one does not).
+pub const HOOK_CONNECT_TIMEOUT: Duration = Duration::from_millis(300);
+/// How long a hook report may take in all, per read or write.
+pub const HOOK_TIMEOUT: Duration = Duration::from_millis(700);
 
 /// A failure calling the tool server.
 #[derive(Debug, Error)]
@@ -120,11 +126,23 @@ impl ToolClient {
         } else {
             json!({"operation": operation, "args": args}).to_string()
         };
-        let mut stream = TcpStream::connect_timeout(&self.address, self.timeout)?;
-        stream.set_read_timeout(Some(self.timeout))?;
-        stream.set_write_timeout(Some(self.timeout))?;
+        self.post("/call", &body, self.timeout, self.timeout)
+    }
+
+    /// Sends one hook report (`POST /hook`). It gives up quickly — within
+    /// [`HOOK_CONNECT_TIMEOUT`] when nothing listens, [`HOOK_TIMEOUT`] in all —
+    /// because the agent's turn waits for its hook.
+    pub fn report_hook(&self, report: &HookReport) -> Result<(), ClientError> {
+        let body = serde_json::to_string(report).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        self.post("/hook", &body, HOOK_CONNECT_TIMEOUT, HOOK_TIMEOUT).map(|_| ())
+    }
+
+    fn post(&self, path: &str, body: &str, connect: Duration, io: Duration) -> Result<Value, ClientError> {
+        let mut stream = TcpStream::connect_timeout(&self.address, connect)?;
+        stream.set_read_timeout(Some(io))?;
+        stream.set_write_timeout(Some(io))?;
         let head = format!(
-            "POST /call HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\n\
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\n\
              Content-Length: {}\r\nConnection: close\r\n\r\n",
             self.host,
             self.token.expose(),

@@ -3,6 +3,7 @@
 //! recheck the token at dequeue → hand the typed [`ToolCall`] to the app's [`ToolHost`].
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,11 +11,13 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use thiserror::Error;
 
+use crate::activity::AgentActivity;
 use crate::answer::{Answer, SessionInfo};
 use crate::call::{AgentStatusArgs, GuideReadArgs, SessionInfoArgs, ToolCall};
 use crate::endpoint::Endpoint;
 use crate::error::{ErrorCode, ToolError};
 use crate::guides::guide;
+use crate::hook::HookReport;
 use crate::operation::Operation;
 use crate::queue::ProjectQueues;
 use crate::sessions::{IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession};
@@ -45,9 +48,26 @@ pub trait ToolHost: Send + Sync + 'static {
     /// Whether the user has enabled agent browser control.
     fn browser_enabled(&self) -> bool;
 
+    /// The folder of an open project (what `session_info` names, so an agent
+    /// can build the absolute paths `artifact_open` takes); `None` when the
+    /// project is not open.
+    fn project_folder(&self, project_id: &str) -> Option<PathBuf>;
+
     /// A session's integration status changed (provisioned, connected, …).
     fn on_status(&self, node_id: &str, status: &IntegrationStatus) {
         let _ = (node_id, status);
+    }
+
+    /// The agent CLI of `identity` reported a hook (`POST /hook`); must return
+    /// at once (the CLI's turn waits for the hook command).
+    fn on_hook(&self, identity: &ToolIdentity, report: HookReport) {
+        let _ = (identity, report);
+    }
+
+    /// What an agent node is doing now, for `agent_status` (`None`: not known).
+    fn activity(&self, node_id: &str) -> Option<AgentActivity> {
+        let _ = node_id;
+        None
     }
 }
 
@@ -210,11 +230,26 @@ impl Invoker {
                 }
             }
         }
+        let project_folder = self.host.project_folder(&current.identity.project_id);
         Ok(SessionInfo {
             session: current,
             endpoint_url: &self.endpoint.url,
             browser_control: self.host.browser_enabled(),
+            project_folder,
         })
+    }
+
+    /// A hook report from an authenticated session whose node may still act.
+    pub(crate) fn report_hook(&self, session: &ToolSession, report: HookReport) -> Result<(), InvokeError> {
+        if !self.sessions.is_current(&session.identity.node_id, &session.token) {
+            return Err(InvokeError::Unauthorized);
+        }
+        if !self.host.valid(&session.identity) {
+            return Err(InvokeError::InvalidSession);
+        }
+        tracing::debug!(node = %session.identity.node_id, event = ?report.event, "agent hook");
+        self.host.on_hook(&session.identity, report);
+        Ok(())
     }
 
     fn agent_status(&self, session: &ToolSession, args: &AgentStatusArgs) -> Result<Value, InvokeError> {
@@ -225,7 +260,17 @@ impl Invoker {
             .into_iter()
             .filter(|s| wanted.is_none_or(|w| s.identity.node_id == w))
             .filter(|s| self.host.valid(&s.identity))
-            .map(|s| json!({"nodeId": s.identity.node_id, "status": s.status}))
+            .map(|s| {
+                let mut entry = json!({"nodeId": s.identity.node_id, "status": s.status});
+                // The state, stateSince, source (and exitCode, detail) of the agent, beside its integration status.
+                if let (Some(Value::Object(activity)), Some(fields)) = (
+                    self.host.activity(&s.identity.node_id).and_then(|a| serde_json::to_value(a).ok()),
+                    entry.as_object_mut(),
+                ) {
+                    fields.extend(activity);
+                }
+                entry
+            })
             .collect();
         if let (Some(node), true) = (wanted, agents.is_empty()) {
             let message = format!("No agent session for node {}", node.escape_debug());

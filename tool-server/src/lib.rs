@@ -2,7 +2,9 @@
 //! call ([`AGENT_TOOLS`] with JSON input schemas), the per-surface usage guides
 //! ([`TOOL_GUIDES`]), the request validator ([`validate_tool_request`]), session
 //! provisioning with bearer tokens persisted as private files, the
-//! authenticated localhost HTTP transport (`POST /call` on `127.0.0.1`), and
+//! authenticated localhost HTTP transport (`POST /call` on `127.0.0.1`, and
+//! `POST /hook` for agent CLIs' hook reports, [`HookReport`], and MCP over
+//! streamable HTTP at `/mcp`), and
 //! per-project FIFO queues that serialize accepted operations before handing
 //! them to the app, plus the client side `termsprawl-ctl` needs (a blocking
 //! loopback [`ToolClient`] and the [`McpServer`] stdio adapter). It owns
@@ -14,12 +16,13 @@
 //! nothing of it):
 //!
 //! ```text
-//! server    → config, endpoint, http, invoke, lock, queue, sessions  (lifecycle, endpoint.json)
-//! http      → answer, config, error, invoke, sessions  (the loopback transport, bearer check)
-//! invoke    → answer, call, endpoint, error, guides, operation, queue, sessions, validate  (ToolHost, dispatch)
+//! server    → config, endpoint, http, invoke, lock, mcp_http, queue, sessions  (lifecycle, endpoint.json)
+//! http      → answer, config, error, hook, invoke, mcp_http, sessions  (the loopback transport, bearer check)
+//! mcp_http  → error, invoke, mcp, operation, sessions  (`/mcp`: rmcp's streamable HTTP, sessions bound to tokens)
+//! invoke    → activity, answer, call, endpoint, error, guides, hook, operation, queue, sessions, validate  (ToolHost, dispatch)
 //! answer    → guides, operation, sessions       (a call's value and its 200 body, session_info written directly)
-//! mcp       → catalogue, client, operation     (the stdio MCP adapter)
-//! client    → endpoint, sessions               (the blocking loopback ToolClient)
+//! mcp       → catalogue, client, operation     (the MCP handler both transports serve; the stdio adapter)
+//! client    → endpoint, hook, sessions         (the blocking loopback ToolClient)
 //! call      → choices, guides, operation, validate  (typed ToolCall from a checked request)
 //! validate  → catalogue, error, operation      (the request gate and its messages)
 //! catalogue → choices, guides, operation       (AGENT_TOOLS: descriptions and schemas)
@@ -27,11 +30,14 @@
 //! choices                                       (AgentChoice, ArtifactChoice)
 //! config                                        (ServerConfig)
 //! endpoint                                      (Endpoint, endpoint.json's content)
-//! leaves:     operation, choices, config, endpoint, error, guides, lock, queue, sessions
+//! activity                                      (AgentActivity: state, since, source)
+//! hook                                          (HookReport and each CLI's hook input)
+//! leaves:     activity, operation, choices, config, endpoint, error, guides, hook, lock, queue, sessions
 //! ```
 
 #![warn(missing_docs)]
 
+mod activity;
 mod answer;
 mod call;
 mod catalogue;
@@ -41,16 +47,19 @@ mod config;
 mod endpoint;
 mod error;
 mod guides;
+mod hook;
 mod http;
 mod invoke;
 mod lock;
 mod mcp;
+mod mcp_http;
 mod operation;
 mod queue;
 mod server;
 mod sessions;
 mod validate;
 
+pub use activity::{ActivitySource, ActivityState, AgentActivity};
 pub use call::{
     AgentLaunchArgs, AgentStatusArgs, ArtifactArgs, CallError, ClickArgs, ExternalArgs, GroupArgs, GuideReadArgs,
     InspectArgs, MoveArgs, NavigateArgs, NoArgs, NodeArgs, NodeTextArgs, NodesArgs, ReadArgs, ResizeArgs,
@@ -58,11 +67,12 @@ pub use call::{
 };
 pub use catalogue::{tool_spec, ToolSpec, AGENT_TOOLS, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS};
 pub use choices::{AgentChoice, ArtifactChoice};
-pub use client::{ClientError, ToolClient};
+pub use client::{ClientError, ToolClient, HOOK_CONNECT_TIMEOUT, HOOK_TIMEOUT};
 pub use config::ServerConfig;
 pub use endpoint::Endpoint;
 pub use error::{ErrorCode, ToolError};
 pub use guides::{guide, GuideTopic, TOOL_GUIDES};
+pub use hook::{HookAgent, HookEvent, HookReport, MAX_HOOK_TEXT};
 pub use invoke::{ExecuteFuture, InvokeError, ToolHost};
 pub use lock::{LockError, ServerLock};
 pub use mcp::{McpServer, ToolCaller};

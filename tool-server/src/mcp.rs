@@ -1,15 +1,27 @@
-//! The catalogue as an MCP server over stdio, for `termsprawl-ctl mcp`, built
-//! on the `rmcp` SDK: `tools/list` publishes [`AGENT_TOOLS`] and `tools/call`
-//! forwards to the tool server through a [`ToolCaller`].
+//! The catalogue as an MCP server, built on the `rmcp` SDK: `tools/list`
+//! publishes [`AGENT_TOOLS`] and `tools/call` hands the call to an
+//! [`McpBackend`]. One handler serves both transports: stdio for
+//! `termsprawl-ctl mcp` ([`McpServer`], forwarding to the tool server through a
+//! [`ToolCaller`]) and streamable HTTP at `POST /mcp` (`mcp_http`, calling the
+//! invoke path directly).
+//!
+//! Revisions: 2026-07-28 (no `initialize`; `server/discover` and per-request
+//! `_meta`, an unsupported version answered with rmcp's
+//! `UNSUPPORTED_PROTOCOL_VERSION` error) and, over `initialize`, 2025-11-25,
+//! 2025-06-18, 2025-03-26 and 2024-11-05. rmcp does the negotiating; this
+//! module only pins the list.
 
+use std::future::Future;
 use std::io::{self, BufRead, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
 
 use parking_lot::{Condvar, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult, Implementation,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{QuitReason, RequestContext, RoleServer, ServerInitializeError};
 use rmcp::{ErrorData, ServerHandler};
@@ -21,11 +33,17 @@ use crate::catalogue::AGENT_TOOLS;
 use crate::client::{ClientError, ToolClient};
 use crate::operation::Operation;
 
-/// MCP protocol revisions this adapter speaks, newest first. Pinned rather
-/// than rmcp's full list so a client is only ever offered revisions this
-/// adapter has been tested against; an unknown request falls back to the first.
-const PROTOCOL_VERSIONS: &[ProtocolVersion] =
-    &[ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_03_26, ProtocolVersion::V_2024_11_05];
+/// MCP protocol revisions served, newest first. Pinned rather than rmcp's
+/// full list so a client is only ever offered revisions tested here. An
+/// `initialize` naming one this list lacks (or 2026-07-28, which has no
+/// `initialize`) gets [`ProtocolVersion::LATEST_WITH_INITIALIZE`].
+pub(crate) const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2026_07_28,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2024_11_05,
+];
 
 /// Longest stdin line accepted (the HTTP body cap plus JSON-RPC framing).
 const MAX_LINE: usize = 1024 * 1024;
@@ -64,23 +82,181 @@ impl ToolCaller for ToolClient {
     }
 }
 
-/// The MCP stdio adapter: an rmcp [`ServerHandler`] forwarding to a
-/// [`ToolCaller`]. Cloning shares the caller.
-#[derive(Debug)]
-pub struct McpServer<C> {
-    shared: Arc<Shared<C>>,
+/// Why a tool call failed: the message the agent reads, and the tool
+/// server's stable error code when there is one.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolFailure {
+    /// The message, verbatim from the tool server.
+    pub(crate) message: String,
+    /// The error body's `code` (`browser_disabled`, `invalid_arguments`, …).
+    pub(crate) code: Option<String>,
 }
 
-/// The state every clone of an [`McpServer`] shares.
+/// Where [`McpHandler`] sends what it cannot answer from the catalogue.
+pub(crate) trait McpBackend: Send + Sync + 'static {
+    /// Runs `operation` (a known name) with `args` for the request in `context`.
+    fn call(
+        &self,
+        operation: Operation,
+        args: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<Value, ToolFailure>> + Send;
+
+    /// Runs before every answer that can open a client's session:
+    /// `initialize`, `server/discover`, and (2026-07-28 clients may skip
+    /// both) `tools/list` and `tools/call`. Must be cheap after the first.
+    fn opening(&self, context: &RequestContext<RoleServer>) -> impl Future<Output = ()> + Send {
+        let _ = context;
+        std::future::ready(())
+    }
+}
+
+/// The rmcp [`ServerHandler`] both transports serve. Cloning shares the backend.
 #[derive(Debug)]
-struct Shared<C> {
-    caller: C,
+pub(crate) struct McpHandler<B> {
+    pub(crate) backend: Arc<B>,
+}
+
+impl<B> Clone for McpHandler<B> {
+    fn clone(&self) -> Self {
+        McpHandler { backend: Arc::clone(&self.backend) }
+    }
+}
+
+impl<B: McpBackend> ServerHandler for McpHandler<B> {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        // What `initialize` answers when the client names no revision served
+        // there (rmcp never answers `initialize` with 2026-07-28).
+        info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
+        info.server_info = Implementation::new("termsprawl", env!("CARGO_PKG_VERSION"));
+        info.instructions = Some(INSTRUCTIONS.to_owned());
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(PROTOCOL_VERSIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        self.backend.opening(&context).await;
+        self.negotiate_initialize(&request)
+    }
+
+    async fn discover(&self, context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        self.backend.opening(&context).await;
+        Ok(DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), self.get_info()))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.backend.opening(&context).await;
+        match &*MCP_TOOLS {
+            Ok(tools) => Ok(ListToolsResult::with_all_items(tools.clone())),
+            Err(message) => Err(ErrorData::internal_error(message.clone(), None)),
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // Unknown names never reach the tool server: every revision served
+        // makes them a protocol error, -32602 (invalid params), not a tool failure.
+        let Some(operation) = Operation::from_name(&request.name) else {
+            return Err(ErrorData::invalid_params(format!("Unknown tool: {}", request.name.escape_debug()), None));
+        };
+        self.backend.opening(&context).await;
+        let args = request.arguments.map_or(Value::Null, Value::Object);
+        let result = match self.backend.call(operation, args, &context).await {
+            Ok(value) => tool_result(value),
+            // A refusal or an unreachable server is the agent's to read, so it
+            // is a tool error carrying the server's message, not a protocol error.
+            // The code rides along as structured content, beside the same text.
+            Err(ToolFailure { message, code }) => {
+                let mut result = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
+                if let Some(code) = code {
+                    result.structured_content = Some(json!({"error": message, "code": code}));
+                }
+                result
+            }
+        };
+        Ok(result.into())
+    }
+}
+
+/// The stdio backend: a blocking [`ToolCaller`] (HTTP to the tool server),
+/// and the adapter name announced once, when the client first connects.
+#[derive(Debug)]
+pub(crate) struct CallerBackend<C> {
+    caller: Arc<C>,
     adapter: Option<String>,
+    announced: AtomicBool,
+}
+
+impl<C: ToolCaller + Send + Sync + 'static> CallerBackend<C> {
+    /// Calls the tool server off the async runtime: [`ToolCaller`] blocks on
+    /// HTTP, which would otherwise stall the transport (and `ping`) meanwhile.
+    async fn call_blocking(&self, operation: Operation, args: Value) -> Result<Value, ToolFailure> {
+        let caller = Arc::clone(&self.caller);
+        match tokio::task::spawn_blocking(move || caller.call(operation.name(), args)).await {
+            Ok(outcome) => outcome.map_err(|e| {
+                let code = match &e {
+                    ClientError::Refused { code, .. } => code.clone(),
+                    _ => None,
+                };
+                ToolFailure { message: e.to_string(), code }
+            }),
+            Err(e) => Err(ToolFailure { message: format!("the tool call was aborted: {e}"), code: None }),
+        }
+    }
+}
+
+impl<C: ToolCaller + Send + Sync + 'static> McpBackend for CallerBackend<C> {
+    fn call(
+        &self,
+        operation: Operation,
+        args: Value,
+        _context: &RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<Value, ToolFailure>> + Send {
+        self.call_blocking(operation, args)
+    }
+
+    async fn opening(&self, _context: &RequestContext<RoleServer>) {
+        // Announced before the reply, so the canvas shows the session as
+        // connected by the time the agent's client sees its first answer
+        // (`initialize`, or `server/discover` for 2026-07-28 clients).
+        if self.announced.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if let Some(adapter) = self.adapter.clone() {
+            let announced = self.call_blocking(Operation::SessionInfo, json!({ "adapter": adapter })).await;
+            if let Err(e) = announced {
+                tracing::warn!(error = %e.message, "could not announce the MCP adapter to the tool server");
+            }
+        }
+    }
+}
+
+/// The MCP stdio adapter: [`McpHandler`] forwarding to a [`ToolCaller`].
+/// Cloning shares the caller.
+#[derive(Debug)]
+pub struct McpServer<C> {
+    handler: McpHandler<CallerBackend<C>>,
 }
 
 impl<C> Clone for McpServer<C> {
     fn clone(&self) -> Self {
-        McpServer { shared: Arc::clone(&self.shared) }
+        McpServer { handler: self.handler.clone() }
     }
 }
 
@@ -89,7 +265,8 @@ impl<C: ToolCaller + Send + Sync + 'static> McpServer<C> {
     /// `codex-mcp`), `initialize` reports it through `session_info`, which
     /// marks the session connected.
     pub fn new(caller: C, adapter: Option<String>) -> Self {
-        McpServer { shared: Arc::new(Shared { caller, adapter }) }
+        let backend = CallerBackend { caller: Arc::new(caller), adapter, announced: AtomicBool::new(false) };
+        McpServer { handler: McpHandler { backend: Arc::new(backend) } }
     }
 
     /// Serves MCP on this process's stdin and stdout until stdin closes.
@@ -138,7 +315,7 @@ impl<C: ToolCaller + Send + Sync + 'static> McpServer<C> {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let running = match rmcp::serve_server(self.clone(), (input, output)).await {
+        let running = match rmcp::serve_server(self.handler.clone(), (input, output)).await {
             Ok(running) => running,
             // The client left before initializing: nothing to serve, not a failure.
             Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
@@ -149,94 +326,6 @@ impl<C: ToolCaller + Send + Sync + 'static> McpServer<C> {
             // Closed (stdin hit EOF) or cancelled: the session simply ended.
             Ok(_) => Ok(()),
         }
-    }
-
-    /// Calls the tool server off the async runtime: [`ToolCaller`] blocks on
-    /// HTTP, which would otherwise stall the transport (and `ping`) meanwhile.
-    /// The error is the message the agent gets to read, with the server's
-    /// error code when it sent one.
-    async fn call(&self, operation: String, args: Value) -> Result<Value, (String, Option<String>)> {
-        let shared = Arc::clone(&self.shared);
-        match tokio::task::spawn_blocking(move || shared.caller.call(&operation, args)).await {
-            Ok(outcome) => outcome.map_err(|e| {
-                let code = match &e {
-                    ClientError::Refused { code, .. } => code.clone(),
-                    _ => None,
-                };
-                (e.to_string(), code)
-            }),
-            Err(e) => Err((format!("the tool call was aborted: {e}"), None)),
-        }
-    }
-}
-
-impl<C: ToolCaller + Send + Sync + 'static> ServerHandler for McpServer<C> {
-    fn get_info(&self) -> ServerConfig {
-        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
-        info.protocol_version = PROTOCOL_VERSIONS[0].clone();
-        info.server_info = Implementation::new("termsprawl", env!("CARGO_PKG_VERSION"));
-        info.instructions = Some(INSTRUCTIONS.to_owned());
-        info
-    }
-
-    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
-        std::borrow::Cow::Borrowed(PROTOCOL_VERSIONS)
-    }
-
-    async fn initialize(
-        &self,
-        request: InitializeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<InitializeResult, ErrorData> {
-        context.peer.set_peer_info(request.clone());
-        // Announced before the reply, so the canvas shows the session as
-        // connected by the time the agent's client sees `initialize` succeed.
-        if let Some(adapter) = self.shared.adapter.clone() {
-            let announced = self.call(Operation::SessionInfo.name().to_owned(), json!({ "adapter": adapter })).await;
-            if let Err((e, _)) = announced {
-                tracing::warn!(error = %e, "could not announce the MCP adapter to the tool server");
-            }
-        }
-        self.negotiate_initialize(&request)
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        match &*MCP_TOOLS {
-            Ok(tools) => Ok(ListToolsResult::with_all_items(tools.clone())),
-            Err(message) => Err(ErrorData::internal_error(message.clone(), None)),
-        }
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let name = request.name.into_owned();
-        // Unknown names never reach the tool server: they are a malformed
-        // request, not a tool failure.
-        if Operation::from_name(&name).is_none() {
-            return Err(ErrorData::invalid_params(format!("Unknown tool: {}", name.escape_debug()), None));
-        }
-        let args = request.arguments.map_or(Value::Null, Value::Object);
-        let result = match self.call(name, args).await {
-            Ok(value) => tool_result(value),
-            // A refusal or an unreachable server is the agent's to read, so it
-            // is a tool error carrying the server's message, not a protocol error.
-            // The code rides along as structured content, beside the same text.
-            Err((message, code)) => {
-                let mut result = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
-                if let Some(code) = code {
-                    result.structured_content = Some(json!({"error": message, "code": code}));
-                }
-                result
-            }
-        };
-        Ok(result.into())
     }
 }
 
@@ -389,7 +478,7 @@ fn pump_replies(
 /// The line to hand rmcp for `line`, and whether it is a request (a reply is
 /// owed). An `initialize` gets the fields rmcp requires and older clients of
 /// this adapter omit: an empty `capabilities`, an anonymous `clientInfo` and,
-/// as before, the newest protocol revision when none is named. Anything else,
+/// as before, the newest revision `initialize` serves when none is named. Anything else,
 /// junk included, passes through for rmcp to judge.
 fn prepare(line: &[u8]) -> (Vec<u8>, bool) {
     let raw = line.strip_suffix(b"\n").unwrap_or(line).to_vec();
@@ -403,7 +492,7 @@ fn prepare(line: &[u8]) -> (Vec<u8>, bool) {
     }
     let params = message.entry("params").or_insert_with(|| json!({}));
     if let Some(params) = params.as_object_mut() {
-        params.entry("protocolVersion").or_insert_with(|| json!(PROTOCOL_VERSIONS[0].to_string()));
+        params.entry("protocolVersion").or_insert_with(|| json!(ProtocolVersion::LATEST_WITH_INITIALIZE.to_string()));
         params.entry("capabilities").or_insert_with(|| json!({}));
         params.entry("clientInfo").or_insert_with(|| json!({"name": "unknown", "version": ""}));
     }
@@ -491,7 +580,7 @@ mod tests {
         }
 
         fn calls(&self) -> Vec<(String, Value)> {
-            self.server.shared.caller.calls.lock().clone()
+            self.server.handler.backend.caller.calls.lock().clone()
         }
 
         /// Closes the client's end and checks the server ends cleanly,
@@ -529,8 +618,69 @@ mod tests {
 
         let mut session = Session::start(None);
         let reply = session.request(2, "initialize", init_params("1999-01-01"));
-        assert_eq!(reply["result"]["protocolVersion"], PROTOCOL_VERSIONS[0].to_string());
+        assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "the newest revision with initialize");
         assert!(session.calls().is_empty(), "no adapter, no announcement");
+        session.finish();
+    }
+
+    fn modern_meta(version: &str) -> Value {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        })
+    }
+
+    #[test]
+    fn initialize_serves_2025_11_25_and_every_older_revision() {
+        for version in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] {
+            let mut session = Session::start(None);
+            let reply = session.request(1, "initialize", init_params(version));
+            assert_eq!(reply["result"]["protocolVersion"], version);
+            session.finish();
+        }
+        // 2026-07-28 has no initialize: a client naming it there gets the newest that has one.
+        let mut session = Session::start(None);
+        let reply = session.request(1, "initialize", init_params("2026-07-28"));
+        assert_eq!(reply["result"]["protocolVersion"], "2025-11-25");
+        session.finish();
+    }
+
+    #[test]
+    fn revision_2026_07_28_discovers_then_serves_requests_with_meta() {
+        let mut session = Session::start(Some("claude-mcp"));
+        let reply = session.request(1, "server/discover", json!({"_meta": modern_meta("2026-07-28")}));
+        let versions = reply["result"]["supportedVersions"].as_array().unwrap();
+        let served: Vec<String> = PROTOCOL_VERSIONS.iter().map(ToString::to_string).collect();
+        assert_eq!(versions.len(), served.len(), "{reply}");
+        assert!(versions.iter().all(|v| served.contains(&v.as_str().unwrap().to_owned())), "{reply}");
+        assert!(reply["result"]["capabilities"]["tools"].is_object(), "{reply}");
+
+        // The version is checked on every request, with the spec's error.
+        let reply = session.request(2, "tools/list", json!({"_meta": modern_meta("2099-01-01")}));
+        assert_eq!(reply["error"]["code"], -32022, "{reply}");
+
+        let reply = session.request(3, "tools/list", json!({"_meta": modern_meta("2026-07-28")}));
+        assert_eq!(reply["result"]["tools"].as_array().unwrap().len(), Operation::ALL.len(), "{reply}");
+        let reply = session.request(
+            4,
+            "tools/call",
+            json!({"name": "terminal_close", "arguments": {"nodeId": "t"}, "_meta": modern_meta("2026-07-28")}),
+        );
+        assert_eq!(reply["result"]["isError"], true, "{reply}");
+        let reply = session.request(
+            5,
+            "tools/call",
+            json!({"name": "rm_rf", "arguments": {}, "_meta": modern_meta("2026-07-28")}),
+        );
+        assert_eq!(reply["error"]["code"], -32602, "{reply}");
+        // No initialize: the adapter was announced at discover, once.
+        assert_eq!(
+            session.calls(),
+            vec![
+                ("session_info".to_owned(), json!({"adapter": "claude-mcp"})),
+                ("terminal_close".to_owned(), json!({"nodeId": "t"})),
+            ]
+        );
         session.finish();
     }
 

@@ -14,6 +14,7 @@ use crate::endpoint::{Endpoint, ENDPOINT_FILE};
 use crate::http::{self, HttpState};
 use crate::invoke::{Invoker, ToolHost};
 use crate::lock::{LockError, ServerLock};
+use crate::mcp_http::McpEndpoint;
 use crate::queue::ProjectQueues;
 use crate::sessions::{IntegrationStatus, SessionError, SessionStore, ToolIdentity, ToolSession};
 use local_guard::files::{self, FileError};
@@ -50,6 +51,9 @@ pub struct ToolServer {
     endpoint: Endpoint,
     port: u16,
     invoker: Arc<Invoker>,
+    mcp: Arc<McpEndpoint>,
+    /// The server thread's runtime, for work started from the app's side.
+    runtime: tokio::runtime::Handle,
     shutdown: watch::Sender<bool>,
     thread: Option<JoinHandle<()>>,
     lock: Option<ServerLock>,
@@ -101,11 +105,13 @@ impl ToolServer {
             endpoint: endpoint.clone(),
             operation_timeout: config.operation_timeout,
         });
-        let state = Arc::new(HttpState { invoker: Arc::clone(&invoker), port, config });
+        let mcp = Arc::new(McpEndpoint::new(Arc::clone(&invoker), config.max_body_bytes));
+        let state = Arc::new(HttpState { invoker: Arc::clone(&invoker), port, config, mcp: Arc::clone(&mcp) });
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|source| ServerError::Io { action: "start runtime", source })?;
+        let handle = runtime.handle().clone();
         let (shutdown, shutdown_rx) = watch::channel(false);
         let thread = std::thread::Builder::new()
             .name("tool-server".into())
@@ -114,7 +120,17 @@ impl ToolServer {
 
         // From here an early return drops `server`, whose close() stops the
         // thread and releases the lock.
-        let server = ToolServer { dir, endpoint, port, invoker, shutdown, thread: Some(thread), lock: Some(lock) };
+        let server = ToolServer {
+            dir,
+            endpoint,
+            port,
+            invoker,
+            mcp,
+            runtime: handle,
+            shutdown,
+            thread: Some(thread),
+            lock: Some(lock),
+        };
         files::write_private_json(&server.dir, ENDPOINT_FILE, &server.endpoint)?;
         tracing::info!(url = %server.endpoint.url, "agent tool server listening");
         Ok(server)
@@ -167,9 +183,15 @@ impl ToolServer {
     }
 
     /// Deletes a node's session file and forgets it; its queued operations
-    /// fail with "Unknown or revoked session". Returns whether it was live.
+    /// fail with "Unknown or revoked session" and its MCP sessions over HTTP
+    /// are closed. Returns whether it was live.
     pub fn revoke(&self, node_id: &str) -> Result<bool, SessionError> {
-        self.invoker.sessions.revoke(node_id)
+        let revoked = self.invoker.sessions.revoke(node_id)?;
+        if revoked && self.thread.is_some() {
+            let mcp = Arc::clone(&self.mcp);
+            self.runtime.spawn(async move { mcp.close_orphans().await });
+        }
+        Ok(revoked)
     }
 
     /// The status in a node's session file, live or saved by an earlier run.

@@ -8,10 +8,11 @@ use std::fs;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use common::{call_request, mode, wait_until, Conn, FakeHost, Fixture};
+use common::{call_request, hook_request, mode, wait_until, Conn, FakeHost, Fixture};
 use serde_json::{json, Value};
 use tool_server::{
-    IntegrationState, IntegrationStatus, LockError, ServerConfig, ServerError, SessionError, ToolIdentity, ToolServer,
+    ActivitySource, ActivityState, AgentActivity, HookAgent, HookEvent, HookReport, IntegrationState,
+    IntegrationStatus, LockError, ServerConfig, ServerError, SessionError, ToolIdentity, ToolServer,
 };
 
 fn sticky(text: &str) -> Value {
@@ -470,6 +471,66 @@ fn guide_read_and_agent_status_are_answered_directly() {
     let missing = fx.call(&token, &json!({"operation": "agent_status", "args": {"nodeId": "b1"}}));
     assert_eq!(missing.status, 400);
     assert!(fx.host.started.lock().is_empty());
+}
+
+#[test]
+fn hook_reports_reach_the_host_and_agent_status_reports_activity() {
+    let fx = Fixture::new();
+    let token = fx.session("a1", "p");
+    fx.host.hold.store(true, Ordering::SeqCst);
+    let send = |token: &str, body: &str, origin: bool| {
+        let mut conn = Conn::open(fx.port());
+        let mut request = hook_request(fx.port(), token, body);
+        if origin {
+            request = request.replacen("\r\n", "\r\nOrigin: http://evil.test\r\n", 1);
+        }
+        conn.send(&request);
+        conn.response()
+    };
+    let report = json!({"agent": "claude", "event": "permission-requested", "detail": "Bash"}).to_string();
+    let ok = send(&token, &report, false);
+    assert_eq!((ok.status, ok.json()), (200, json!({"ok": true, "value": null})));
+    assert_eq!(
+        fx.host.hooks.lock().clone(),
+        vec![(
+            "a1".to_owned(),
+            HookReport {
+                agent: HookAgent::Claude,
+                event: HookEvent::PermissionRequested,
+                detail: Some("Bash".into()),
+                title: None,
+                message: None
+            }
+        )]
+    );
+    // Hooks are not operations: nothing was queued behind the held ones.
+    assert!(fx.host.started.lock().is_empty());
+    assert_eq!(send(&"ab".repeat(32), &report, false).status, 401, "unknown token");
+    assert_eq!(send(&token, &report, true).status, 403, "a browser's Origin");
+    let bad = send(&token, r#"{"agent":"claude","event":"teleported"}"#, false);
+    assert_eq!((bad.status, bad.json()["code"].as_str()), (400, Some("invalid_request")));
+    assert_eq!(send(&token, &"x".repeat(200 * 1024), false).status, 400, "over the body limit");
+    fx.host.invalid_nodes.lock().insert("a1".into());
+    assert_eq!(send(&token, &report, false).status, 400, "a node gone from its canvas");
+    fx.host.invalid_nodes.lock().clear();
+    assert_eq!(fx.host.hooks.lock().len(), 1);
+
+    fx.host.activities.lock().insert(
+        "a1".into(),
+        AgentActivity {
+            state: ActivityState::NeedsPermission,
+            state_since: 1234,
+            source: ActivitySource::Hooks,
+            exit_code: None,
+            detail: Some("Bash".into()),
+        },
+    );
+    let status = fx.call(&token, &json!({"operation": "agent_status"})).json();
+    assert_eq!(
+        status["value"]["agents"][0],
+        json!({"nodeId": "a1", "status": {"state": "ready"}, "state": "needs-permission", "stateSince": 1234,
+               "source": "hooks", "detail": "Bash"})
+    );
 }
 
 #[test]

@@ -7,6 +7,12 @@
 //! - `mcp` — the same catalogue as an MCP server over stdio, for agent CLIs
 //!   that speak MCP natively (claude, codex).
 //! - `guide TOPIC`, `tools` — the guides and the catalogue, offline.
+//! - `hook --agent claude|codex|gemini [JSON]` — what an agent CLI runs from
+//!   its own hooks: the hook's JSON (stdin for claude and gemini, the last
+//!   argument for codex's `notify`) becomes one report to the app
+//!   (`POST /hook`). It always exits 0 and prints nothing claude or codex
+//!   would show (gemini gets the empty JSON object it expects), within about
+//!   a second even when the app is gone, so it never blocks or fails a turn.
 //!
 //! The data directory comes from `--data-dir`, `TERMSPRAWL_DATA_DIR`, or XDG
 //! (see `termsprawl::paths`); the endpoint and the session token are read
@@ -17,7 +23,7 @@
 //! or it is not running, or the session is gone); 2 for usage errors (bad
 //! arguments JSON, no identity, unknown subcommand or topic).
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,7 +31,10 @@ use clap::builder::PossibleValuesParser;
 use clap::{Parser, Subcommand};
 use serde_json::Value;
 use termsprawl::paths;
-use tool_server::{guide, valid_node_id, ClientError, GuideTopic, McpServer, ToolCaller, ToolClient, AGENT_TOOLS};
+use tool_server::{
+    guide, valid_node_id, ClientError, GuideTopic, HookAgent, HookReport, McpServer, ToolCaller, ToolClient,
+    AGENT_TOOLS,
+};
 
 /// Environment variable naming the agent node this process speaks for; the
 /// app sets it in every agent terminal.
@@ -72,6 +81,14 @@ enum Command {
         /// Print the full catalogue (descriptions and input schemas) as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Report an agent CLI's hook to the app (run by the CLI, not by people).
+    Hook {
+        /// The CLI whose hook this is.
+        #[arg(long, value_parser = PossibleValuesParser::new(HookAgent::NAMES))]
+        agent: String,
+        /// The hook's JSON when passed as an argument (codex `notify`); else it is read from stdin.
+        payload: Option<String>,
     },
     /// Serve the catalogue as an MCP server over stdio.
     Mcp {
@@ -164,6 +181,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             print_out(text.trim_end())
         }
+        Command::Hook { agent, payload } => {
+            report_hook(cli.node, &state, &agent, payload.as_deref());
+            Ok(())
+        }
         Command::Mcp { adapter } => {
             let node = node_id(cli.node)?;
             let caller = StateDirCaller { state, node };
@@ -214,6 +235,44 @@ fn parse_args(args: Option<&str>) -> Result<Value, Failure> {
         return Err(Failure::Usage("arguments must be a JSON object, e.g. '{\"nodeId\":\"n-1\"}'".into()));
     }
     Ok(value)
+}
+
+/// Sends one hook report; every failure is only logged (at debug level:
+/// claude shows a hook's stderr in its transcript), since a hook must never
+/// fail or hold up the agent's turn.
+fn report_hook(node: Option<String>, state: &std::path::Path, agent: &str, payload: Option<&str>) {
+    let Some(agent) = HookAgent::from_name(agent) else { return };
+    if agent == HookAgent::Gemini {
+        // Gemini parses a hook's stdout as JSON; an empty object changes nothing.
+        let _ = print_out("{}");
+    }
+    let text = match payload {
+        Some(text) => text.to_owned(),
+        None => {
+            let stdin = io::stdin();
+            if stdin.is_terminal() {
+                return;
+            }
+            let mut text = String::new();
+            if stdin.lock().take(MAX_STDIN_ARGS).read_to_string(&mut text).is_err() {
+                return;
+            }
+            text
+        }
+    };
+    let Ok(input) = serde_json::from_str::<Value>(&text) else {
+        tracing::debug!("hook input is not JSON");
+        return;
+    };
+    let Some(report) = HookReport::from_input(agent, &input) else { return };
+    let Ok(node) = node_id(node) else {
+        tracing::debug!("hook outside a termsprawl agent terminal");
+        return;
+    };
+    match ToolClient::from_state_dir(state, &node).and_then(|c| c.report_hook(&report)) {
+        Ok(()) => tracing::debug!(event = ?report.event, "hook reported"),
+        Err(e) => tracing::debug!(error = %e, "hook not reported"),
+    }
 }
 
 /// `name  first line of the description`, one operation per line.

@@ -6,17 +6,20 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::error::ModelError;
-use super::geometry::{Camera, Rect};
+use super::geometry::{Camera, Point, Rect};
 use super::history::{CoalesceKey, Txn};
 use super::ids::{NodeId, ProjectId, TabAddress};
 use super::node::{check_url, ArtifactView, BrowserTab, Colour, Node, NodeKind};
+use super::placement::free_spot;
 use super::project::Project;
+use super::title::clean_name;
 
 /// Space between a new group's frame and its members' bounding box.
 pub const GROUP_PADDING: f64 = 24.0;
 /// Extra space above a new group's members for the group's title bar.
 pub const GROUP_HEADER: f64 = 32.0;
-/// How far a duplicate is offset from its original, in both axes.
+/// Where a duplicate would go (offset from its original in both axes) if
+/// that spot is free; else it goes to the nearest free one.
 pub const DUPLICATE_OFFSET: f64 = 24.0;
 /// Title of a group created without one.
 pub const DEFAULT_GROUP_TITLE: &str = "Group";
@@ -64,6 +67,15 @@ pub enum Command {
         id: NodeId,
         /// The new title.
         title: String,
+    },
+    /// Names a node the way the person wants it read (shown instead of any
+    /// title, its program's included); `None` or a blank name goes back to the
+    /// program's title. The name is cleaned (see [`clean_name`]).
+    RenameNode {
+        /// The node.
+        id: NodeId,
+        /// The name.
+        name: Option<String>,
     },
     /// Sets or clears a node's accent colour.
     SetColour {
@@ -352,6 +364,9 @@ pub(super) fn execute(
         Command::SetTitle { id, title } => {
             txn.get_mut(&id)?.title = title;
         }
+        Command::RenameNode { id, name } => {
+            txn.get_mut(&id)?.name = name.as_deref().and_then(clean_name);
+        }
         Command::SetColour { id, colour } => {
             txn.get_mut(&id)?.colour = colour;
         }
@@ -375,11 +390,26 @@ pub(super) fn execute(
                 };
                 mapping.push((id.clone(), copy));
             }
+            // The copies move as one block, to the free spot nearest the offset one.
+            let mut block: Option<Rect> = None;
+            for id in &originals {
+                let r = txn.get(id)?.rect;
+                block = Some(block.map_or(r, |b| b.union(&r)));
+            }
+            let (dx, dy) = match block {
+                Some(b) => {
+                    let taken: Vec<Rect> = txn.nodes().values().map(|n| n.rect).collect();
+                    let wanted = Point::new(b.x + DUPLICATE_OFFSET, b.y + DUPLICATE_OFFSET);
+                    let spot = free_spot(&taken, (b.w, b.h), wanted);
+                    (spot.x - b.x, spot.y - b.y)
+                }
+                None => (DUPLICATE_OFFSET, DUPLICATE_OFFSET),
+            };
             for (orig, copy_id) in &mapping {
                 let mut copy = txn.get(orig)?.clone();
                 copy.id = copy_id.clone();
                 copy.links.clear();
-                copy.rect = copy.rect.translated(DUPLICATE_OFFSET, DUPLICATE_OFFSET);
+                copy.rect = copy.rect.translated(dx, dy);
                 copy.z = bump(next_z);
                 match &mut copy.kind {
                     NodeKind::Group { members } => {
@@ -429,6 +459,7 @@ pub(super) fn execute(
                     .clamped_to_min_size(),
                 z: bump(next_z),
                 colour: None,
+                name: None,
                 links: BTreeSet::new(),
             };
             txn.insert_new(group)?;
@@ -660,7 +691,16 @@ mod tests {
     }
 
     fn node(name: &str, kind: NodeKind, rect: Rect) -> Node {
-        Node { id: id(name), kind, title: name.to_owned(), rect, z: 0, colour: None, links: Default::default() }
+        Node {
+            id: id(name),
+            kind,
+            title: name.to_owned(),
+            rect,
+            z: 0,
+            colour: None,
+            links: Default::default(),
+            name: None,
+        }
     }
 
     fn sticky(name: &str, x: f64, y: f64) -> Node {
@@ -706,7 +746,7 @@ mod tests {
             ),
             node(
                 "art",
-                NodeKind::Artifact { path: "/w/README.md".into(), view: ArtifactView::Editor },
+                NodeKind::Artifact { path: "/w/README.md".into(), view: ArtifactView::Editor, base: None },
                 Rect::new(0.0, 700.0, 300.0, 200.0),
             ),
         ] {
@@ -754,6 +794,7 @@ mod tests {
         undo_redo(&mut ws, Command::SetRect { id: id("a"), rect: Rect::new(1.0, 2.0, 300.0, 400.0) });
         undo_redo(&mut ws, Command::SetTitle { id: id("a"), title: "renamed".into() });
         undo_redo(&mut ws, Command::SetColour { id: id("a"), colour: Some(Colour::new("teal").unwrap()) });
+        undo_redo(&mut ws, Command::RenameNode { id: id("term"), name: Some("  build logs ".into()) });
         undo_redo(&mut ws, Command::BringToFront { ids: vec![id("a")] });
         undo_redo(&mut ws, Command::Duplicate { ids: vec![id("a"), id("term")] });
         let grouped = undo_redo(&mut ws, Command::GroupNodes { ids: vec![id("a"), id("b")], title: None });
@@ -1017,6 +1058,39 @@ mod tests {
     }
 
     #[test]
+    fn a_rename_is_cleaned_undoable_and_a_blank_one_clears_it() {
+        let mut ws = workspace();
+        ws.apply(Command::RenameNode { id: id("term"), name: Some(" logs\n".into()) }).unwrap();
+        assert_eq!(get(&ws, "term").name.as_deref(), Some("logs"));
+        assert_eq!(get(&ws, "term").title, "term", "the creator's title stays underneath");
+        ws.apply(Command::RenameNode { id: id("term"), name: Some("   ".into()) }).unwrap();
+        assert_eq!(get(&ws, "term").name, None);
+        ws.undo().unwrap();
+        assert_eq!(get(&ws, "term").name.as_deref(), Some("logs"));
+        ws.undo().unwrap();
+        assert_eq!(get(&ws, "term").name, None);
+        assert!(ws.apply(Command::RenameNode { id: id("ghost"), name: None }).is_err());
+        let json = serde_json::to_string(&get(&ws, "a")).unwrap();
+        assert!(!json.contains("\"name\""), "no name, no key: {json}");
+    }
+
+    #[test]
+    fn a_duplicate_goes_beside_its_original_not_on_it() {
+        let mut ws = workspace();
+        let applied = ws.apply(Command::Duplicate { ids: vec![id("c")] }).unwrap();
+        let p = ws.active().unwrap();
+        let copy = p.node(&applied.created[0]).unwrap();
+        for n in p.nodes().filter(|n| n.id != copy.id) {
+            let (r, q) = (copy.rect, n.rect);
+            assert!(
+                !(r.x < q.right() && q.x < r.right() && r.y < q.bottom() && q.y < r.bottom()),
+                "the copy {r:?} covers {} {q:?}",
+                n.id
+            );
+        }
+    }
+
+    #[test]
     fn duplicate_copies_with_new_ids_offset_and_remapped_groups() {
         let mut ws = workspace();
         let g =
@@ -1026,10 +1100,18 @@ mod tests {
         assert_eq!(applied.created.len(), 3);
         assert_eq!(applied.copies.len(), 3);
         let p = ws.active().unwrap();
+        let (first_o, first_c) = (p.node(&applied.copies[0].0).unwrap(), p.node(&applied.copies[0].1).unwrap());
+        let (dx, dy) = (first_c.rect.x - first_o.rect.x, first_c.rect.y - first_o.rect.y);
         for (orig, copy) in &applied.copies {
             assert_ne!(orig, copy);
             let (o, c) = (p.node(orig).unwrap(), p.node(copy).unwrap());
-            assert_eq!(c.rect, o.rect.translated(DUPLICATE_OFFSET, DUPLICATE_OFFSET));
+            assert_eq!(c.rect, o.rect.translated(dx, dy), "the copies keep their layout");
+            let overlaps =
+                |r: &Rect, q: &Rect| r.x < q.right() && q.x < r.right() && r.y < q.bottom() && q.y < r.bottom();
+            assert!(
+                !applied.copies.iter().any(|(o2, _)| overlaps(&c.rect, &p.node(o2).unwrap().rect)),
+                "a copy lands on the originals"
+            );
             assert_eq!(c.title, o.title);
             assert!(c.z >= top_before);
         }

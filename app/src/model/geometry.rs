@@ -154,6 +154,13 @@ impl Camera {
     pub fn world_to_screen(&self, p: Point) -> (f64, f64) {
         ((p.x - self.x) * self.zoom, (p.y - self.y) * self.zoom)
     }
+
+    /// The camera at this zoom that shows `rect` in the middle of a `viewport`-sized view.
+    pub fn centred_on(&self, rect: &Rect, viewport: (f64, f64)) -> Camera {
+        let (vw, vh) = viewport;
+        let zoom = self.zoom;
+        Camera { x: rect.x + rect.w / 2.0 - vw / (2.0 * zoom), y: rect.y + rect.h / 2.0 - vh / (2.0 * zoom), zoom }
+    }
 }
 
 /// Which edge or corner of a node a resize drag holds.
@@ -223,6 +230,17 @@ impl ResizeEdge {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn centring_puts_the_node_in_the_middle_of_the_viewport() {
+        let r = Rect { x: 1000.0, y: 500.0, w: 400.0, h: 200.0 };
+        for (zoom, view) in [(0.5, (1280.0, 800.0)), (1.0, (1920.0, 1080.0)), (2.0, (640.0, 480.0))] {
+            let c = Camera { x: -7.0, y: 3.0, zoom }.centred_on(&r, view);
+            let mid = c.screen_to_world(view.0 / 2.0, view.1 / 2.0);
+            assert!((mid.x - 1200.0).abs() < 1e-9 && (mid.y - 600.0).abs() < 1e-9, "zoom {zoom}: {mid:?}");
+            assert_eq!(c.zoom, zoom);
+        }
+    }
 
     #[test]
     fn rect_relations() {

@@ -352,6 +352,7 @@ mod tests {
             rect: Rect::new(x, 0.0, 100.0, 100.0),
             z: 0,
             colour: None,
+            name: None,
             links: Default::default(),
         }
     }

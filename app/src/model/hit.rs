@@ -111,6 +111,7 @@ mod tests {
             rect,
             z,
             colour: None,
+            name: None,
             links: Default::default(),
         }
     }

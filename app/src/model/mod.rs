@@ -10,11 +10,13 @@
 //! autosave  → error, ids, persist, project, workspace  (debounced saving)
 //! persist   → error, geometry, ids, node, project, workspace  (layout and workspace files)
 //! workspace → command, error, history, ids, project    (open projects, apply/undo)
-//! command   → error, geometry, history, ids, node, project  (what a command does)
+//! command   → error, geometry, history, ids, node, placement, project, title  (what a command does)
 //! hit       → geometry, ids, node, project              (hit testing)
 //! selection → geometry, ids, project
 //! project   → error, geometry, ids, node                (one canvas)
 //! history   → error, ids, node                          (undo/redo records)
+//! title     → node                                      (what a title bar reads)
+//! placement → geometry                                  (free spots for new nodes)
 //! node      → error, geometry, ids                      (node kinds, tabs, colours)
 //! geometry  → error                                     (points, rects, camera)
 //! error     → ids                                       (ModelError takes IdError in)
@@ -30,8 +32,10 @@ pub mod hit;
 pub mod ids;
 pub mod node;
 pub mod persist;
+pub mod placement;
 pub mod project;
 pub mod selection;
+pub mod title;
 pub mod workspace;
 
 pub use autosave::{Autosaver, DebouncePolicy};
@@ -41,7 +45,7 @@ pub use geometry::{Camera, Point, Rect, ResizeEdge};
 pub use history::{CoalesceKey, HistoryEffect};
 pub use hit::{Hit, HitOptions, HitRegion};
 pub use ids::{IdError, NodeId, ProjectId, TabAddress, TabId};
-pub use node::{AgentKind, ArtifactView, BrowserTab, Colour, Node, NodeKind};
+pub use node::{AgentKind, AgentWorktree, ArtifactView, BrowserTab, Colour, Node, NodeKind};
 pub use persist::{LoadedProject, LoadedWorkspace, Recovery};
 pub use project::Project;
 pub use selection::Selection;

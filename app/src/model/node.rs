@@ -126,6 +126,17 @@ pub enum ArtifactView {
     Diff,
 }
 
+/// The git worktree an agent node works in (made for it from the window).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentWorktree {
+    /// The main checkout of the repository the worktree belongs to.
+    pub repo: PathBuf,
+    /// The agent's branch (`agent/<name>`).
+    pub branch: String,
+    /// The branch it was made from, which its diff compares with.
+    pub base: String,
+}
+
 /// One tab of a browser node.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BrowserTab {
@@ -178,8 +189,11 @@ pub enum NodeKind {
     Agent {
         /// Which agent.
         agent: AgentKind,
-        /// Working directory.
+        /// Working directory (the worktree's folder for an agent in a worktree).
         cwd: PathBuf,
+        /// The git worktree made for this agent, when it runs in one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worktree: Option<AgentWorktree>,
     },
     /// A sticky note.
     Sticky {
@@ -193,10 +207,14 @@ pub enum NodeKind {
     },
     /// A file of the project, shown as an editor or a diff.
     Artifact {
-        /// The file.
+        /// The file (for a worktree's diff: the worktree's folder).
         path: PathBuf,
         /// How it is shown.
         view: ArtifactView,
+        /// A worktree's diff: the branch it is compared with (from where the
+        /// two branches meet to the working tree, uncommitted work included).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base: Option<String>,
     },
 }
 
@@ -227,8 +245,11 @@ pub struct Node {
     pub id: NodeId,
     /// What it is.
     pub kind: NodeKind,
-    /// Title shown in its title bar.
+    /// Its title as its creator gave it (see [`super::title::shown_title`] for what the title bar reads).
     pub title: String,
+    /// The name the person gave it (a rename); shown instead of any title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Frame in world coordinates.
     pub rect: Rect,
     /// Stacking order: higher is drawn above and hit first.
@@ -245,7 +266,16 @@ pub struct Node {
 impl Node {
     /// A node with a fresh id, no colour, and z 0 (adding it to a canvas puts it on top).
     pub fn new(kind: NodeKind, title: impl Into<String>, rect: Rect) -> Self {
-        Self { id: NodeId::generate(), kind, title: title.into(), rect, z: 0, colour: None, links: BTreeSet::new() }
+        Self {
+            id: NodeId::generate(),
+            kind,
+            title: title.into(),
+            name: None,
+            rect,
+            z: 0,
+            colour: None,
+            links: BTreeSet::new(),
+        }
     }
 
     /// The group's members, or an empty slice for other kinds.

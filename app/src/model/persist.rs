@@ -547,6 +547,7 @@ mod tests {
             rect: r(x),
             z: 0,
             colour: None,
+            name: None,
             links: Default::default(),
         };
         let tab = |t: &str, url: &str| BrowserTab {
@@ -578,9 +579,21 @@ mod tests {
                 NodeKind::Terminal { cwd: PathBuf::from(HOME).join("elsewhere"), command: None, tmux_session: None },
                 1200.0,
             ),
-            node("agent", NodeKind::Agent { agent: AgentKind::Codex, cwd: folder.to_path_buf() }, 1600.0),
-            node("art", NodeKind::Artifact { path: folder.join("README.md"), view: ArtifactView::Diff }, 2000.0),
-            node("abs", NodeKind::Artifact { path: "/etc/hosts".into(), view: ArtifactView::Editor }, 2400.0),
+            node(
+                "agent",
+                NodeKind::Agent { agent: AgentKind::Codex, cwd: folder.to_path_buf(), worktree: None },
+                1600.0,
+            ),
+            node(
+                "art",
+                NodeKind::Artifact { path: folder.join("README.md"), view: ArtifactView::Diff, base: None },
+                2000.0,
+            ),
+            node(
+                "abs",
+                NodeKind::Artifact { path: "/etc/hosts".into(), view: ArtifactView::Editor, base: None },
+                2400.0,
+            ),
         ];
         for n in nodes {
             ws.apply(Command::AddNode { node: n }).unwrap();

@@ -243,6 +243,7 @@ mod tests {
             rect: Rect::new(0.0, 0.0, 100.0, 80.0),
             z,
             colour: None,
+            name: None,
             links: Default::default(),
         }
     }

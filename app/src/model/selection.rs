@@ -108,6 +108,7 @@ mod tests {
             rect,
             z: 0,
             colour: None,
+            name: None,
             links: Default::default(),
         };
         let sticky = || NodeKind::Sticky { text: String::new() };

@@ -6,6 +6,7 @@
 //! (title, URL, crashes, popups) written back into the model.
 
 use super::engine::Browser;
+use super::page_nav::PageNav;
 use super::Runtime;
 use crate::model::{BrowserTab, Command, NodeId, NodeKind, Rect, TabAddress};
 use cef_bridge::{BrowserEvent, BrowserId, BrowserOptions};
@@ -23,6 +24,10 @@ pub struct BrowserNodes {
     crashed: HashMap<NodeId, String>,
     /// Browsers whose last load finished, and whether they painted since.
     loaded: HashMap<BrowserId, (std::time::Instant, bool)>,
+    /// What each page's engine said about its loading, history and find results.
+    nav: HashMap<BrowserId, PageNav>,
+    /// The text each page's open find-in-page search looks for.
+    finding: HashMap<BrowserId, String>,
     /// What other threads see of `by_tab` (republished after every change).
     live: LiveBrowsers,
 }
@@ -116,6 +121,27 @@ impl BrowserNodes {
         })
     }
 
+    /// What a page's engine last said about its loading and history (nothing yet: all off).
+    pub fn nav(&self, id: BrowserId) -> PageNav {
+        self.nav.get(&id).copied().unwrap_or_default()
+    }
+
+    pub(crate) fn nav_mut(&mut self, id: BrowserId) -> &mut PageNav {
+        self.nav.entry(id).or_default()
+    }
+
+    /// The text a page's open find-in-page search looks for.
+    pub(crate) fn last_find(&self, id: BrowserId) -> Option<&str> {
+        self.finding.get(&id).map(String::as_str)
+    }
+
+    pub(crate) fn set_last_find(&mut self, id: BrowserId, text: Option<String>) {
+        match text {
+            Some(t) => self.finding.insert(id, t),
+            None => self.finding.remove(&id),
+        };
+    }
+
     /// Why a node's page is down, if it is.
     pub fn crash_of(&self, node: &NodeId) -> Option<&str> {
         self.crashed.get(node).map(String::as_str)
@@ -146,6 +172,18 @@ pub fn view_geometry(rect: &Rect, zoom: f64) -> ViewGeometry {
     let fits = (edge / w.max(h)) as f32;
     let scale = (zoom as f32).clamp(min, max).min(fits);
     ((w as u32, h as u32), scale)
+}
+
+/// The frame a browser node needs for its page to be `width` x `height` CSS
+/// pixels, its top-left corner kept (the inverse of [`view_geometry`]'s size).
+pub fn rect_for_view(rect: &Rect, width: u32, height: u32) -> Rect {
+    let body = canvas_render::body_rect(super::scene::render_rect(rect), &canvas_render::Theme::default());
+    Rect {
+        x: rect.x,
+        y: rect.y,
+        w: f64::from(width) + (rect.w - f64::from(body.w)),
+        h: f64::from(height) + (rect.h - f64::from(body.h)),
+    }
 }
 
 impl Runtime {
@@ -217,6 +255,18 @@ impl Runtime {
 
     /// Applies a browser event to the model and the live state.
     pub(crate) fn on_browser_event(&mut self, ev: BrowserEvent) {
+        if let BrowserEvent::LoadingStateChanged { id, .. }
+        | BrowserEvent::LoadProgress { id, .. }
+        | BrowserEvent::FindResult { id, .. } = &ev
+        {
+            if self.browsers.by_browser.contains_key(id) && self.browsers.nav_mut(*id).follow(&ev) {
+                self.redraw = true;
+            }
+        }
+        if let BrowserEvent::DownloadStarted { id, .. } | BrowserEvent::DownloadProgress { id, .. } = &ev {
+            let tab = self.tab_for(*id);
+            self.record_download(tab, &ev);
+        }
         match ev {
             BrowserEvent::FrameReady { id } => {
                 if tracing::enabled!(tracing::Level::TRACE) {
@@ -302,6 +352,8 @@ impl Runtime {
             BrowserEvent::PopupOpened { id, opener } => self.adopt_popup(id, opener),
             BrowserEvent::Closed { id } => {
                 self.browsers.loaded.remove(&id);
+                self.browsers.nav.remove(&id);
+                self.browsers.finding.remove(&id);
                 if let Some(tab) = self.browsers.by_browser.remove(&id) {
                     // Closed by the page or by CEF rather than by the model: drop the node's tab binding.
                     if self.browsers.by_tab.get(&tab).is_some_and(|b| b.id() == id) {
@@ -316,8 +368,21 @@ impl Runtime {
                 }
             }
             // Waiters on the live view re-check `is_created`.
+            BrowserEvent::DialogOpened { id, dialog } => {
+                tracing::info!(browser = %id, kind = dialog.kind.cdp_name(), "page waits on a JavaScript dialog");
+                self.request_redraw();
+            }
+            BrowserEvent::DialogClosed { .. } => self.request_redraw(),
+            BrowserEvent::FileChooserOpened { id, chooser } => {
+                tracing::info!(browser = %id, mode = ?chooser.mode, "page waits on a file chooser");
+                self.request_redraw();
+            }
             BrowserEvent::Created { .. } => self.browsers.live.publish(&self.browsers.by_tab),
-            BrowserEvent::LoadingStateChanged { .. } | BrowserEvent::DownloadStarted { .. } => {}
+            BrowserEvent::LoadingStateChanged { .. }
+            | BrowserEvent::LoadProgress { .. }
+            | BrowserEvent::FindResult { .. }
+            | BrowserEvent::DownloadStarted { .. }
+            | BrowserEvent::DownloadProgress { .. } => {}
         }
     }
 
@@ -361,6 +426,16 @@ impl Runtime {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_node_sized_for_a_view_gets_exactly_that_view() {
+        let r = Rect { x: 30.0, y: -40.0, w: 500.0, h: 400.0 };
+        for (w, h) in [(640, 480), (1024, 700), (333, 211)] {
+            let sized = rect_for_view(&r, w, h);
+            assert_eq!((sized.x, sized.y), (r.x, r.y), "the corner stays");
+            assert_eq!(view_geometry(&sized, 1.0).0, (w, h));
+        }
+    }
 
     #[test]
     fn views_keep_their_layout_and_scale_with_the_zoom_within_bounds() {

@@ -8,7 +8,11 @@
 //! the window, the tool operations, the CDP facade and the canvas benchmark call, nothing more.
 
 use cef_bridge::input::{ButtonsHeld, KeyInput, Modifiers, MouseButton};
-use cef_bridge::{BrowserError, BrowserHandle, BrowserId, BrowserOptions, DevToolsChannel, Engine, EngineError, Frame};
+use cef_bridge::{
+    BrowserError, BrowserHandle, BrowserId, BrowserOptions, DevToolsChannel, DownloadPolicy, Engine, EngineError,
+    FileChooser, Frame, JsDialog,
+};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,6 +31,8 @@ pub trait BrowserEngine {
     fn create_browser(&self, options: &BrowserOptions) -> Result<Browser, EngineError>;
     /// A live browser by id (a popup announced by an event).
     fn browser(&self, id: BrowserId) -> Option<Browser>;
+    /// Where downloads go (settable from any thread: the CDP facade's `Browser.setDownloadBehavior`).
+    fn download_policy(&self) -> DownloadPolicy;
     /// Closes every browser and stops the engine.
     fn shutdown(self: Box<Self>);
 }
@@ -61,6 +67,19 @@ pub trait LiveBrowser: Send + Sync {
     fn resize(&self, width: u32, height: u32) -> Result<(), BrowserError>;
     /// Navigates the main frame; returns the normalised URL.
     fn navigate(&self, address: &str) -> Result<String, BrowserError>;
+    /// Goes back one entry in the page's history.
+    fn go_back(&self) -> Result<(), BrowserError>;
+    /// Goes forward one entry in the page's history.
+    fn go_forward(&self) -> Result<(), BrowserError>;
+    /// Reloads the page.
+    fn reload(&self) -> Result<(), BrowserError>;
+    /// Stops loading.
+    fn stop(&self) -> Result<(), BrowserError>;
+    /// Finds `text` in the page (next match, or the previous one when not `forward`;
+    /// `find_next` continues the same search); `FindResult` events report the count.
+    fn find(&self, text: &str, forward: bool, find_next: bool) -> Result<(), BrowserError>;
+    /// Ends find-in-page and clears its highlights.
+    fn stop_finding(&self) -> Result<(), BrowserError>;
     /// Closes the browser; a `Closed` event follows.
     fn close(&self) -> Result<(), BrowserError>;
     /// Asks for a full repaint.
@@ -90,6 +109,14 @@ pub trait LiveBrowser: Send + Sync {
     fn send_mouse_wheel(&self, x: i32, y: i32, dx: i32, dy: i32, modifiers: Modifiers) -> Result<(), BrowserError>;
     /// A key press or release.
     fn send_key(&self, key: &KeyInput) -> Result<(), BrowserError>;
+    /// The file chooser the page waits on, if any.
+    fn file_chooser(&self) -> Option<FileChooser>;
+    /// Answers the open file chooser with the chosen paths, or cancels it (`None`).
+    fn answer_file_chooser(&self, paths: Option<Vec<PathBuf>>) -> Result<(), BrowserError>;
+    /// The JavaScript dialog the page waits on, if any.
+    fn dialog(&self) -> Option<JsDialog>;
+    /// Answers the open dialog (OK or Cancel; a prompt's text, its default when `None`).
+    fn answer_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<JsDialog, BrowserError>;
 }
 
 impl BrowserEngine for Engine {
@@ -107,6 +134,9 @@ impl BrowserEngine for Engine {
     }
     fn browser(&self, id: BrowserId) -> Option<Browser> {
         Engine::browser(self, id).map(|b| Arc::new(b) as Browser)
+    }
+    fn download_policy(&self) -> DownloadPolicy {
+        Engine::download_policy(self)
     }
     fn shutdown(self: Box<Self>) {
         Engine::shutdown(*self);
@@ -156,6 +186,24 @@ impl LiveBrowser for BrowserHandle {
     fn navigate(&self, address: &str) -> Result<String, BrowserError> {
         BrowserHandle::navigate(self, address)
     }
+    fn go_back(&self) -> Result<(), BrowserError> {
+        BrowserHandle::go_back(self)
+    }
+    fn go_forward(&self) -> Result<(), BrowserError> {
+        BrowserHandle::go_forward(self)
+    }
+    fn reload(&self) -> Result<(), BrowserError> {
+        BrowserHandle::reload(self)
+    }
+    fn stop(&self) -> Result<(), BrowserError> {
+        BrowserHandle::stop(self)
+    }
+    fn find(&self, text: &str, forward: bool, find_next: bool) -> Result<(), BrowserError> {
+        BrowserHandle::find(self, text, forward, find_next)
+    }
+    fn stop_finding(&self) -> Result<(), BrowserError> {
+        BrowserHandle::stop_finding(self)
+    }
     fn close(&self) -> Result<(), BrowserError> {
         BrowserHandle::close(self)
     }
@@ -191,5 +239,17 @@ impl LiveBrowser for BrowserHandle {
     }
     fn send_key(&self, key: &KeyInput) -> Result<(), BrowserError> {
         BrowserHandle::send_key(self, key)
+    }
+    fn file_chooser(&self) -> Option<FileChooser> {
+        BrowserHandle::file_chooser(self)
+    }
+    fn answer_file_chooser(&self, paths: Option<Vec<PathBuf>>) -> Result<(), BrowserError> {
+        BrowserHandle::answer_file_chooser(self, paths)
+    }
+    fn dialog(&self) -> Option<JsDialog> {
+        BrowserHandle::dialog(self)
+    }
+    fn answer_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<JsDialog, BrowserError> {
+        BrowserHandle::answer_dialog(self, accept, prompt_text)
     }
 }

@@ -10,15 +10,16 @@
 
 use super::agent_settings;
 use super::browsers::LiveBrowsers;
+use super::downloads::DownloadNews;
 use super::engine::Browser;
 use super::facade_channel::FacadeChannel;
 use super::{AppError, AppHandle, CALL_TIMEOUT};
-use crate::model::{Camera, Command, TabAddress};
+use crate::model::{Command, TabAddress};
 use cdp_facade::{
-    AgentServer, AgentServerConfig, BrowserVersion, Facade, FacadeConfig, FacadeError, GuestChannel, GuestError,
-    GuestId, Guests,
+    AgentServer, AgentServerConfig, BrowserVersion, DownloadEvent, DownloadNotice, DownloadNotifier, Facade,
+    FacadeConfig, FacadeError, GuestChannel, GuestError, GuestId, Guests, WindowBounds,
 };
-use cef_bridge::{BrowserId, DevToolsChannel};
+use cef_bridge::{BrowserId, DevToolsChannel, DownloadBehavior, DownloadPolicy, DownloadState};
 use local_guard::{RandomError, Token};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
@@ -56,14 +57,17 @@ pub struct AppGuests {
     channels: Mutex<HashMap<BrowserId, Arc<dyn GuestChannel>>>,
     version: Arc<Mutex<Option<BrowserVersion>>>,
     learning: Arc<AtomicBool>,
+    /// Where the engine saves downloads.
+    downloads: DownloadPolicy,
 }
 
 impl AppGuests {
-    /// Guests over the app behind `app`, listed from `live`.
-    pub fn new(app: AppHandle, live: LiveBrowsers) -> Self {
+    /// Guests over the app behind `app`, listed from `live`, saving downloads by `downloads`.
+    pub fn new(app: AppHandle, live: LiveBrowsers, downloads: DownloadPolicy) -> Self {
         Self {
             app,
             live,
+            downloads,
             channels: Mutex::new(HashMap::new()),
             version: Arc::new(Mutex::new(None)),
             learning: Arc::new(AtomicBool::new(false)),
@@ -117,6 +121,46 @@ fn app_error(e: AppError) -> GuestError {
 }
 
 impl Guests for AppGuests {
+    fn answer_dialog(&self, id: &GuestId, accept: bool, prompt_text: Option<&str>) -> Result<(), GuestError> {
+        let (_, browser) = self.find(id).ok_or_else(|| GuestError::new("no such browser node"))?;
+        browser.answer_dialog(accept, prompt_text).map(|_| ()).map_err(|e| GuestError::new(e.to_string()))
+    }
+
+    fn set_download_behavior(&self, behavior: cdp_facade::DownloadBehavior) -> Result<(), GuestError> {
+        use cdp_facade::DownloadBehavior as Asked;
+        self.downloads.set(match behavior {
+            Asked::Default => DownloadBehavior::Default,
+            Asked::Allow(dir) => DownloadBehavior::Allow(dir),
+            Asked::AllowAndName(dir) => DownloadBehavior::AllowAndName(dir),
+            Asked::Deny => DownloadBehavior::Deny,
+        });
+        Ok(())
+    }
+
+    fn window_bounds(&self, id: &GuestId) -> Option<WindowBounds> {
+        let (_, browser) = self.find(id).filter(|(_, b)| !b.is_closed())?;
+        let (width, height) = browser.view_size();
+        // A node has no place on a screen; the canvas is not one, so the origin is reported.
+        Some(WindowBounds { left: 0, top: 0, width, height })
+    }
+
+    fn resize_window(&self, id: &GuestId, width: u32, height: u32) -> Result<(), GuestError> {
+        let (tab, _) = self.find(id).ok_or_else(|| GuestError::new("no such browser node"))?;
+        let node = tab.node.clone();
+        self.app
+            .call(CALL_TIMEOUT, move |rt| {
+                let rect = rt
+                    .project()
+                    .and_then(|p| p.node(&node).map(|n| super::browsers::rect_for_view(&n.rect, width, height)))
+                    .ok_or_else(|| "the browser node is gone".to_string())?;
+                rt.apply(Command::SetRect { id: node, rect }).map(|_| ()).map_err(|e| e.to_string())
+            })
+            .map_err(app_error)?
+            .map_err(GuestError::new)?;
+        // apply() synced the browsers: the view has its new size (or the model's minimum) already.
+        Ok(())
+    }
+
     fn list(&self) -> Vec<GuestId> {
         let usable = self.usable();
         if let Some((_, b)) = usable.first() {
@@ -184,8 +228,7 @@ impl Guests for AppGuests {
         };
         let node = tab.node;
         let result = self.app.call(CALL_TIMEOUT, move |rt| {
-            let camera =
-                rt.project().and_then(|p| p.node(&node).map(|n| centred_on(&n.rect, &p.camera(), rt.viewport)));
+            let camera = rt.project().and_then(|p| p.node(&node).map(|n| p.camera().centred_on(&n.rect, rt.viewport)));
             if let Some(camera) = camera {
                 if let Err(e) = rt.apply(Command::SetCamera { camera }) {
                     tracing::debug!(error = %e, "camera not moved to the activated node");
@@ -197,6 +240,13 @@ impl Guests for AppGuests {
         });
         if let Err(e) = result {
             tracing::warn!(error = %e, "Target.activateTarget: the app did not focus the node");
+        }
+    }
+
+    fn focus_page(&self, id: &GuestId) {
+        let Some((_, browser)) = self.find(id) else { return };
+        if let Err(e) = browser.set_focus(true) {
+            tracing::debug!(error = %e, "the new page was not given focus");
         }
     }
 
@@ -215,13 +265,6 @@ impl Guests for AppGuests {
     }
 }
 
-/// The camera that shows `rect` in the middle of a `viewport`-sized view, at the current zoom.
-fn centred_on(rect: &crate::model::Rect, current: &Camera, viewport: (f64, f64)) -> Camera {
-    let (vw, vh) = viewport;
-    let zoom = current.zoom;
-    Camera { x: rect.x + rect.w / 2.0 - vw / (2.0 * zoom), y: rect.y + rect.h / 2.0 - vh / (2.0 * zoom), zoom }
-}
-
 /// Why the control planes did not start.
 #[derive(Debug, thiserror::Error)]
 pub enum CdpServersError {
@@ -236,6 +279,25 @@ pub enum CdpServersError {
     Agent(#[source] FacadeError),
 }
 
+/// A tab's download news as the facade tells its client (the guest id is the tab's address).
+pub fn facade_download_notice(tab: &TabAddress, news: &DownloadNews<'_>) -> DownloadNotice {
+    use cdp_facade::DownloadState as Told;
+    let (guid, event) = match news {
+        DownloadNews::Began { guid, url, suggested_name } => {
+            (guid, DownloadEvent::Began { url: url.to_string(), suggested_filename: suggested_name.to_string() })
+        }
+        DownloadNews::Progress { guid, received, total, state } => {
+            let state = match state {
+                DownloadState::InProgress => Told::InProgress,
+                DownloadState::Completed => Told::Completed,
+                DownloadState::Canceled => Told::Canceled,
+            };
+            (guid, DownloadEvent::Progress { received: *received, total: *total, state })
+        }
+    };
+    DownloadNotice { guest: GuestId::new(tab.to_string()), guid: guid.to_string(), event }
+}
+
 /// The browser agent server and (when enabled) the CDP facade, sharing one token.
 pub struct CdpServers {
     facade: Option<Facade>,
@@ -244,9 +306,15 @@ pub struct CdpServers {
 
 impl CdpServers {
     /// Starts the agent server (writing `<data_dir>/browser-agent.json`) and, when `facade` is true, the CDP facade.
-    pub fn start(app: AppHandle, live: LiveBrowsers, data_dir: &Path, facade: bool) -> Result<Self, CdpServersError> {
+    pub fn start(
+        app: AppHandle,
+        live: LiveBrowsers,
+        downloads: DownloadPolicy,
+        data_dir: &Path,
+        facade: bool,
+    ) -> Result<Self, CdpServersError> {
         let token = Token::generate()?;
-        let guests: Arc<dyn Guests> = Arc::new(AppGuests::new(app, live.clone()));
+        let guests: Arc<dyn Guests> = Arc::new(AppGuests::new(app, live.clone(), downloads));
         let facade = match facade {
             true => Some(
                 Facade::start(FacadeConfig::from_env(), token.clone(), guests.clone())
@@ -282,6 +350,11 @@ impl CdpServers {
         );
     }
 
+    /// The handle that tells the facade's client of downloads, if the facade runs.
+    pub fn download_notifier(&self) -> Option<DownloadNotifier> {
+        self.facade.as_ref().map(Facade::download_notifier)
+    }
+
     /// The facade's `http://127.0.0.1:<port>` (discovery needs the token), if it runs.
     pub fn facade_url(&self) -> Option<String> {
         self.facade.as_ref().map(Facade::http_url)
@@ -309,18 +382,6 @@ impl CdpServers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Rect;
-
-    #[test]
-    fn centring_puts_the_node_in_the_middle_of_the_viewport() {
-        let r = Rect { x: 1000.0, y: 500.0, w: 400.0, h: 200.0 };
-        for (zoom, view) in [(0.5, (1280.0, 800.0)), (1.0, (1920.0, 1080.0)), (2.0, (640.0, 480.0))] {
-            let c = centred_on(&r, &Camera { x: -7.0, y: 3.0, zoom }, view);
-            let mid = c.screen_to_world(view.0 / 2.0, view.1 / 2.0);
-            assert!((mid.x - 1200.0).abs() < 1e-9 && (mid.y - 600.0).abs() < 1e-9, "zoom {zoom}: {mid:?}");
-            assert_eq!(c.zoom, zoom);
-        }
-    }
 
     #[test]
     fn fallback_version_is_cef_131() {

@@ -8,13 +8,18 @@
 //! The browser engine is reached only through [`engine::BrowserEngine`], so
 //! tests run the runtime with a fake engine (`test_context`).
 
+pub mod agent_catalog;
+pub mod agent_nodes;
 pub mod agent_settings;
+pub mod attention;
 pub mod browsers;
+pub mod downloads;
 pub mod engine;
 pub mod facade;
 mod facade_channel;
 pub mod handle;
 pub mod headless;
+pub mod page_nav;
 pub mod scene;
 pub mod services;
 pub mod stop_signals;
@@ -26,8 +31,8 @@ pub mod tools;
 pub use handle::{AppError, AppHandle, Job, Waker};
 
 use crate::model::{
-    self, Applied, Autosaver, Command, DebouncePolicy, ModelError, Node, NodeId, NodeKind, Project, ProjectId, Rect,
-    Selection, Workspace,
+    self, placement, Applied, Autosaver, Command, DebouncePolicy, ModelError, Node, NodeId, NodeKind, Point, Project,
+    ProjectId, Rect, Selection, Workspace,
 };
 use browsers::BrowserNodes;
 use cef_bridge::{BrowserEvent, EngineHost};
@@ -104,6 +109,8 @@ pub struct Runtime {
     pub browsers: BrowserNodes,
     /// Live terminals of terminal and agent nodes.
     pub terminals: terminals::TerminalNodes,
+    /// Downloads of browser nodes (their strips, and who else hears of them).
+    pub downloads: downloads::Downloads,
     /// Text a terminal program put on the clipboard (OSC 52), not yet handed to the system.
     pub clipboard: Option<String>,
     /// Messages not yet shown.
@@ -117,6 +124,8 @@ pub struct Runtime {
     pub ui_scale: f64,
     /// The agent tool runtime's main-thread state (sessions, ownership, agent launches).
     pub tools: tools::ToolLink,
+    /// Who needs the person (tab counts, Ctrl+J, desktop notifications).
+    pub attention: attention::AttentionState,
     config: RuntimeConfig,
     engine: Box<dyn BrowserEngine>,
     handle: AppHandle,
@@ -174,18 +183,24 @@ impl Runtime {
                 None
             }
         };
+        let (attention, mutes_error) = attention::AttentionState::load(&config.data_dir);
+        if let Some(e) = mutes_error {
+            notices.push(Notice { text: format!("notification mutes not restored: {e}"), warning: true });
+        }
         let mut rt = Runtime {
             workspace,
             selection: Selection::new(),
             focus: None,
             browsers: BrowserNodes::default(),
             terminals: terminals::TerminalNodes::default(),
+            downloads: downloads::Downloads::default(),
             clipboard: None,
             notices,
             gfx: None,
             viewport: HEADLESS_VIEWPORT,
             ui_scale: 1.0,
             tools: tools::ToolLink::new(config.browser_control),
+            attention,
             config,
             engine,
             handle,
@@ -198,6 +213,8 @@ impl Runtime {
             quit: false,
             last_pump: Instant::now(),
         };
+        // agent_status reads the agents' activity where the terminals publish it.
+        rt.terminals.use_activity_board(rt.tools.shared.activity.clone());
         // Agent PTYs wait for the tool server (services::start_services) so they
         // start with credentials. Installed before any project opens: opening
         // one starts its terminals.
@@ -279,6 +296,11 @@ impl Runtime {
         self.redraw = true;
     }
 
+    /// Where the engine saves downloads.
+    pub fn download_policy(&self) -> cef_bridge::DownloadPolicy {
+        self.engine.download_policy()
+    }
+
     /// The app's handle for other threads.
     pub fn handle(&self) -> AppHandle {
         self.handle.clone()
@@ -348,6 +370,7 @@ impl Runtime {
         self.sync_browsers();
         self.publish_tool_state();
         self.sync_terminals();
+        self.refresh_attention();
     }
 
     /// Marks the active project's layout and the workspace unsaved; they are
@@ -403,7 +426,8 @@ impl Runtime {
         }
     }
 
-    /// Adds a node at a free spot near the centre of the view (or at `at`) and returns its id.
+    /// Adds a node at `at` (its top-left corner, as given), or with none at
+    /// the free spot nearest the centre of the view, and returns its id.
     pub fn add_node(
         &mut self,
         kind: NodeKind,
@@ -411,19 +435,27 @@ impl Runtime {
         size: (f64, f64),
         at: Option<(f64, f64)>,
     ) -> Result<NodeId, ModelError> {
-        let (x, y) = at.unwrap_or_else(|| self.free_spot(size));
+        let (x, y) = at.unwrap_or_else(|| self.free_spot(size, None));
         let node = Node::new(kind, title, Rect { x, y, w: size.0, h: size.1 });
         let id = node.id.clone();
         self.apply(Command::AddNode { node })?;
         Ok(id)
     }
 
-    /// A spot for a new node: right of everything on the canvas, top-aligned.
-    fn free_spot(&self, _size: (f64, f64)) -> (f64, f64) {
-        match self.project().and_then(Project::bounds) {
-            Some(b) => (b.x + b.w + 40.0, b.y),
-            None => (0.0, 0.0),
-        }
+    /// Where a new `size` node goes: the free spot (see [`placement::free_spot`])
+    /// nearest `near` (a world point the node's top-left wants to be at), or
+    /// with none, nearest a node centred in the view.
+    pub fn free_spot(&self, size: (f64, f64), near: Option<Point>) -> (f64, f64) {
+        let Some(p) = self.project() else { return near.map_or((0.0, 0.0), |n| (n.x, n.y)) };
+        let wanted = near.unwrap_or_else(|| {
+            let cam = p.camera();
+            let zoom = if cam.zoom > 0.0 { cam.zoom } else { 1.0 };
+            let centre = Point::new(cam.x + self.viewport.0 / 2.0 / zoom, cam.y + self.viewport.1 / 2.0 / zoom);
+            Point::new(centre.x - size.0 / 2.0, centre.y - size.1 / 2.0)
+        });
+        let taken: Vec<Rect> = p.nodes().map(|n| n.rect).collect();
+        let spot = placement::free_spot(&taken, size, wanted);
+        (spot.x, spot.y)
     }
 
     /// Opens a visible browser node at `url` (normalised by the URL policy).

@@ -5,6 +5,7 @@
 //! GPU is only set up when a picture of the canvas is asked for.
 
 use super::Runtime;
+use crate::model::title::shown_title;
 use crate::model::{Colour, Node, NodeKind, TabAddress};
 use canvas_render::{Badge, Color, DirtyRect, Gpu, NodeContent, NodeView, Renderer, RendererConfig, RgbaImage, Scene};
 
@@ -113,6 +114,15 @@ impl Runtime {
         scene
     }
 
+    /// What a node's title bar reads: the person's name, its program's title,
+    /// or for a terminal `shell — ~/folder` (see [`shown_title`]).
+    pub fn node_title(&self, node: &Node) -> String {
+        let program = self.terminals.get(&node.id).and_then(|t| t.program_title.as_deref());
+        let folder = self.project().map(|p| p.folder().to_path_buf()).unwrap_or_default();
+        let shell = std::env::var("SHELL").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "sh".to_owned());
+        shown_title(node, program, &folder, crate::model::persist::home_dir().as_deref(), &shell)
+    }
+
     fn node_view(&self, node: &Node) -> NodeView {
         let content = match &node.kind {
             NodeKind::Browser { .. } => match self.browsers.for_node(&node.id) {
@@ -130,18 +140,45 @@ impl Runtime {
             .crash_of(&node.id)
             .map(|why| Badge { text: format!("page {why}"), color: Color::hex(0xf7768e) })
             .or_else(|| self.node_badge(&node.id));
+        // A node waiting for the person says so first, and its icon takes the badge's colour.
+        let needs_you = self.node_needs_you(&node.id);
+        let mut color = colour_of(node.colour.as_ref(), &node.kind);
+        let badge = badge.map(|b| match needs_you {
+            true => {
+                color = b.color;
+                Badge { text: format!("needs you · {}", b.text), color: b.color }
+            }
+            false => b,
+        });
         NodeView {
             id: stable_key(node.id.as_str()),
             rect: render_rect(&node.rect),
             z: node.z.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32,
             kind: render_kind(&node.kind),
-            title: node.title.clone(),
-            color: colour_of(node.colour.as_ref(), &node.kind),
+            title: self.node_title(node),
+            color,
             badge,
             focused: self.focus.as_ref() == Some(&node.id),
             selected: self.selection.contains(&node.id),
             content,
+            bar: self.browser_bar(node),
         }
+    }
+
+    /// A browser node's title-bar controls as the page last reported them
+    /// (the window adds what the person is typing and pointing at).
+    fn browser_bar(&self, node: &Node) -> Option<canvas_render::BrowserBar> {
+        let NodeKind::Browser { .. } = &node.kind else { return None };
+        let nav = self.page_nav(&node.id).unwrap_or_default();
+        let address = self.page_url(&node.id);
+        Some(canvas_render::BrowserBar {
+            can_go_back: nav.can_go_back,
+            can_go_forward: nav.can_go_forward,
+            loading: nav.loading,
+            progress: (nav.progress.clamp(0.0, 1.0) * 1000.0).round() as u16,
+            address: address.unwrap_or_default(),
+            ..Default::default()
+        })
     }
 
     /// Uploads every browser frame painted since the last upload; returns how many.

@@ -3,7 +3,7 @@
 //! before it shuts down.
 
 use super::agent_settings;
-use super::facade::{CdpServers, CdpServersError};
+use super::facade::{facade_download_notice, CdpServers, CdpServersError};
 use super::tools::{RuntimeToolHost, ToolPhase};
 use super::Runtime;
 use crate::model::{AgentKind, Command, Node, NodeId, NodeKind, Rect};
@@ -132,7 +132,16 @@ pub fn start_services(rt: &mut Runtime, opts: &ServiceOptions) -> Result<Service
     rt.publish_tool_state();
     // Agent nodes restored with the workspace waited for this moment.
     rt.sync_terminals();
-    let cdp = CdpServers::start(rt.handle(), rt.browsers.live(), &data_dir, CdpServers::facade_wanted(opts.cdp, &dir))?;
+    let cdp = CdpServers::start(
+        rt.handle(),
+        rt.browsers.live(),
+        rt.download_policy(),
+        &data_dir,
+        CdpServers::facade_wanted(opts.cdp, &dir),
+    )?;
+    if let Some(notifier) = cdp.download_notifier() {
+        rt.downloads.listen(move |tab, news| notifier.notify(facade_download_notice(tab, news)));
+    }
     Ok(Services { tool_server: server, cdp })
 }
 
@@ -149,12 +158,11 @@ fn add_external_agent(rt: &mut Runtime, server: &ToolServer, name: &str) -> Resu
         Some(NodeKind::Agent { agent: AgentKind::External, .. }) => {}
         Some(other) => return Err(bad(format!("a {} node with this id is already on the canvas", other.name()))),
         None => {
-            let (x, y) = match p.bounds() {
-                Some(b) => (b.x, b.y + b.h + 40.0),
-                None => (0.0, 0.0),
-            };
+            // Like every new node: free space near the view's centre (never at the
+            // origin, under the window's tab strip, nor on another node).
+            let (x, y) = rt.free_spot(EXTERNAL_AGENT_SIZE, None);
             let mut node = Node::new(
-                NodeKind::Agent { agent: AgentKind::External, cwd: p.folder().to_path_buf() },
+                NodeKind::Agent { agent: AgentKind::External, cwd: p.folder().to_path_buf(), worktree: None },
                 name,
                 Rect::new(x, y, EXTERNAL_AGENT_SIZE.0, EXTERNAL_AGENT_SIZE.1),
             );

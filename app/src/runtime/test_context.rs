@@ -15,7 +15,8 @@ use super::{AppHandle, Runtime, RuntimeConfig, Waker};
 use crate::model::{AgentKind, NodeId, NodeKind};
 use cef_bridge::input::{ButtonsHeld, KeyInput, Modifiers, MouseButton};
 use cef_bridge::{
-    url_policy, BrowserError, BrowserEvent, BrowserId, BrowserOptions, DevToolsChannel, EngineError, Frame, RawSender,
+    url_policy, BrowserError, BrowserEvent, BrowserId, BrowserOptions, DevToolsChannel, EngineError, Frame, JsDialog,
+    RawSender,
 };
 use crossbeam_channel::Sender;
 use parking_lot::Mutex;
@@ -138,6 +139,11 @@ impl TestContext {
         self.call(&agent, tool(operation, args))
     }
 
+    /// The tool host the tool server would call (for what it asks besides operations: hooks, project folders).
+    pub(crate) fn host(&self) -> &RuntimeToolHost {
+        &self.host
+    }
+
     /// Submits `call` without running the loop (a stalled main thread until [`finish`](Self::finish)).
     pub(crate) fn submit(&self, identity: &ToolIdentity, call: ToolCall) -> ExecuteFuture {
         self.host.execute(identity, call)
@@ -171,11 +177,14 @@ impl TestContext {
     }
 }
 
-/// Adds a `custom` agent node to the open project at a free spot; its identity.
+/// Adds a `custom` agent node to the open project, right of everything (the
+/// first at the origin, so tests can name positions); its identity.
 fn add_agent(rt: &mut Runtime, title: &str) -> ToolIdentity {
-    let folder = rt.project().expect("a project is open").folder().to_path_buf();
-    let kind = NodeKind::Agent { agent: AgentKind::Custom, cwd: folder };
-    let id = rt.add_node(kind, title, (600.0, 400.0), None).expect("agent node");
+    let p = rt.project().expect("a project is open");
+    let folder = p.folder().to_path_buf();
+    let at = p.bounds().map_or((0.0, 0.0), |b| (b.x + b.w + 40.0, b.y));
+    let kind = NodeKind::Agent { agent: AgentKind::Custom, cwd: folder, worktree: None };
+    let id = rt.add_node(kind, title, (600.0, 400.0), Some(at)).expect("agent node");
     let project = rt.project_id().expect("a project is open");
     ToolIdentity::new(id.as_str(), project.as_str())
 }
@@ -185,11 +194,13 @@ pub(crate) struct FakePages {
     browsers: Mutex<Vec<Arc<FakeBrowser>>>,
     next_id: AtomicU64,
     events: Sender<BrowserEvent>,
+    /// What a CDP client set as the download behaviour.
+    pub(crate) downloads: cef_bridge::DownloadPolicy,
 }
 
 impl FakePages {
     fn new(events: Sender<BrowserEvent>) -> Self {
-        Self { browsers: Mutex::new(vec![]), next_id: AtomicU64::new(1), events }
+        Self { browsers: Mutex::new(vec![]), next_id: AtomicU64::new(1), events, downloads: Default::default() }
     }
 
     /// A browser by id.
@@ -223,6 +234,9 @@ impl BrowserEngine for FakeEngine {
     fn browser(&self, id: BrowserId) -> Option<Browser> {
         self.0.get(id).map(|b| b as Browser)
     }
+    fn download_policy(&self) -> cef_bridge::DownloadPolicy {
+        self.0.downloads.clone()
+    }
     fn shutdown(self: Box<Self>) {}
 }
 
@@ -236,6 +250,16 @@ pub(crate) struct FakeBrowser {
     closed: AtomicBool,
     /// Every URL navigated to (normalised), in order.
     pub(crate) navigations: Mutex<Vec<String>>,
+    /// The dialog the fake page "opened" ([`FakeBrowser::open_dialog`]).
+    dialog: Mutex<Option<JsDialog>>,
+    /// Every dialog answer: accept, the text a prompt returned.
+    pub(crate) dialog_answers: Mutex<Vec<(bool, Option<String>)>>,
+    /// The file chooser the fake page waits on ([`FakeBrowser::open_file_chooser`]).
+    file_chooser: Mutex<Option<cef_bridge::FileChooser>>,
+    /// Every history and load command ("back", "forward", "reload", "stop"), in order.
+    pub(crate) history: Mutex<Vec<&'static str>>,
+    /// Every find-in-page request (text, forward, find_next), and `None` for each stop.
+    pub(crate) finds: Mutex<Vec<Option<(String, bool, bool)>>>,
     events: Sender<BrowserEvent>,
 }
 
@@ -258,8 +282,43 @@ impl FakeBrowser {
             scale: Mutex::new(1.0),
             closed: AtomicBool::new(false),
             navigations: Mutex::new(vec![]),
+            dialog: Mutex::new(None),
+            dialog_answers: Mutex::new(vec![]),
+            file_chooser: Mutex::new(None),
+            history: Mutex::new(vec![]),
+            finds: Mutex::new(vec![]),
             events,
         }
+    }
+
+    /// Sends `event` as the engine would (this browser's load state, find results…).
+    pub(crate) fn report(&self, event: BrowserEvent) {
+        let _ = self.events.send(event);
+    }
+
+    /// This browser's id.
+    pub(crate) fn browser_id(&self) -> BrowserId {
+        self.id
+    }
+
+    fn record(&self, command: &'static str) -> Result<(), BrowserError> {
+        if self.is_closed() {
+            return Err(BrowserError::Closed);
+        }
+        self.history.lock().push(command);
+        Ok(())
+    }
+
+    /// Acts as if the page called `alert`/`confirm`/`prompt` (the engine's event included).
+    /// The page opens a file chooser, as CEF reports one.
+    pub(crate) fn open_file_chooser(&self, chooser: cef_bridge::FileChooser) {
+        *self.file_chooser.lock() = Some(chooser.clone());
+        let _ = self.events.send(BrowserEvent::FileChooserOpened { id: self.id, chooser });
+    }
+
+    pub(crate) fn open_dialog(&self, dialog: JsDialog) {
+        *self.dialog.lock() = Some(dialog.clone());
+        let _ = self.events.send(BrowserEvent::DialogOpened { id: self.id, dialog });
     }
 
     /// The page's URL now.
@@ -329,6 +388,26 @@ impl LiveBrowser for FakeBrowser {
         *self.page.marker.lock() = None;
         Ok(url)
     }
+    fn go_back(&self) -> Result<(), BrowserError> {
+        self.record("back")
+    }
+    fn go_forward(&self) -> Result<(), BrowserError> {
+        self.record("forward")
+    }
+    fn reload(&self) -> Result<(), BrowserError> {
+        self.record("reload")
+    }
+    fn stop(&self) -> Result<(), BrowserError> {
+        self.record("stop")
+    }
+    fn find(&self, text: &str, forward: bool, find_next: bool) -> Result<(), BrowserError> {
+        self.finds.lock().push(Some((text.to_string(), forward, find_next)));
+        Ok(())
+    }
+    fn stop_finding(&self) -> Result<(), BrowserError> {
+        self.finds.lock().push(None);
+        Ok(())
+    }
     fn close(&self) -> Result<(), BrowserError> {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Err(BrowserError::Closed);
@@ -363,12 +442,30 @@ impl LiveBrowser for FakeBrowser {
     fn send_key(&self, _: &KeyInput) -> Result<(), BrowserError> {
         Ok(())
     }
+    fn file_chooser(&self) -> Option<cef_bridge::FileChooser> {
+        self.file_chooser.lock().clone()
+    }
+    fn answer_file_chooser(&self, _: Option<Vec<std::path::PathBuf>>) -> Result<(), BrowserError> {
+        self.file_chooser.lock().take().map(|_| ()).ok_or(BrowserError::NoFileChooser)
+    }
+    fn dialog(&self) -> Option<JsDialog> {
+        self.dialog.lock().clone()
+    }
+    fn answer_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<JsDialog, BrowserError> {
+        let dialog = self.dialog.lock().take().ok_or(BrowserError::NoDialog)?;
+        let text = (dialog.kind == cef_bridge::DialogKind::Prompt)
+            .then(|| prompt_text.unwrap_or(&dialog.default_prompt).to_string());
+        self.dialog_answers.lock().push((accept, text));
+        let _ = self.events.send(BrowserEvent::DialogClosed { id: self.id });
+        Ok(dialog)
+    }
 }
 
 /// The document of a fake page and its DevTools end: the tool operations'
-/// scripts (load probe, navigation tag, inspect, locate, focus check) get
-/// what a loaded page with one button (`#go`, ref `e1`) would answer, and
-/// input and screenshot commands what Chromium answers.
+/// scripts (load probe, navigation tag, inspect, locate, focus check) and
+/// DOM commands get what a loaded page with one button (`#go`, backend node
+/// 1, ref `e1`) in one frame would answer, and input and screenshot commands
+/// what Chromium answers.
 struct FakePage {
     url: Mutex<String>,
     /// The navigation marker the current document was tagged with.
@@ -379,23 +476,20 @@ struct FakePage {
     sent: Mutex<Vec<(String, Value)>>,
 }
 
-/// The arguments a `((args) => …)(ARGS)` script was called with.
-fn script_args(expression: &str) -> Value {
-    expression
-        .rfind("})(")
-        .and_then(|at| expression.get(at + 3..expression.len() - 1))
-        .and_then(|args| serde_json::from_str(args).ok())
-        .unwrap_or(Value::Null)
+/// The report the page model script gives for the fake page: one button.
+fn fake_report(url: &str) -> Value {
+    json!({
+        "url": url, "title": FAKE_TITLE, "text": "Hello", "textChars": 5,
+        "items": [{"n": 0, "role": "button", "name": "Go", "lm": -1}],
+        "landmarks": [], "hidden": 0, "off": 0, "viewport": [800, 600, 0, 0, 800, 600],
+    })
 }
 
 /// The page model inspect returns for the fake page.
 pub(crate) fn fake_page_model(url: &str) -> Value {
     json!({
-        "url": url, "title": FAKE_TITLE, "text": "Hello", "textTruncated": false,
-        "elements": [{"ref": "e1", "role": "button", "name": "Go", "tag": "button",
-                      "box": {"x": 10, "y": 10, "width": 80, "height": 20}}],
-        "elementsTruncated": false,
-        "viewport": {"width": 800, "height": 600, "scrollX": 0, "scrollY": 0},
+        "url": url, "title": FAKE_TITLE, "text": "Hello", "elements": "e1 button Go\n",
+        "scroll": "0,0 of 800x600, viewport 800x600",
     })
 }
 
@@ -422,26 +516,16 @@ impl FakePage {
                 "url": *self.url.lock(), "title": FAKE_TITLE, "ready": "complete", "marker": *self.marker.lock(),
             });
         }
-        if expression.contains("elementsTruncated") {
-            return fake_page_model(&self.url.lock());
+        if expression.contains("document.querySelector(") {
+            let selector: String = expression
+                .strip_prefix("document.querySelector(")
+                .and_then(|rest| rest.strip_suffix(')'))
+                .and_then(|arg| serde_json::from_str(arg).ok())
+                .unwrap_or_default();
+            return if selector == "#go" { json!({"objectId": "node-1"}) } else { json!({"subtype": "null"}) };
         }
-        if expression.contains("elementFromPoint") {
-            let args = script_args(expression);
-            let found = args["ref"] == "e1" || args["selector"] == "#go";
-            if !found {
-                return match args["ref"].as_str() {
-                    Some(r) => {
-                        json!({"error": format!("no element with ref {r} (refs come from browser_inspect on the current page)")})
-                    }
-                    None => {
-                        json!({"error": format!("selector matched nothing: {}", args["selector"].as_str().unwrap_or(""))})
-                    }
-                };
-            }
-            if args["focus"] == true {
-                self.focused.store(true, Ordering::Release);
-            }
-            return json!({"x": 50, "y": 20, "covered": false});
+        if expression.contains("nodes.info") {
+            return json!({"objectId": "nodes"});
         }
         if expression.contains("return {focused:") {
             return json!({"focused": self.focused.load(Ordering::Acquire)});
@@ -450,14 +534,39 @@ impl FakePage {
     }
 
     fn answer(&self, method: &str, params: &Value) -> Result<Value, Value> {
+        let no_node = || json!({"code": -32000, "message": "No node with given id found"});
         match method {
             "Runtime.evaluate" => {
                 let expression = params.get("expression").and_then(Value::as_str).unwrap_or("");
                 Ok(match self.evaluate(expression) {
                     Value::Null => json!({"result": {"type": "undefined"}}),
+                    handle if params["returnByValue"] == false => json!({"result": handle}),
                     value => json!({"result": {"type": "object", "value": value}}),
                 })
             }
+            "Page.getFrameTree" => Ok(json!({"frameTree": {"frame": {"id": "F1", "url": *self.url.lock()}}})),
+            "Page.createIsolatedWorld" => Ok(json!({"executionContextId": 7})),
+            "Runtime.getProperties" if params["objectId"] == "nodes" => Ok(json!({"result": [
+                {"name": "0", "value": {"type": "object", "subtype": "node", "objectId": "node-1"}},
+                {"name": "length", "value": {"type": "number", "value": 1}},
+                {"name": "info", "value": {"type": "string", "value": fake_report(&self.url.lock()).to_string()}},
+            ]})),
+            "DOM.describeNode" if params["objectId"] == "node-1" => {
+                Ok(json!({"node": {"backendNodeId": 1, "nodeName": "BUTTON"}}))
+            }
+            "DOM.resolveNode" if params["backendNodeId"] == 1 => Ok(json!({"object": {"objectId": "node-1"}})),
+            "DOM.resolveNode" => Err(no_node()),
+            "Runtime.callFunctionOn" if params["objectId"] == "node-1" => {
+                let focus = params.pointer("/arguments/0/value/focus") == Some(&json!(true));
+                if focus {
+                    self.focused.store(true, Ordering::Release);
+                }
+                Ok(json!({"result": {"type": "object", "value": {"x": 50, "y": 20}}}))
+            }
+            "DOM.getContentQuads" if params["objectId"] == "node-1" => {
+                Ok(json!({"quads": [[10, 10, 90, 10, 90, 30, 10, 30]]}))
+            }
+            "Runtime.releaseObjectGroup" => Ok(json!({})),
             "Page.captureScreenshot" => {
                 use base64::Engine as _;
                 Ok(json!({"data": base64::engine::general_purpose::STANDARD.encode(fake_screenshot())}))

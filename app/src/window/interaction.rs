@@ -5,7 +5,7 @@
 //! no window, GPU or browser types, so every gesture is unit-tested.
 
 use crate::model::{Command, HitOptions, HitRegion, NodeId, NodeKind, Point, Project, Rect, ResizeEdge, Selection};
-use canvas_render::{Camera, Vec2};
+use canvas_render::{BarPart, Camera, Vec2};
 
 /// Zoom factor per wheel notch with Ctrl held.
 const ZOOM_PER_NOTCH: f32 = 1.1;
@@ -114,6 +114,9 @@ pub enum NodeInput {
 }
 
 /// What an event asks the window to do, in order.
+// A command holds a whole node (a few hundred bytes); effects live for one
+// event in a short Vec, so boxing each would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// Apply a model command.
@@ -139,6 +142,15 @@ pub enum Effect {
     },
     /// Forward pointer input into a node.
     Route(NodeInput),
+    /// Open the in-place title editor on a node (a double-click on its title bar).
+    Rename(NodeId),
+    /// A press on a browser node's title-bar control (back, forward, reload, address).
+    BarPress {
+        /// The browser node.
+        id: NodeId,
+        /// The control.
+        part: BarPart,
+    },
 }
 
 /// The mouse cursor the canvas wants.
@@ -201,6 +213,19 @@ impl View<'_> {
 
     fn kind(&self, id: &NodeId) -> Option<&NodeKind> {
         self.project.node(id).map(|n| &n.kind)
+    }
+
+    /// The browser title-bar control under `pos`, if any (the node on top there).
+    pub fn bar_part(&self, pos: Vec2) -> Option<(NodeId, BarPart)> {
+        let (id, region) = self.hit(pos)?;
+        let node = self.project.node(&id).filter(|n| matches!(n.kind, NodeKind::Browser { .. }))?;
+        if region != HitRegion::Title {
+            return None;
+        }
+        let w = self.camera.screen_to_world(pos);
+        let rect =
+            canvas_render::Rect::new(node.rect.x as f32, node.rect.y as f32, node.rect.w as f32, node.rect.h as f32);
+        canvas_render::bar_part_at(rect, self.title_height as f32, false, w.x, w.y).map(|part| (id, part))
     }
 }
 
@@ -311,6 +336,11 @@ impl Interaction {
             Gesture::Captured { id, .. } => return body_cursor(view.kind(id)),
             Gesture::Idle => {}
         }
+        match view.bar_part(self.pointer) {
+            Some((_, BarPart::Address | BarPart::Find)) => return CursorKind::Text,
+            Some(_) => return CursorKind::Default,
+            None => {}
+        }
         match view.hit(self.pointer) {
             Some((_, HitRegion::Edge(e))) => CursorKind::Resize(e),
             Some((_, HitRegion::Title)) => CursorKind::Grab,
@@ -359,20 +389,33 @@ impl Interaction {
                 out.push(Effect::Apply(Command::BringToFront { ids: vec![id.clone()] }));
             }
         };
+        // A press inside an interactive node: it takes the keyboard, becomes the
+        // only selection and comes to the front.
+        let take = |out: &mut Vec<Effect>, selection: &mut Selection| {
+            if view.focus != Some(&id) {
+                out.push(Effect::Focus(Some(id.clone())));
+            }
+            if !selection.contains(&id) || selection.len() > 1 {
+                selection.click(id.clone());
+                out.push(Effect::SelectionChanged);
+            }
+            raise(out);
+        };
+        if button == Button::Left {
+            if let Some((_, part)) = view.bar_part(pos).filter(|(on, _)| *on == id) {
+                // A browser's control: the node gets the keyboard (the address field types into it).
+                take(&mut out, selection);
+                out.push(Effect::BarPress { id, part });
+                return out;
+            }
+        }
         match region {
             HitRegion::Body if matches!(kind, Some(NodeKind::Group { .. })) => {
                 // A group's body is canvas: pan, box-select, context menu there.
                 return self.empty_canvas_down(view, pos, button, mods, selection, out);
             }
             HitRegion::Body if kind.as_ref().is_some_and(is_interactive) => {
-                if view.focus != Some(&id) {
-                    out.push(Effect::Focus(Some(id.clone())));
-                }
-                if !selection.contains(&id) || selection.len() > 1 {
-                    selection.click(id.clone());
-                    out.push(Effect::SelectionChanged);
-                }
-                raise(&mut out);
+                take(&mut out, selection);
                 let clicks = self.click_count(pos);
                 out.push(Effect::Route(NodeInput::Down { id: id.clone(), pos, button, clicks }));
                 self.gesture = Gesture::Captured { id, button };
@@ -393,6 +436,10 @@ impl Interaction {
                     out.push(Effect::SelectionChanged);
                 }
                 out.push(Effect::OpenPalette { at: Some(view.world(pos)) });
+            }
+            HitRegion::Title if button == Button::Left && !mods.shift && self.click_count(pos) == 2 => {
+                // The first click of the pair selected the node and started a move.
+                out.push(Effect::Rename(id));
             }
             // Title bars, and the bodies of notes and artifacts, drag the node.
             _ => {
@@ -664,7 +711,7 @@ mod tests {
     }
 
     fn node(name: &str, kind: NodeKind, rect: Rect, z: i64) -> Node {
-        Node { id: id(name), kind, title: name.into(), rect, z, colour: None, links: Default::default() }
+        Node { id: id(name), kind, title: name.into(), rect, z, colour: None, links: Default::default(), name: None }
     }
 
     /// Two notes and a browser; the browser is on top.
@@ -704,6 +751,60 @@ mod tests {
         let up = it.pointer_up(&view(&p, &cam, None), &mut sel, Vec2::new(340.0, 200.0), Button::Left);
         assert_eq!(up, vec![Effect::EndCoalescing]);
         assert!(!it.busy());
+    }
+
+    #[test]
+    fn a_press_on_a_browser_bar_control_focuses_the_page_and_presses_it_while_the_rest_of_the_bar_drags() {
+        let p = project();
+        let cam = Camera::default();
+        let mut sel = Selection::new();
+        let mut it = Interaction::new();
+        // The browser "web" is at (0, 200), 400 wide; its bar's controls lie in the title bar.
+        let l = canvas_render::bar_layout(400.0, 30.0);
+        let at = |r: canvas_render::Rect| Vec2::new(r.x + r.w / 2.0, 200.0 + r.y + r.h / 2.0);
+        let v = view(&p, &cam, None);
+        assert_eq!(v.bar_part(at(l.back)), Some((id("web"), BarPart::Back)));
+        it.pointer_move(&v, &mut sel, &mut cam.clone(), at(l.back));
+        assert_eq!(it.cursor(&v), CursorKind::Default, "a button is not a drag handle");
+        let down = it.pointer_down(&v, &mut sel, at(l.address), Button::Left, Mods::default());
+        assert!(down.contains(&Effect::Focus(Some(id("web")))), "{down:?}");
+        assert_eq!(down.last(), Some(&Effect::BarPress { id: id("web"), part: BarPart::Address }));
+        assert!(!it.busy(), "no drag starts on a control");
+        it.pointer_move(&v, &mut sel, &mut cam.clone(), at(l.address));
+        assert_eq!(it.cursor(&v), CursorKind::Text, "the address field is text");
+        let down = it.pointer_down(&v, &mut sel, at(l.reload), Button::Left, Mods::default());
+        assert_eq!(down.last(), Some(&Effect::BarPress { id: id("web"), part: BarPart::Reload }));
+        it.pointer_up(&v, &mut sel, at(l.reload), Button::Left);
+        // Past the address field the title bar is the node's handle, as on every node.
+        let title = Vec2::new(l.title_x + 20.0, 215.0);
+        assert_eq!(v.bar_part(title), None);
+        it.pointer_down(&v, &mut sel, title, Button::Left, Mods::default());
+        assert!(it.busy(), "a drag starts");
+        it.cancel();
+        // Notes have no bar.
+        assert_eq!(v.bar_part(Vec2::new(at(l.back).x, 15.0)), None);
+    }
+
+    #[test]
+    fn a_double_click_on_a_title_bar_renames_and_a_body_double_click_does_not() {
+        let p = project();
+        let cam = Camera::default();
+        let mut sel = Selection::new();
+        let mut it = Interaction::new();
+        let click = |it: &mut Interaction, sel: &mut Selection, at: Vec2| {
+            let down = it.pointer_down(&view(&p, &cam, None), sel, at, Button::Left, Mods::default());
+            it.pointer_up(&view(&p, &cam, None), sel, at, Button::Left);
+            down
+        };
+        let title = Vec2::new(50.0, 10.0);
+        assert!(!click(&mut it, &mut sel, title).contains(&Effect::Rename(id("a"))), "one click only selects");
+        assert!(click(&mut it, &mut sel, title).contains(&Effect::Rename(id("a"))));
+        assert!(sel.contains(&id("a")));
+        assert!(!it.busy(), "the second click starts no drag");
+        // A sticky's body also drags, but a double-click there is the note's, not a rename.
+        let body = Vec2::new(350.0, 70.0);
+        click(&mut it, &mut sel, body);
+        assert!(!click(&mut it, &mut sel, body).iter().any(|e| matches!(e, Effect::Rename(_))));
     }
 
     #[test]

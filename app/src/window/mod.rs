@@ -10,25 +10,40 @@
 //! renderer agrees (`needs_redraw`): an idle canvas renders nothing.
 //!
 //! Input: [`interaction`] decides what a gesture means, [`routing`] forwards
-//! the focused node's input, [`palette`] is Ctrl+K, [`overlay`] draws
-//! palette, selection box and toasts in window pixels.
+//! the focused node's input, [`palette`] is Ctrl+K, [`rename`] edits a
+//! title in place, [`page_bar`] is a browser node's address and find fields,
+//! [`overlay`] draws palette, selection box, toasts and the empty canvas's
+//! hint in window pixels.
 
+mod agents;
 pub mod clipboard;
+pub mod confirm;
+pub mod desktop;
+pub mod download_strip;
+mod file_choosers;
+pub mod file_picker;
 pub mod input;
 pub mod interaction;
+pub mod line_edit;
 pub mod overlay;
+pub mod page_bar;
+pub mod page_dialog;
 pub mod palette;
+pub mod rename;
 pub mod routing;
 pub mod surface;
 pub mod tabs;
 
 use crate::model::{self, Command, NodeId, NodeKind, Point, ProjectId};
-use crate::runtime::{headless, scene::Gfx, stop_signals, Runtime, RuntimeConfig, Waker};
-use canvas_render::{Camera, RenderError, Vec2};
+use crate::runtime::agent_catalog::AgentCatalog;
+use crate::runtime::page_nav::{NavError, PageAction};
+use crate::runtime::{attention, headless, scene, scene::Gfx, stop_signals, Runtime, RuntimeConfig, Waker};
+use canvas_render::{BarPart, Camera, RenderError, Vec2};
 use clipboard::SystemClipboard;
 use interaction::{Button, CursorKind, Effect, Interaction, Mods, View};
 use overlay::Toast;
 use palette::{Palette, PaletteAction, PaletteKey, PaletteOutcome};
+use rename::{RenameEditor, RenameOutcome};
 use routing::Router;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -68,12 +83,14 @@ pub enum WindowError {
 #[derive(Debug, Clone, Copy)]
 struct Wake;
 
-/// Runs the app in a window until it is closed or `stop` becomes true.
+/// Runs the app in a window until it is closed or `stop` becomes true (a
+/// stop signal sets it: `signals` were blocked before any thread started).
 /// `start_services` runs once the runtime exists (tool server, CDP facade…);
 /// `stop_services` gets its result back after the window closed, before the
 /// engine shuts down.
 pub fn run<S>(
     config: RuntimeConfig,
+    signals: stop_signals::StopSignals,
     stop: Arc<AtomicBool>,
     start_services: impl FnOnce(&mut Runtime) -> anyhow::Result<S>,
     stop_services: impl FnOnce(S, &mut Runtime),
@@ -86,12 +103,12 @@ pub fn run<S>(
         let _ = proxy.lock().send_event(Wake);
     }));
     let config = RuntimeConfig { views_follow_zoom: true, ..config };
-    let mut rt = headless::start_runtime(config, cef_bridge::DisplayMode::detect(), waker.clone())?;
-    // After the engine: Chromium's start-up takes these signals over.
-    if let Err(e) = stop_signals::install(stop.clone(), waker) {
-        rt.shutdown();
-        return Err(anyhow::Error::new(e).context("cannot install signal handlers"));
-    }
+    // Before the engine: a signal during its start is taken once it is up (the loop sees `stop`).
+    signals
+        .watch(stop.clone(), waker.clone())
+        .map_err(|e| anyhow::Error::new(e).context("cannot start the stop-signal thread"))?;
+    let mut rt = headless::start_runtime(config, cef_bridge::DisplayMode::detect(), waker, None)?;
+    stop_signals::warn_if_unblocked();
     let services = match start_services(&mut rt) {
         Ok(s) => s,
         Err(e) => {
@@ -99,6 +116,8 @@ pub fn run<S>(
             return Err(e);
         }
     };
+    // Only a window notifies the desktop: headless runs have no person at a desktop to call.
+    rt.start_desktop_notifications(attention::Bus::Session);
     let mut app = App::new(rt, stop);
     let result = event_loop.run_app(&mut app);
     // The surface goes before the device and the engine.
@@ -153,6 +172,26 @@ struct App {
     interaction: Interaction,
     router: Router,
     palette: Option<Palette>,
+    /// An open question (keep or remove a worktree…); it takes all input.
+    confirm: Option<confirm::Confirm<agents::Answer>>,
+    /// What worker threads (git) send back, and where they send it.
+    jobs_tx: crossbeam_channel::Sender<agents::WindowJob>,
+    jobs_rx: crossbeam_channel::Receiver<agents::WindowJob>,
+    /// What "New agent" offers (the version probe's cache), and its answers seen.
+    catalog: AgentCatalog,
+    catalog_seen: u64,
+    /// A node's title being edited in place.
+    rename: Option<RenameEditor>,
+    /// Pages' JavaScript dialogs the person answers, by browser node.
+    page_dialogs: std::collections::HashMap<NodeId, page_dialog::PageDialog>,
+    /// Pages' file choosers the person answers, by browser node.
+    file_pickers: std::collections::HashMap<NodeId, file_picker::FilePicker>,
+    /// A browser node's address being typed.
+    address: Option<page_bar::AddressField>,
+    /// A browser node's find-in-page field, while open.
+    find: Option<page_bar::FindBar>,
+    /// The browser title-bar control under the pointer.
+    bar_hover: Option<(NodeId, BarPart)>,
     toasts: Vec<Toast>,
     mods: Mods,
     clipboard: SystemClipboard,
@@ -168,7 +207,18 @@ struct App {
 
 impl App {
     fn new(rt: Runtime, stop: Arc<AtomicBool>) -> Self {
+        let (jobs_tx, jobs_rx) = crossbeam_channel::unbounded();
         App {
+            confirm: None,
+            page_dialogs: Default::default(),
+            file_pickers: Default::default(),
+            address: None,
+            find: None,
+            bar_hover: None,
+            jobs_tx,
+            jobs_rx,
+            catalog: AgentCatalog::new(),
+            catalog_seen: 0,
             rt: Some(rt),
             stop,
             ws: None,
@@ -179,6 +229,7 @@ impl App {
             interaction: Interaction::new(),
             router: Router::default(),
             palette: None,
+            rename: None,
             toasts: vec![],
             mods: Mods::default(),
             clipboard: SystemClipboard::default(),
@@ -262,6 +313,7 @@ impl App {
         }
         if let Some(id) = &new {
             tell(rt, id, true);
+            rt.attention_seen(id);
         }
         rt.focus = new;
         rt.workspace.end_coalescing();
@@ -270,6 +322,12 @@ impl App {
 
     fn apply(&mut self, effects: Vec<Effect>) {
         for effect in effects {
+            // Closing an agent that has a worktree asks first (the answer closes it).
+            if let Effect::Apply(Command::RemoveNodes { ids }) = &effect {
+                if self.ask_before_closing(ids) {
+                    continue;
+                }
+            }
             let Some(rt) = self.rt.as_mut() else { return };
             match effect {
                 Effect::Apply(cmd) => {
@@ -317,6 +375,8 @@ impl App {
                     self.open_palette(at, at.map(|_| (p.x / s, p.y / s)));
                 }
                 Effect::Route(input) => self.router.pointer(rt, &self.camera, input, self.mods),
+                Effect::Rename(id) => self.start_rename(id),
+                Effect::BarPress { id, part } => self.bar_press(id, part),
             }
         }
     }
@@ -350,14 +410,196 @@ impl App {
         self.apply(effects);
     }
 
+    /// The browser title-bar control under a window position.
+    fn bar_at(&self, pos: Vec2) -> Option<(NodeId, BarPart)> {
+        let rt = self.rt.as_ref()?;
+        let project = rt.workspace.active()?;
+        let view = View {
+            project,
+            camera: &self.camera,
+            viewport: self.viewport(),
+            title_height: Self::title_height(rt),
+            focus: rt.focus.as_ref(),
+            ui_scale: self.ui_scale,
+        };
+        view.bar_part(pos)
+    }
+
+    /// Where a new `size` node goes: the free spot nearest a context menu's
+    /// point (`at`, the node's top-left), else nearest the centre of the view.
     fn new_node_spot(&self, at: Option<Point>, size: (f64, f64)) -> (f64, f64) {
-        match at {
-            Some(p) => (p.x, p.y),
-            None => {
-                let v = self.viewport();
-                let c = self.camera.screen_to_world(Vec2::new(v.x / 2.0, v.y / 2.0));
-                (f64::from(c.x) - size.0 / 2.0, f64::from(c.y) - size.1 / 2.0)
+        let wanted = at.unwrap_or_else(|| {
+            let v = self.viewport();
+            let c = self.camera.screen_to_world(Vec2::new(v.x / 2.0, v.y / 2.0));
+            Point::new(f64::from(c.x) - size.0 / 2.0, f64::from(c.y) - size.1 / 2.0)
+        });
+        match self.rt.as_ref() {
+            Some(rt) => rt.free_spot(size, Some(wanted)),
+            None => (wanted.x, wanted.y),
+        }
+    }
+
+    /// Opens the in-place editor on a node's title (what the title bar reads now).
+    fn start_rename(&mut self, id: NodeId) {
+        self.finish_rename();
+        let Some(rt) = self.rt.as_ref() else { return };
+        let Some(node) = rt.project().and_then(|p| p.node(&id)) else { return };
+        self.rename = Some(RenameEditor::new(id, &rt.node_title(node)));
+        self.dirty = true;
+    }
+
+    /// Saves the title being edited, if any (a click elsewhere ends the edit).
+    fn finish_rename(&mut self) {
+        if let Some(editor) = self.rename.take() {
+            self.apply(vec![Effect::Apply(editor.save()), Effect::EndCoalescing]);
+            self.dirty = true;
+        }
+    }
+
+    fn rename_key(&mut self, key: &Key, text: Option<&str>) {
+        let Some(editor) = self.rename.as_mut() else { return };
+        let k = match key {
+            Key::Named(NamedKey::Escape) => PaletteKey::Escape,
+            Key::Named(NamedKey::Enter) => PaletteKey::Enter,
+            Key::Named(NamedKey::Backspace) => PaletteKey::Backspace,
+            _ => match typed_text(key, text, self.mods) {
+                Some(k) => k,
+                None => return,
+            },
+        };
+        self.dirty = true;
+        match editor.key(k) {
+            RenameOutcome::Editing => {}
+            RenameOutcome::Cancelled => self.rename = None,
+            RenameOutcome::Save => self.finish_rename(),
+        }
+        if let Some(rt) = self.rt.as_mut() {
+            rt.request_redraw();
+        }
+    }
+
+    /// A press on a browser node's title-bar control.
+    fn bar_press(&mut self, id: NodeId, part: BarPart) {
+        self.dirty = true;
+        let Some(rt) = self.rt.as_mut() else { return };
+        let action = match part {
+            BarPart::Address => {
+                if self.address.as_ref().is_none_or(|a| a.node != id) {
+                    self.start_address(id);
+                }
+                return;
             }
+            BarPart::Find => return,
+            BarPart::Back => PageAction::Back,
+            BarPart::Forward => PageAction::Forward,
+            BarPart::Reload if rt.page_nav(&id).is_some_and(|n| n.loading) => PageAction::Stop,
+            BarPart::Reload => PageAction::Reload,
+        };
+        match rt.page_action(&id, action) {
+            // A dim button: nothing that way in the history.
+            Ok(()) | Err(NavError::NoHistory(_)) => {}
+            Err(e) => rt.notify(e.to_string(), true),
+        }
+        rt.request_redraw();
+    }
+
+    /// Opens a browser node's address field on its URL, all of it selected (a click or Ctrl+L).
+    fn start_address(&mut self, id: NodeId) {
+        let Some(rt) = self.rt.as_mut() else { return };
+        let Some(url) = rt.page_url(&id) else { return };
+        self.address = Some(page_bar::AddressField::new(id, &url));
+        rt.request_redraw();
+        self.dirty = true;
+    }
+
+    /// A key for the address field being edited.
+    fn address_key(&mut self, key: &Key, text: Option<&str>) {
+        let clipboard = &mut self.clipboard;
+        let Some(k) = page_bar::field_key(key, text, self.mods, || clipboard.text().ok()) else { return };
+        let (Some(field), Some(rt)) = (self.address.as_mut(), self.rt.as_mut()) else { return };
+        self.dirty = true;
+        rt.request_redraw();
+        match field.key(k) {
+            page_bar::AddressOutcome::Editing => {}
+            page_bar::AddressOutcome::Cancelled => self.address = None,
+            page_bar::AddressOutcome::Go(address) => {
+                let node = field.node.clone();
+                match rt.navigate_node(&node, &address) {
+                    Ok(_) => self.address = None,
+                    // Said in the field, where the person looks, not in a log line.
+                    Err(e @ (NavError::Refused(_) | NavError::Browser(_))) => field.refused(e.to_string()),
+                    Err(e) => {
+                        self.address = None;
+                        rt.notify(e.to_string(), true);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ctrl+F on a browser node: opens its find field (or goes back to it), the last search selected.
+    fn open_find(&mut self, id: NodeId) {
+        if self.find.as_ref().is_some_and(|f| f.node == id) {
+            return;
+        }
+        if let Some(old) = self.find.take() {
+            if let Some(rt) = self.rt.as_mut() {
+                rt.end_find(&old.node);
+            }
+        }
+        self.find = Some(page_bar::FindBar::new(id, ""));
+        if let Some(rt) = self.rt.as_mut() {
+            rt.request_redraw();
+        }
+        self.dirty = true;
+    }
+
+    /// A key for the open find field.
+    fn find_key(&mut self, key: &Key, text: Option<&str>) {
+        let clipboard = &mut self.clipboard;
+        let Some(k) = page_bar::field_key(key, text, self.mods, || clipboard.text().ok()) else { return };
+        let (Some(find), Some(rt)) = (self.find.as_mut(), self.rt.as_mut()) else { return };
+        self.dirty = true;
+        rt.request_redraw();
+        let node = find.node.clone();
+        match find.key(k) {
+            page_bar::FindOutcome::Nothing => {}
+            page_bar::FindOutcome::Search { text, forward } => {
+                if let Err(e) = rt.find_in_page(&node, &text, forward) {
+                    tracing::debug!(%node, error = %e, "find not run");
+                }
+            }
+            page_bar::FindOutcome::Closed => {
+                self.find = None;
+                rt.end_find(&node);
+            }
+        }
+    }
+
+    /// A press on the open find field (it lies over the title bar's drag area): true when on it.
+    fn find_field_press(&mut self, pos: Vec2) -> bool {
+        let (Some(find), Some(rt)) = (self.find.as_ref(), self.rt.as_ref()) else { return false };
+        let Some(node) = rt.project().and_then(|p| p.node(&find.node)) else { return false };
+        let rect = scene::render_rect(&node.rect);
+        let w = self.camera.screen_to_world(pos);
+        let on = canvas_render::bar_part_at(rect, Self::title_height(rt) as f32, true, w.x, w.y) == Some(BarPart::Find);
+        if on {
+            let id = find.node.clone();
+            self.set_focus(Some(id));
+        }
+        on
+    }
+
+    /// Drops the address and find fields of nodes that no longer show a page.
+    fn forget_gone_fields(&mut self) {
+        let Some(rt) = self.rt.as_ref() else { return };
+        if self.address.as_ref().is_some_and(|a| rt.page_nav(&a.node).is_none()) {
+            self.address = None;
+            self.dirty = true;
+        }
+        if self.find.as_ref().is_some_and(|f| rt.page_nav(&f.node).is_none()) {
+            self.find = None;
+            self.dirty = true;
         }
     }
 
@@ -395,11 +637,56 @@ impl App {
         let pair = rt
             .selection_pair()
             .map(|(a, b)| rt.project().and_then(|p| p.node(&a)).is_some_and(|n| n.links.contains(&b)));
+        let offers = self.catalog.offers(&crate::paths::agent_tools(rt.data_dir()), rt.handle().waker());
+        let git = rt.project().is_some_and(|p| crate::worktree::in_repository(p.folder()));
+        self.catalog_seen = self.catalog.answers();
+        let muted = rt.project().is_some_and(|p| rt.notifications_muted(p.folder()));
+        let single = rt.selection.to_vec();
+        let single = (single.len() == 1).then(|| rt.terminal_ended(&single[0]));
         let palette = Palette::new(at, anchor, !rt.selection.is_empty())
+            .with_single_selected(single)
+            .with_notifications_muted(muted)
             .with_browser_control(control)
             .with_selected_pair(pair)
-            .with_project(rt.project().is_some());
+            .with_project(rt.project().is_some())
+            .with_agents(offers, git)
+            .with_worktree_node(self.selected_worktree().is_some());
         self.palette = Some(palette);
+        self.dirty = true;
+    }
+
+    /// Ctrl+J: moves to the node that has waited longest for the person (in
+    /// any project) and gives it the keyboard. False when nobody waits.
+    fn jump_to_next_needing_you(&mut self) -> bool {
+        let Some(next) = self.rt.as_ref().and_then(Runtime::next_needing_you) else { return false };
+        self.jump_to(&next.project, next.node);
+        true
+    }
+
+    /// Shows `node` of `project` (switching tabs if needed) centred at a
+    /// readable zoom, selected, with the keyboard.
+    fn jump_to(&mut self, project: &model::ProjectId, node: NodeId) {
+        if self.rt.as_ref().and_then(Runtime::project_id).as_ref() != Some(project) {
+            self.switch_project(project.clone());
+            // Retitles the window for the new tab before the camera moves on.
+            self.adopt_model_camera();
+        }
+        let Some(rt) = self.rt.as_mut() else { return };
+        let Some(p) = rt.project().filter(|p| p.id() == project) else { return };
+        let Some(rect) = p.node(&node).map(|n| n.rect) else { return };
+        let camera = attention::jump_camera(p.camera(), &rect, rt.viewport);
+        if let Err(e) = rt.apply(Command::SetCamera { camera }) {
+            rt.notify(format!("view not moved: {e}"), true);
+            return;
+        }
+        rt.selection.click(node.clone());
+        // The window's camera follows the model's at once (no settle, no animation).
+        let effects = self.interaction.cancel();
+        self.apply(effects);
+        self.commit_at = None;
+        self.camera = render_camera(camera, self.ui_scale);
+        self.synced = Some((project.clone(), camera));
+        self.set_focus(Some(node));
         self.dirty = true;
     }
 
@@ -419,7 +706,7 @@ impl App {
     /// A press on the tab strip: a left click activates the tab, a middle click closes it.
     fn tab_press(&mut self, pos: Vec2, b: Button) -> bool {
         let Some(rt) = self.rt.as_ref() else { return false };
-        let all = tabs::tabs(&rt.workspace);
+        let all = tabs::tabs(rt);
         let s = self.ui_scale;
         let Some(i) = tabs::hit(all.len(), rt.viewport.0 as f32, pos.x / s, pos.y / s) else { return false };
         let id = all[i].id.clone();
@@ -484,8 +771,35 @@ impl App {
                 }
                 return;
             }
+            PaletteAction::Rename => {
+                let Some(id) = self.rt.as_ref().and_then(|rt| rt.selection.to_vec().into_iter().next()) else { return };
+                return self.start_rename(id);
+            }
+            PaletteAction::Restart => {
+                let Some(rt) = self.rt.as_mut() else { return };
+                let Some(id) = rt.selection.to_vec().into_iter().next() else { return };
+                if let Err(e) = rt.restart_terminal(&id) {
+                    rt.notify(e, true);
+                }
+                return;
+            }
+            PaletteAction::SetNotificationsMuted(muted) => {
+                if let Some(rt) = self.rt.as_mut() {
+                    rt.set_notifications_muted(muted);
+                }
+                self.dirty = true;
+                return;
+            }
             PaletteAction::Undo => return self.apply(vec![Effect::Undo]),
             PaletteAction::Redo => return self.apply(vec![Effect::Redo]),
+            PaletteAction::NewAgent { kind, worktree } => return self.new_agent(kind, worktree, at),
+            PaletteAction::ShowWorktreeDiff => return self.show_worktree_diff(at),
+            PaletteAction::Explain(text) => {
+                if let Some(rt) = self.rt.as_mut() {
+                    rt.notify(text, false);
+                }
+                return;
+            }
             PaletteAction::AddGroup if self.rt.as_ref().is_some_and(|rt| !rt.selection.is_empty()) => {
                 let ids = self.rt.as_ref().map(|rt| rt.selection.to_vec()).unwrap_or_default();
                 return self.apply(vec![Effect::Apply(Command::GroupNodes { ids, title: None })]);
@@ -507,8 +821,8 @@ impl App {
                 let spot = self.new_node_spot(at, size);
                 let Some(rt) = self.rt.as_mut() else { return };
                 let cwd = rt.project().map(|p| p.folder().to_path_buf()).unwrap_or_default();
-                rt.add_node(NodeKind::Terminal { cwd, command: None, tmux_session: None }, "Terminal", size, Some(spot))
-                    .map_err(|e| e.to_string())
+                let kind = NodeKind::Terminal { cwd, command: None, tmux_session: None };
+                rt.add_node(kind, model::title::DEFAULT_TERMINAL_TITLE, size, Some(spot)).map_err(|e| e.to_string())
             }
             PaletteAction::AddSticky => {
                 let size = (260.0, 200.0);
@@ -555,10 +869,8 @@ impl App {
                     }
                 }
             }
-            _ if self.mods.ctrl || self.mods.alt => return,
-            Key::Named(NamedKey::Space) => PaletteKey::Text(" ".into()),
-            _ => match text.filter(|t| !t.is_empty() && !t.chars().any(char::is_control)) {
-                Some(t) => PaletteKey::Text(t.to_string()),
+            _ => match typed_text(key, text, self.mods) {
+                Some(k) => k,
                 None => return,
             },
         };
@@ -579,24 +891,98 @@ impl App {
         let pressed = event.state == ElementState::Pressed;
         let key = &event.logical_key;
         let text = event.text.as_deref();
+        if self.confirm.is_some() {
+            if pressed {
+                let key = match key {
+                    Key::Named(NamedKey::Escape) => Some(confirm::ConfirmKey::Escape),
+                    Key::Named(NamedKey::Enter) => Some(confirm::ConfirmKey::Enter),
+                    Key::Named(NamedKey::ArrowLeft) => Some(confirm::ConfirmKey::Prev),
+                    Key::Named(NamedKey::Tab) if self.mods.shift => Some(confirm::ConfirmKey::Prev),
+                    Key::Named(NamedKey::ArrowRight | NamedKey::Tab) => Some(confirm::ConfirmKey::Next),
+                    _ => {
+                        text.and_then(|t| t.chars().next()).filter(|c| c.is_alphabetic()).map(confirm::ConfirmKey::Char)
+                    }
+                };
+                if let Some(k) = key {
+                    self.confirm_key(k);
+                }
+            }
+            return;
+        }
+        if self.rename.is_some() {
+            if pressed {
+                self.rename_key(key, text);
+            }
+            return;
+        }
         if self.palette.is_some() {
             if pressed {
                 self.palette_key(key, text);
             }
             return;
         }
+        if self.address.is_some() {
+            if pressed {
+                self.address_key(key, text);
+            }
+            return;
+        }
+        let focus = self.rt.as_ref().and_then(|rt| rt.focus.clone());
+        if let Some(id) = focus {
+            self.sync_page_dialogs();
+            if self.page_dialogs.contains_key(&id) {
+                // The focused page waits on its dialog: keys answer it (Escape too), none reach the page.
+                if pressed {
+                    self.page_dialog_key(&id, key, text);
+                }
+                return;
+            }
+            self.sync_file_pickers();
+            if self.file_pickers.contains_key(&id) {
+                // The same for a file chooser: keys pick files, none reach the page.
+                if pressed {
+                    self.file_picker_key(&id, key, text);
+                }
+                return;
+            }
+        }
         if pressed && input::is_shortcut(key, self.mods, 'k', false) {
             self.open_palette(None, None);
             return;
         }
+        // Ctrl+J is the app's while someone waits; else it reaches the node (a newline in a terminal).
+        if pressed && input::is_shortcut(key, self.mods, 'j', false) {
+            if self.jump_to_next_needing_you() {
+                return;
+            }
+            if let Some(rt) = self.rt.as_mut().filter(|rt| rt.focus.is_none()) {
+                rt.notify("nothing needs you right now".into(), false);
+                return;
+            }
+        }
         if pressed && self.mods.ctrl && matches!(key, Key::Named(NamedKey::Tab)) {
-            let next = self.rt.as_ref().and_then(|rt| tabs::step(&tabs::tabs(&rt.workspace), self.mods.shift));
+            let next = self.rt.as_ref().and_then(|rt| tabs::step(&tabs::tabs(rt), self.mods.shift));
             if let Some(id) = next {
                 self.switch_project(id);
             }
             return;
         }
         let focus = self.rt.as_ref().and_then(|rt| rt.focus.clone());
+        let browser = focus.clone().filter(|id| self.rt.as_ref().is_some_and(|rt| rt.page_nav(id).is_some()));
+        if let Some(id) = browser {
+            if pressed && input::is_shortcut(key, self.mods, 'l', false) {
+                return self.start_address(id);
+            }
+            if pressed && input::is_shortcut(key, self.mods, 'f', false) {
+                return self.open_find(id);
+            }
+            if self.find.as_ref().is_some_and(|f| f.node == id) {
+                if pressed {
+                    self.find_key(key, text);
+                }
+                return;
+            }
+        }
         if let Some(id) = focus {
             let escape = matches!(key, Key::Named(NamedKey::Escape));
             if escape && !self.mods.shift {
@@ -657,17 +1043,139 @@ impl App {
         true
     }
 
+    /// Matches the open page dialogs to what the pages wait on now; returns each one's node body on screen.
+    fn sync_page_dialogs(&mut self) -> Vec<(NodeId, canvas_render::Rect)> {
+        let Some(rt) = self.rt.as_ref() else { return vec![] };
+        let open = page_dialog::open_dialogs(rt, &self.camera, self.ui_scale);
+        let before = self.page_dialogs.len();
+        self.page_dialogs.retain(|id, d| open.iter().any(|(o, dl, _)| o == id && *dl == d.dialog));
+        for (id, dialog, _) in &open {
+            if !self.page_dialogs.contains_key(id) {
+                self.page_dialogs.insert(id.clone(), page_dialog::PageDialog::new(dialog.clone()));
+                self.dirty = true;
+            }
+        }
+        self.dirty |= before != self.page_dialogs.len();
+        open.into_iter().map(|(id, _, body)| (id, body)).collect()
+    }
+
+    fn page_dialog_key(&mut self, id: &NodeId, key: &Key, text: Option<&str>) {
+        use page_dialog::DialogKey;
+        let k = match key {
+            Key::Named(NamedKey::Enter) => Some(DialogKey::Enter),
+            Key::Named(NamedKey::Escape) => Some(DialogKey::Escape),
+            Key::Named(NamedKey::Backspace) => Some(DialogKey::Backspace),
+            _ => text.and_then(|t| t.chars().next()).filter(|c| !c.is_control()).map(DialogKey::Char),
+        };
+        let Some(k) = k else { return };
+        self.dirty = true;
+        if let Some(answer) = self.page_dialogs.get_mut(id).and_then(|d| d.key(k)) {
+            self.answer_page_dialog(id, answer);
+        }
+    }
+
+    /// A press on a page dialog's panel answers it (on a button) or does nothing; true when it was on one.
+    fn page_dialog_press(&mut self, x: f32, y: f32) -> bool {
+        for (id, body) in self.sync_page_dialogs() {
+            let Some(d) = self.page_dialogs.get(&id) else { continue };
+            if page_dialog::on_panel(d, body, x, y) {
+                if let Some(answer) = d.click(body, x, y) {
+                    self.answer_page_dialog(&id, answer);
+                }
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A press on a node's download shelf: its buttons act, the rest of it keeps the press from the page.
+    fn download_shelf_press(&mut self, x: f32, y: f32) -> bool {
+        let Some(rt) = self.rt.as_mut() else { return false };
+        let shelves = download_strip::shelves(rt, &self.camera, self.ui_scale);
+        let Some((node, action)) = shelves.iter().find_map(|s| s.press(x, y).map(|a| (s.node.clone(), a))) else {
+            return false;
+        };
+        match action {
+            download_strip::ShelfAction::Dismiss(guid) => {
+                rt.downloads.dismiss(&node, &guid);
+                self.dirty = true;
+            }
+            download_strip::ShelfAction::OpenFolder(folder) => {
+                if let Err(e) = desktop::open(&folder) {
+                    rt.notify(format!("cannot open {}: {e}", folder.display()), true);
+                }
+            }
+            download_strip::ShelfAction::Nothing => {}
+        }
+        true
+    }
+
+    fn answer_page_dialog(&mut self, id: &NodeId, answer: page_dialog::Answer) {
+        self.page_dialogs.remove(id);
+        self.dirty = true;
+        tracing::info!(node = %id, accepted = matches!(answer, page_dialog::Answer::Accept(_)), "page dialog answered by the person");
+        let Some((_, b)) = self.rt.as_ref().and_then(|rt| rt.browsers.for_node(id)) else { return };
+        let result = match answer {
+            page_dialog::Answer::Accept(text) => b.answer_dialog(true, text.as_deref()),
+            page_dialog::Answer::Dismiss => b.answer_dialog(false, None),
+        };
+        if let Err(e) = result {
+            tracing::debug!(node = %id, error = %e, "page dialog answer not delivered");
+        }
+    }
+
     fn render(&mut self) {
+        let dialogs = self.sync_page_dialogs();
+        let pickers = self.sync_file_pickers();
+        let picker_views = self.file_picker_views(&pickers);
         let (Some(rt), Some(ws)) = (self.rt.as_mut(), self.ws.as_mut()) else { return };
         let Some(mut gfx) = rt.gfx.take() else { return };
         rt.upload_frames(&mut gfx.renderer, false);
-        let scene = rt.scene();
+        let mut scene = rt.scene();
+        for v in scene.nodes.iter_mut() {
+            let Some(bar) = v.bar.as_mut() else { continue };
+            let is = |id: &NodeId| scene::stable_key(id.as_str()) == v.id;
+            if let Some((_, part)) = self.bar_hover.as_ref().filter(|(id, _)| is(id)) {
+                bar.hover = Some(*part);
+            }
+            if let Some(a) = self.address.as_ref().filter(|a| is(&a.node)) {
+                a.show(bar);
+            }
+            if let Some(f) = self.find.as_ref().filter(|f| is(&f.node)) {
+                let matches = rt.page_nav(&f.node).and_then(|n| n.matches).map(|m| (m.count, m.active));
+                f.show(bar, matches);
+            }
+        }
+        if let Some(editor) = &self.rename {
+            let key = scene::stable_key(editor.id.as_str());
+            if let Some(v) = scene.nodes.iter_mut().find(|v| v.id == key) {
+                v.title = editor.shown();
+                // On a narrow title bar the keys would crowd out the name being typed.
+                if v.rect.w >= rename::HINT_MIN_WIDTH {
+                    v.badge = Some(rename::hint_badge());
+                }
+            }
+        }
         let (w, h) = ws.size();
         // The overlay is laid out in logical pixels and drawn at the screen's scale.
         let s = self.ui_scale;
         let marquee = self.interaction.marquee().map(|(x, y, mw, mh)| (x / s, y / s, mw / s, mh / s));
-        let mut overlay = overlay::build((w as f32 / s, h as f32 / s), self.palette.as_ref(), marquee, &self.toasts);
-        overlay.extend(tabs::views(&tabs::tabs(&rt.workspace), w as f32 / s));
+        let hint = rt.project().is_some_and(|p| p.nodes().next().is_none());
+        let mut overlay =
+            overlay::build((w as f32 / s, h as f32 / s), self.palette.as_ref(), marquee, &self.toasts, hint);
+        overlay.extend(tabs::views(&tabs::tabs(rt), w as f32 / s));
+        for shelf in download_strip::shelves(rt, &self.camera, self.ui_scale) {
+            overlay.extend(shelf.views(scene::stable_key(&format!("downloads {}", shelf.node))));
+        }
+        for (id, body) in &dialogs {
+            if let Some(d) = self.page_dialogs.get(id) {
+                overlay.extend(d.views(*body, scene::stable_key(&format!("page dialog {id}"))));
+            }
+        }
+        overlay.extend(picker_views);
+        if let Some(d) = &self.confirm {
+            overlay.extend(overlay::confirm_views((w as f32 / s, h as f32 / s), d));
+        }
         gfx.renderer.set_overlay_scaled(overlay, s);
         if gfx.renderer.needs_redraw(&scene, &self.camera, (w, h)) {
             let started = Instant::now();
@@ -690,6 +1198,18 @@ impl App {
         }
         rt.gfx = Some(gfx);
     }
+}
+
+/// Text typed into one of the window's one-line fields (the palette, a
+/// title being renamed): a space or printable text, never a Ctrl/Alt shortcut.
+fn typed_text(key: &Key, text: Option<&str>, mods: Mods) -> Option<PaletteKey> {
+    if mods.ctrl || mods.alt {
+        return None;
+    }
+    if let Key::Named(NamedKey::Space) = key {
+        return Some(PaletteKey::Text(" ".into()));
+    }
+    text.filter(|t| !t.is_empty() && !t.chars().any(char::is_control)).map(|t| PaletteKey::Text(t.to_string()))
 }
 
 fn button(b: MouseButton) -> Option<Button> {
@@ -758,11 +1278,24 @@ impl ApplicationHandler<Wake> for App {
             WindowEvent::Focused(false) => {
                 let effects = self.interaction.cancel();
                 self.apply(effects);
+                if let Some(rt) = self.rt.as_mut() {
+                    rt.set_window_focused(false);
+                }
+            }
+            WindowEvent::Focused(true) => {
+                if let Some(rt) = self.rt.as_mut() {
+                    rt.set_window_focused(true);
+                }
             }
             WindowEvent::KeyboardInput { event, is_synthetic: false, .. } => self.keyboard(&event),
             WindowEvent::CursorMoved { position, .. } => {
                 let pos = Vec2::new(position.x as f32, position.y as f32);
                 self.gesture(|it, v, sel, cam| it.pointer_move(v, sel, cam, pos));
+                let hover = self.bar_at(pos);
+                if hover != self.bar_hover {
+                    self.bar_hover = hover;
+                    self.dirty = true;
+                }
                 if self.interaction.marquee().is_some() {
                     self.dirty = true;
                 }
@@ -770,6 +1303,32 @@ impl ApplicationHandler<Wake> for App {
             WindowEvent::MouseInput { state, button: b, .. } => {
                 let Some(b) = button(b) else { return };
                 let pos = self.interaction.pointer();
+                if self.confirm.is_some() {
+                    // The dialog is modal: clicks answer it or do nothing.
+                    if state == ElementState::Pressed && b == Button::Left {
+                        self.confirm_click(pos.x / self.ui_scale, pos.y / self.ui_scale);
+                    }
+                    return;
+                }
+                if state == ElementState::Pressed && b == Button::Left {
+                    let (x, y) = (pos.x / self.ui_scale, pos.y / self.ui_scale);
+                    if self.page_dialog_press(x, y) || self.file_picker_press(x, y) || self.download_shelf_press(x, y) {
+                        return;
+                    }
+                }
+                if state == ElementState::Pressed {
+                    self.finish_rename();
+                    // A press anywhere but the field being typed in leaves it, the page's URL back.
+                    let on = self.bar_at(pos);
+                    if self.address.as_ref().is_some_and(|a| on != Some((a.node.clone(), BarPart::Address))) {
+                        self.address = None;
+                        self.dirty = true;
+                    }
+                    if b == Button::Left && self.find_field_press(pos) {
+                        self.dirty = true;
+                        return;
+                    }
+                }
                 if state == ElementState::Pressed && self.palette.is_some() {
                     // A click anywhere closes the palette; it does not reach the canvas.
                     self.palette = None;
@@ -790,6 +1349,10 @@ impl ApplicationHandler<Wake> for App {
                     MouseScrollDelta::LineDelta(x, y) => (x, y),
                     MouseScrollDelta::PixelDelta(p) => ((p.x / PIXELS_PER_LINE) as f32, (p.y / PIXELS_PER_LINE) as f32),
                 };
+                let pos = self.interaction.pointer();
+                if self.file_picker_wheel(pos.x / self.ui_scale, pos.y / self.ui_scale, dy) {
+                    return;
+                }
                 let mods = self.mods;
                 self.gesture(|it, v, _, cam| it.wheel(v, cam, dx, dy, mods));
             }
@@ -802,12 +1365,32 @@ impl ApplicationHandler<Wake> for App {
             event_loop.exit();
             return;
         }
+        self.run_window_jobs();
+        if self.catalog.answers() != self.catalog_seen {
+            self.catalog_seen = self.catalog.answers();
+            if let (Some(p), Some(rt)) = (self.palette.as_mut(), self.rt.as_ref()) {
+                p.set_agents(self.catalog.offers(&crate::paths::agent_tools(rt.data_dir()), rt.handle().waker()));
+                self.dirty = true;
+            }
+        }
         let Some(rt) = self.rt.as_mut() else { return };
         rt.tick();
+        self.forget_gone_fields();
+        let Some(rt) = self.rt.as_mut() else { return };
         if rt.quitting() {
             event_loop.exit();
             return;
         }
+        // The person activated a desktop notification: take them to its node.
+        if let Some(node) = rt.take_activated_node() {
+            if let Some(project) = rt.project_of(&node) {
+                self.jump_to(&project, node);
+                if let Some(ws) = &self.ws {
+                    ws.window.focus_window();
+                }
+            }
+        }
+        let Some(rt) = self.rt.as_mut() else { return };
         let now = Instant::now();
         for notice in rt.notices.drain(..) {
             self.toasts.push(Toast { notice, shown: now });

@@ -252,6 +252,19 @@ pub struct KeyPress<'a> {
     pub native: i32,
 }
 
+/// Whether a key press on an ended terminal restarts it: Enter or R, unmodified.
+fn restarts(key: &winit::keyboard::Key, mods: Mods) -> bool {
+    use winit::keyboard::{Key, NamedKey};
+    if mods.ctrl || mods.alt || mods.logo {
+        return false;
+    }
+    match key {
+        Key::Named(NamedKey::Enter) => true,
+        Key::Character(c) => c.eq_ignore_ascii_case("r"),
+        _ => false,
+    }
+}
+
 /// A key for the focused node. Returns false when the node does not take keys.
 pub fn key_to_node(rt: &mut Runtime, id: &NodeId, press: KeyPress<'_>) -> bool {
     let KeyPress { key, location, text, pressed, mods, native } = press;
@@ -268,6 +281,15 @@ pub fn key_to_node(rt: &mut Runtime, id: &NodeId, press: KeyPress<'_>) -> bool {
         }
         NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. } => {
             if !pressed {
+                return true;
+            }
+            if rt.terminal_ended(id) {
+                // The program is gone: Enter or R runs it again, other keys do nothing.
+                if restarts(key, mods) {
+                    if let Err(e) = rt.restart_terminal(id) {
+                        rt.notify(e, true);
+                    }
+                }
                 return true;
             }
             let Some(live) = rt.terminals.get(id) else { return false };
@@ -316,6 +338,18 @@ pub fn key_to_node(rt: &mut Runtime, id: &NodeId, press: KeyPress<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn enter_or_r_unmodified_restarts_an_ended_program() {
+        use winit::keyboard::{Key, NamedKey, SmolStr};
+        let plain = Mods::default();
+        assert!(restarts(&Key::Named(NamedKey::Enter), plain));
+        assert!(restarts(&Key::Character(SmolStr::new("r")), plain));
+        assert!(restarts(&Key::Character(SmolStr::new("R")), Mods { shift: true, ..plain }));
+        assert!(!restarts(&Key::Character(SmolStr::new("r")), Mods { ctrl: true, ..plain }));
+        assert!(!restarts(&Key::Character(SmolStr::new("x")), plain));
+        assert!(!restarts(&Key::Named(NamedKey::Space), plain));
+    }
 
     #[test]
     fn page_points_account_for_pan_zoom_and_view_scale() {

@@ -2,11 +2,15 @@
 //! project (its folder's name), the active one ringed. A click on a tab
 //! activates its project, a middle click closes it (its layout stays in its
 //! folder, and Ctrl+K "Open a project folder…" brings it back); Ctrl+Tab and
-//! Ctrl+Shift+Tab step through the tabs. Layout and hit testing only: the
-//! overlay draws the tabs and the window applies what they ask for.
+//! Ctrl+Shift+Tab step through the tabs. A tab shows how many of its nodes
+//! need the person (a pill with the count) and whether its desktop
+//! notifications are muted. Layout and hit testing only: the overlay draws
+//! the tabs and the window applies what they ask for.
 
-use crate::model::{ProjectId, Workspace};
-use canvas_render::{Color, NodeContent, NodeKind, NodeView, Rect};
+use crate::model::ProjectId;
+use crate::runtime::terminals::ATTENTION;
+use crate::runtime::Runtime;
+use canvas_render::{Badge, Color, NodeContent, NodeKind, NodeView, Rect};
 
 /// Height of the strip in window pixels: a title bar's, so a tab reads as one.
 pub const STRIP_HEIGHT: f32 = 30.0;
@@ -27,14 +31,25 @@ pub struct Tab {
     pub name: String,
     /// Whether it is the active project.
     pub active: bool,
+    /// How many of its nodes need the person.
+    pub needs_you: usize,
+    /// Whether its desktop notifications are muted.
+    pub muted: bool,
 }
 
-/// The tabs of `ws`'s open projects, in order.
-pub fn tabs(ws: &Workspace) -> Vec<Tab> {
+/// The tabs of the open projects, in order.
+pub fn tabs(rt: &Runtime) -> Vec<Tab> {
+    let ws = &rt.workspace;
     let active = ws.active().map(|p| p.id().clone());
     ws.projects()
         .iter()
-        .map(|p| Tab { id: p.id().clone(), name: p.name().to_owned(), active: Some(p.id()) == active.as_ref() })
+        .map(|p| Tab {
+            id: p.id().clone(),
+            name: p.name().to_owned(),
+            active: Some(p.id()) == active.as_ref(),
+            needs_you: rt.needing_you(p.id()),
+            muted: rt.notifications_muted(p.folder()),
+        })
         .collect()
 }
 
@@ -75,12 +90,13 @@ pub fn views(tabs: &[Tab], width: f32) -> Vec<NodeView> {
             rect,
             z: 0,
             kind: NodeKind::Group,
-            title: tab.name.clone(),
+            title: if tab.muted { format!("{} · muted", tab.name) } else { tab.name.clone() },
             color: if tab.active { Color::hex(0x5b9cff) } else { Color::hex(0x565f89) },
-            badge: None,
+            badge: (tab.needs_you > 0).then(|| Badge { text: tab.needs_you.to_string(), color: Color::hex(ATTENTION) }),
             focused: tab.active,
             selected: false,
             content: NodeContent::Empty,
+            bar: None,
         })
         .collect()
 }
@@ -90,7 +106,17 @@ mod tests {
     use super::*;
 
     fn tab(id: &str, active: bool) -> Tab {
-        Tab { id: ProjectId::new(id).unwrap(), name: id.to_owned(), active }
+        Tab { id: ProjectId::new(id).unwrap(), name: id.to_owned(), active, needs_you: 0, muted: false }
+    }
+
+    #[test]
+    fn a_tab_shows_how_many_need_you_and_whether_it_is_muted() {
+        let quiet = tab("a", true);
+        let busy = Tab { needs_you: 3, muted: true, ..tab("b", false) };
+        let v = views(&[quiet, busy], 1280.0);
+        assert_eq!((v[0].badge.as_ref(), v[0].title.as_str()), (None, "a"));
+        assert_eq!(v[1].badge, Some(Badge { text: "3".into(), color: Color::hex(ATTENTION) }));
+        assert_eq!(v[1].title, "b · muted");
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Shared pieces of the app's end-to-end tests.
 #![allow(dead_code)]
 
+pub mod junit;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 

@@ -50,6 +50,11 @@ impl App {
     /// Starts `termsprawl --headless --data-dir DATA --project FOLDER` with extra env and
     /// waits until it reports it is up.
     pub fn start(data: &Path, folder: &Path, env: &[(&str, &str)]) -> App {
+        Self::start_with(data, folder, &[], env)
+    }
+
+    /// [`App::start`] with extra command-line arguments (e.g. `--agent NODE`).
+    pub fn start_with(data: &Path, folder: &Path, args: &[&str], env: &[(&str, &str)]) -> App {
         let logs = data.join("test-logs");
         std::fs::create_dir_all(&logs).expect("log dir");
         let n = std::fs::read_dir(&logs).map(|d| d.count()).unwrap_or(0);
@@ -60,6 +65,7 @@ impl App {
             .arg(data)
             .arg("--project")
             .arg(folder)
+            .args(args)
             .env("XDG_RUNTIME_DIR", data)
             .env("SHELL", "/bin/sh")
             .env_remove("TMUX")

@@ -117,6 +117,7 @@ fn node(id: u64, kind: NodeKind, rect: Rect, z: i32, title: &str, color: u32, co
         focused: false,
         selected: false,
         content,
+        bar: None,
     }
 }
 

@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use cdp_facade::{BrowserVersion, GuestChannel, GuestError, GuestId, GuestSink, Guests};
+use cdp_facade::{
+    BrowserVersion, DownloadBehavior, GuestChannel, GuestError, GuestId, GuestSink, Guests, WindowBounds,
+};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
@@ -33,6 +35,9 @@ struct FakeState {
     children: HashSet<String>,
     next_child: u32,
     cookies: Vec<Value>,
+    /// Requests paused by `Fetch.enable` and not yet continued.
+    paused: HashSet<String>,
+    next_request: u32,
 }
 
 /// A guest page that answers like Chromium would through a DevTools channel.
@@ -65,6 +70,11 @@ impl FakeGuest {
     /// Sinks the facade still wants.
     pub fn live_sinks(&self) -> usize {
         self.state.lock().unwrap().sinks.iter().filter(|s| !s.is_closed()).count()
+    }
+
+    /// Requests paused by `Fetch.enable` that no continue has released yet.
+    pub fn paused_requests(&self) -> usize {
+        self.state.lock().unwrap().paused.len()
     }
 
     pub fn set_url(&self, url: &str) {
@@ -129,6 +139,10 @@ impl FakeGuest {
                     vec![Self::reply(id, json!({"result": {"type": "string", "value": "in-iframe"}}), Some(child))]
                 }
                 "Test.hang" => vec![],
+                "Page.captureScreenshot" if params.get("fromSurface").is_some_and(|v| v != true) => {
+                    st.crashed = true;
+                    vec![]
+                }
                 _ => vec![Self::reply(id, json!({}), Some(child))],
             };
         }
@@ -190,6 +204,45 @@ impl FakeGuest {
                 st.cookies.clear();
                 vec![Self::reply(id, json!({}), None)]
             }
+            // Like Chromium with a page behind HTTP auth: with `handleAuthRequests`, the next
+            // request pauses and its challenge is announced; each must be continued once.
+            "Fetch.enable" => {
+                let mut out = vec![Self::reply(id, json!({}), None)];
+                if params["handleAuthRequests"] == true {
+                    st.next_request += 1;
+                    let rid = format!("interception-job-{}.0", st.next_request);
+                    st.paused.insert(rid.clone());
+                    let request = json!({"url": st.url, "method": "GET", "headers": {}});
+                    out.push(json!({"method": "Fetch.requestPaused", "params": {"requestId": rid, "request": request,
+                        "frameId": self.target_id, "resourceType": "Document"}}));
+                    out.push(json!({"method": "Fetch.authRequired", "params": {"requestId": rid, "request": request,
+                        "frameId": self.target_id, "resourceType": "Document",
+                        "authChallenge": {"source": "Server", "origin": st.url, "scheme": "basic", "realm": "test"}}}));
+                }
+                out
+            }
+            "Fetch.continueRequest" | "Fetch.continueWithAuth" | "Fetch.failRequest" => {
+                let rid = params["requestId"].as_str().unwrap_or_default();
+                // authRequired and requestPaused share the id; the first continue releases it.
+                if st.paused.contains(rid) {
+                    if method != "Fetch.continueRequest" {
+                        st.paused.remove(rid);
+                    }
+                    vec![Self::reply(id, json!({}), None)]
+                } else {
+                    vec![json!({"id": id, "error": {"code": -32602, "message": "Invalid InterceptionId."}})]
+                }
+            }
+            "Fetch.disable" => {
+                st.paused.clear();
+                vec![Self::reply(id, json!({}), None)]
+            }
+            // A capture that is not from the surface: what crashed CEF's off-screen browsers.
+            "Page.captureScreenshot" if params.get("fromSurface").is_some_and(|v| v != true) => {
+                st.crashed = true;
+                vec![]
+            }
+            "Page.captureScreenshot" => vec![Self::reply(id, json!({"data": "iVBORw0KGgo="}), None)],
             "Test.hang" => vec![],
             "Test.fail" => vec![json!({"id": id, "error": {"code": -32000, "message": "failed on purpose"}})],
             _ => vec![Self::reply(id, json!({}), None)],
@@ -242,6 +295,16 @@ pub struct FakeGuests {
     pub opened: Mutex<Vec<String>>,
     pub closed: Mutex<Vec<GuestId>>,
     pub activated: Mutex<Vec<GuestId>>,
+    /// Guests whose page was given focus through `focus_page`.
+    pub page_focused: Mutex<Vec<GuestId>>,
+    /// Guests whose page shows a JavaScript dialog now.
+    pub dialogs: Mutex<HashSet<GuestId>>,
+    /// Every dialog answer: guest, accept, prompt text.
+    pub answers: Mutex<Vec<(GuestId, bool, Option<String>)>>,
+    /// Page sizes set through `resize_window` (800x600 until then).
+    pub sizes: Mutex<Vec<(GuestId, u32, u32)>>,
+    /// Every download behaviour set, in order.
+    pub download_behaviors: Mutex<Vec<DownloadBehavior>>,
     next: AtomicU32,
 }
 
@@ -300,6 +363,10 @@ impl Guests for FakeGuests {
         self.activated.lock().unwrap().push(id.clone());
     }
 
+    fn focus_page(&self, id: &GuestId) {
+        self.page_focused.lock().unwrap().push(id.clone());
+    }
+
     fn normalize_url(&self, raw: &str) -> Result<String, GuestError> {
         let raw = raw.trim();
         if raw == "about:blank" || raw.starts_with("http://") || raw.starts_with("https://") {
@@ -307,6 +374,33 @@ impl Guests for FakeGuests {
         } else {
             Err(GuestError::new("scheme not allowed"))
         }
+    }
+
+    fn answer_dialog(&self, id: &GuestId, accept: bool, prompt_text: Option<&str>) -> Result<(), GuestError> {
+        if !self.dialogs.lock().unwrap().remove(id) {
+            return Err(GuestError::new("No dialog is showing"));
+        }
+        self.answers.lock().unwrap().push((id.clone(), accept, prompt_text.map(str::to_string)));
+        Ok(())
+    }
+
+    fn window_bounds(&self, id: &GuestId) -> Option<WindowBounds> {
+        self.get(id)?;
+        let sizes = self.sizes.lock().unwrap();
+        let (width, height) =
+            sizes.iter().rev().find(|(g, ..)| g == id).map(|(_, w, h)| (*w, *h)).unwrap_or((800, 600));
+        Some(WindowBounds { left: 100, top: 50, width, height })
+    }
+
+    fn set_download_behavior(&self, behavior: DownloadBehavior) -> Result<(), GuestError> {
+        self.download_behaviors.lock().unwrap().push(behavior);
+        Ok(())
+    }
+
+    fn resize_window(&self, id: &GuestId, width: u32, height: u32) -> Result<(), GuestError> {
+        self.get(id).ok_or_else(|| GuestError::new("no such node"))?;
+        self.sizes.lock().unwrap().push((id.clone(), width, height));
+        Ok(())
     }
 
     fn version(&self) -> BrowserVersion {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
-use terminal::{ExitStatus, Terminal, TerminalHost};
+use terminal::{ExitStatus, Terminal, TerminalHost, TerminalSignal};
 
 /// Generous: these tests run on a loaded 2-core machine.
 pub const PATIENCE: Duration = Duration::from_secs(60);
@@ -18,6 +18,7 @@ pub struct Recorded {
     pub bells: usize,
     pub clipboard: Vec<String>,
     pub exits: Vec<ExitStatus>,
+    pub signals: Vec<TerminalSignal>,
 }
 
 /// A host that records callbacks and lets tests wait for them.
@@ -69,6 +70,9 @@ impl TerminalHost for TestHost {
     }
     fn exited(&self, status: ExitStatus) {
         self.update(|r| r.exits.push(status));
+    }
+    fn signal(&self, signal: TerminalSignal) {
+        self.update(|r| r.signals.push(signal));
     }
 }
 

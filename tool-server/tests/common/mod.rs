@@ -16,8 +16,8 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tool_server::{
-    ExecuteFuture, IntegrationState, IntegrationStatus, ServerConfig, ToolCall, ToolError, ToolHost, ToolIdentity,
-    ToolServer, ToolSession,
+    AgentActivity, ExecuteFuture, HookReport, IntegrationState, IntegrationStatus, ServerConfig, ToolCall, ToolError,
+    ToolHost, ToolIdentity, ToolServer, ToolSession,
 };
 
 /// Generous bound for anything that waits on another thread or socket.
@@ -51,6 +51,10 @@ pub struct FakeHost {
     pub started: Mutex<Vec<Call>>,
     pub finished: Arc<Mutex<Vec<Call>>>,
     pub statuses: Mutex<Vec<(String, IntegrationStatus)>>,
+    /// Hook reports received, with the reporting node.
+    pub hooks: Mutex<Vec<(String, HookReport)>>,
+    /// What `activity` answers, per node.
+    pub activities: Mutex<std::collections::HashMap<String, AgentActivity>>,
     held: Mutex<Vec<oneshot::Sender<()>>>,
 }
 
@@ -123,8 +127,20 @@ impl ToolHost for FakeHost {
         self.browser.load(Ordering::SeqCst)
     }
 
+    fn project_folder(&self, project_id: &str) -> Option<std::path::PathBuf> {
+        Some(std::path::Path::new("/projects").join(project_id))
+    }
+
     fn on_status(&self, node_id: &str, status: &IntegrationStatus) {
         self.statuses.lock().push((node_id.to_owned(), status.clone()));
+    }
+
+    fn on_hook(&self, identity: &ToolIdentity, report: HookReport) {
+        self.hooks.lock().push((identity.node_id.clone(), report));
+    }
+
+    fn activity(&self, node_id: &str) -> Option<AgentActivity> {
+        self.activities.lock().get(node_id).cloned()
     }
 }
 
@@ -177,6 +193,11 @@ impl Drop for Fixture {
 }
 
 /// A complete `POST /call` request.
+/// A `POST /hook` request with `body`.
+pub fn hook_request(port: u16, token: &str, body: &str) -> String {
+    call_request(port, token, body).replacen("POST /call", "POST /hook", 1)
+}
+
 pub fn call_request(port: u16, token: &str, body: &str) -> String {
     format!(
         "POST /call HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\

@@ -1,6 +1,7 @@
 //! The status badge on a terminal/agent node: text and colour.
 
-use super::status::{AgentNodeStatus, NotLaunched};
+use super::activity::StateSource;
+use super::status::{AgentActivity, AgentNodeStatus, NotLaunched};
 use canvas_render::{Badge, Color};
 use terminal::ExitStatus;
 
@@ -10,8 +11,12 @@ const NEUTRAL: u32 = 0x9aa5ce;
 const ALARM: u32 = 0xf7768e;
 /// Running.
 const BUSY: u32 = 0x9ece6a;
-/// Needs the person: waiting for input, bell.
-const ATTENTION: u32 = 0xe0af68;
+/// Needs the person: waiting for input, bell (also the tab strip's count).
+pub const ATTENTION: u32 = 0xe0af68;
+/// Needs the person's decision: a permission prompt.
+const PERMISSION: u32 = 0xff9e64;
+/// Finished its turn.
+const DONE: u32 = 0x7aa2f7;
 
 /// How an exit reads: `exited 3`, or `exited (SIGKILL)` when a signal ended it.
 pub fn exit_text(status: &ExitStatus) -> String {
@@ -25,14 +30,24 @@ fn exited_badge(status: &ExitStatus) -> Badge {
     Badge { text: exit_text(status), color: Color::hex(if status.success() { NEUTRAL } else { ALARM }) }
 }
 
-/// The badge of an agent node in `status`.
-pub fn agent_badge(status: &AgentNodeStatus) -> Badge {
-    match status {
-        AgentNodeStatus::Running => Badge { text: "running".into(), color: Color::hex(BUSY) },
-        AgentNodeStatus::WaitingForInput => Badge { text: "waiting for input".into(), color: Color::hex(ATTENTION) },
+/// The badge of an agent node: its state, marked "(guess)" when only the
+/// quiet-time heuristic speaks for it.
+pub fn agent_badge(activity: &AgentActivity) -> Badge {
+    let guess = if activity.source == StateSource::QuietTime { " (guess)" } else { "" };
+    let badge = |text: &str, color: u32| Badge { text: format!("{text}{guess}"), color: Color::hex(color) };
+    match &activity.status {
+        AgentNodeStatus::Starting => badge("starting", NEUTRAL),
+        AgentNodeStatus::Working => badge("working", BUSY),
+        AgentNodeStatus::NeedsPermission => badge("needs permission", PERMISSION),
+        AgentNodeStatus::WaitingForInput => badge("waiting for input", ATTENTION),
+        AgentNodeStatus::Done => badge("done", DONE),
+        AgentNodeStatus::Error => badge("error", ALARM),
         AgentNodeStatus::Exited(s) => exited_badge(s),
         AgentNodeStatus::NotLaunched(NotLaunched::NeedsSetup { looked_for }) => {
             Badge { text: format!("needs setup: {looked_for}"), color: Color::hex(ALARM) }
+        }
+        AgentNodeStatus::NotLaunched(NotLaunched::NeedsLogin { .. }) => {
+            Badge { text: "needs setup: not logged in".into(), color: Color::hex(ALARM) }
         }
         AgentNodeStatus::NotLaunched(_) => Badge { text: "not launched".into(), color: Color::hex(ALARM) },
         AgentNodeStatus::Pending => Badge { text: "starting".into(), color: Color::hex(NEUTRAL) },
@@ -69,8 +84,12 @@ mod tests {
     #[test]
     fn agent_badges_have_their_text_and_colour() {
         let cases = [
-            (AgentNodeStatus::Running, "running", 0x9ece6a),
+            (AgentNodeStatus::Starting, "starting", 0x9aa5ce),
+            (AgentNodeStatus::Working, "working", 0x9ece6a),
+            (AgentNodeStatus::NeedsPermission, "needs permission", 0xff9e64),
             (AgentNodeStatus::WaitingForInput, "waiting for input", 0xe0af68),
+            (AgentNodeStatus::Done, "done", 0x7aa2f7),
+            (AgentNodeStatus::Error, "error", 0xf7768e),
             (AgentNodeStatus::Exited(exit(0, None)), "exited 0", 0x9aa5ce),
             (AgentNodeStatus::Exited(exit(2, None)), "exited 2", 0xf7768e),
             (AgentNodeStatus::Exited(exit(1, Some("SIGTERM"))), "exited (SIGTERM)", 0xf7768e),
@@ -83,9 +102,14 @@ mod tests {
             (AgentNodeStatus::NotLaunched(NotLaunched::Misconfigured("bad".into())), "not launched", 0xf7768e),
             (AgentNodeStatus::Pending, "starting", 0x9aa5ce),
         ];
+        let activity =
+            |status, source| AgentActivity { status, since: std::time::SystemTime::UNIX_EPOCH, source, detail: None };
         for (status, text, color) in cases {
-            assert_eq!(pair(agent_badge(&status)), (text.to_owned(), Color::hex(color)), "{status:?}");
+            let badge = agent_badge(&activity(status.clone(), StateSource::Hooks));
+            assert_eq!(pair(badge), (text.to_owned(), Color::hex(color)), "{status:?}");
         }
+        let guessed = agent_badge(&activity(AgentNodeStatus::WaitingForInput, StateSource::QuietTime));
+        assert_eq!(guessed.text, "waiting for input (guess)");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use terminal::{ExitStatus, RunningTerminal, Screen, ScreenConfig, TermSize, TerminalError, TerminalHost};
+use terminal::{ExitStatus, RunningTerminal, Screen, ScreenConfig, ScreenEvent, TermSize, TerminalError, TerminalHost};
 
 /// What a test sees of a fake terminal (shared with the [`FakeTerminal`] the runtime holds).
 pub(crate) struct FakeSession {
@@ -18,10 +18,30 @@ pub(crate) struct FakeSession {
 }
 
 impl FakeSession {
-    /// The program prints `output` (escape sequences included); the node redraws.
+    /// The program prints `output` (escape sequences included); the node
+    /// redraws, and what it signalled reaches the host as a real terminal's does.
     pub(crate) fn show(&self, output: &str) {
-        self.screen.lock().feed(output.as_bytes());
+        let events = {
+            let mut screen = self.screen.lock();
+            screen.feed(output.as_bytes());
+            screen.take_events()
+        };
+        for event in events {
+            match event {
+                ScreenEvent::Signal(signal) => self.host.signal(signal),
+                ScreenEvent::Bell => self.host.bell(),
+                ScreenEvent::Title(title) => self.host.title_changed(title),
+                ScreenEvent::ClipboardStore(text) => self.host.clipboard_store(text),
+                // Replies go to the program, which a fake does not have.
+                ScreenEvent::PtyWrite(_) => {}
+            }
+        }
         self.host.wakeup();
+    }
+
+    /// The program sets its title (OSC 0/2; `None` resets it).
+    pub(crate) fn title(&self, title: Option<&str>) {
+        self.host.title_changed(title.map(str::to_owned));
     }
 
     /// Every write the app made, in order.

@@ -1,8 +1,11 @@
 //! A terminal's callbacks, routed to the main thread as runtime jobs.
 
 use super::super::AppHandle;
-use crate::model::{Command, NodeId};
-use terminal::{ExitStatus, TerminalHost};
+use crate::model::NodeId;
+use terminal::{ExitStatus, TerminalHost, TerminalSignal};
+
+/// The most of a program's title kept (a title bar shows far less).
+const MAX_TITLE_CHARS: usize = 300;
 
 /// Routes a terminal's callbacks to the main thread.
 pub(super) struct NodeHost {
@@ -17,11 +20,14 @@ impl TerminalHost for NodeHost {
         let _ = self.app.post(|rt| rt.request_redraw());
     }
     fn title_changed(&self, title: Option<String>) {
-        let Some(title) = title.filter(|t| !t.trim().is_empty()) else { return };
+        // The program's title is live state shown in the title bar, not an edit
+        // of the canvas: it neither lands in the undo history nor in canvas.json.
+        let title = title.map(|t| t.chars().filter(|c| !c.is_control()).take(MAX_TITLE_CHARS).collect::<String>());
+        let title = title.filter(|t| !t.trim().is_empty());
         let id = self.node.clone();
         let _ = self.app.post(move |rt| {
-            if let Err(e) = rt.workspace.apply(Command::SetTitle { id, title }) {
-                tracing::debug!(error = %e, "terminal title not recorded");
+            if let Some(t) = rt.terminals.live_mut(&id) {
+                t.program_title = title;
             }
             rt.request_redraw();
         });
@@ -33,6 +39,7 @@ impl TerminalHost for NodeHost {
                 if let Some(t) = rt.terminals.live_mut(&id) {
                     t.bell = true;
                 }
+                rt.refresh_attention();
                 rt.request_redraw();
             }
         });
@@ -42,11 +49,10 @@ impl TerminalHost for NodeHost {
     }
     fn exited(&self, status: ExitStatus) {
         let id = self.node.clone();
-        let _ = self.app.post(move |rt| {
-            if let Some(t) = rt.terminals.live_mut(&id) {
-                t.exited = Some(status);
-            }
-            rt.request_redraw();
-        });
+        let _ = self.app.post(move |rt| rt.terminal_exited(&id, status));
+    }
+    fn signal(&self, signal: TerminalSignal) {
+        let id = self.node.clone();
+        let _ = self.app.post(move |rt| rt.terminal_signal(&id, signal));
     }
 }

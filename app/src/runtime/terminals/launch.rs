@@ -29,8 +29,8 @@ pub(super) struct Wanted {
     pub(super) cwd: PathBuf,
     pub(super) command: Option<Vec<String>>,
     pub(super) agent: Option<AgentKind>,
-    /// An artifact node's file and view (its command is chosen at launch).
-    pub(super) artifact: Option<(PathBuf, ArtifactView)>,
+    /// An artifact node's file, view and diff base (its command is chosen at launch).
+    pub(super) artifact: Option<(PathBuf, ArtifactView, Option<String>)>,
     pub(super) session: String,
 }
 
@@ -100,21 +100,25 @@ pub(super) fn start(
     let data = &env.data_dir;
     let mut agent_executable = None;
     let mut command = w.command.as_deref().and_then(command_spec);
-    if let Some((path, view)) = &w.artifact {
-        match artifact_command(path, *view, &env.var, env.path_var.as_deref()) {
+    if let Some((path, view, base)) = &w.artifact {
+        match artifact_command(path, *view, base.as_deref(), &env.var, env.path_var.as_deref()) {
             Ok(argv) => command = command_spec(&argv),
             Err(why) => {
                 return Started::NotLaunched { notice: format!("artifact {}: {}", path.display(), why.message()), why }
             }
         }
     }
+    // A missing login still asks the launch hook, which reports the agent's
+    // integration status as needs-setup with how to log in; nothing is started.
+    let mut needs_login = None;
     if let Some(kind) = w.agent {
         let prefs = crate::paths::agent_tools(data).join("preferences.json");
-        match resolve_agent(kind, &prefs, env.path_var.as_deref()) {
+        match resolve_agent(kind, &prefs, env.path_var.as_deref(), &*env.var) {
             Ok((spec, exe)) => {
                 command = Some(CommandSpec { program: exe.display().to_string(), args: spec.launch_args(None) });
                 agent_executable = Some(exe);
             }
+            Err(why @ NotLaunched::NeedsLogin { .. }) => needs_login = Some((kind, why)),
             Err(why) => {
                 return Started::NotLaunched { notice: format!("agent node {} ({kind}): {}", w.id, why.message()), why }
             }
@@ -147,6 +151,9 @@ pub(super) fn start(
             }
         }
     }
+    if let Some((kind, why)) = needs_login {
+        return Started::NotLaunched { notice: format!("agent node {} ({kind}): {}", w.id, why.message()), why };
+    }
     let mut config = TerminalConfig::new(w.cwd, size);
     config.command = launch.command;
     config.env = launch.env;
@@ -166,7 +173,9 @@ pub(super) fn start(
     match site.spawner().spawn(spec, host) {
         Ok(term) => {
             tracing::debug!(node = %w.id, session = %w.session, warm, "terminal started");
-            Started::Live(Box::new(LiveTerminal::started(term, project.clone(), w.session, w.agent, warm)))
+            let mut live = LiveTerminal::started(term, project.clone(), w.session, w.agent, warm);
+            live.agent_executable = launch.agent_executable;
+            Started::Live(Box::new(live))
         }
         Err(e) => Started::Failed(format!("terminal {} did not start: {e}", w.id)),
     }
@@ -358,5 +367,35 @@ mod tests {
             _ => panic!("launched without its CLI"),
         }
         assert!(site.asked.is_empty() && site.specs().is_empty());
+    }
+
+    #[test]
+    fn an_agent_cli_without_its_login_is_not_launched_and_says_how_to_log_in() {
+        let mut f = fixture();
+        fake_executable(&f.bin, "claude");
+        let home = f.folder.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let home_var = home.display().to_string();
+        f.env.var = Box::new(move |v| (v == "HOME").then(|| home_var.clone()));
+        let mut site = TestSite::new(None);
+        let w = wanted(&f, "agent-1", None, Some(AgentKind::Claude));
+        match start(&mut site, w, SIZE, &f.project, &f.folder, &f.env) {
+            Started::NotLaunched { notice, why: why @ NotLaunched::NeedsLogin { .. } } => {
+                assert!(
+                    notice.starts_with("agent node agent-1 (claude): needs setup: claude is not logged in"),
+                    "{notice}"
+                );
+                assert!(why.message().contains("`claude /login`"), "{}", why.message());
+            }
+            _ => panic!("launched without a login"),
+        }
+        assert_eq!(site.asked.len(), 1, "the hook is asked, to report the integration status");
+        assert!(site.specs().is_empty());
+        // `claude /login` leaves its credentials file: then it starts.
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::write(home.join(".claude/.credentials.json"), "{}").unwrap();
+        let w = wanted(&f, "agent-1", None, Some(AgentKind::Claude));
+        start(&mut site, w, SIZE, &f.project, &f.folder, &f.env);
+        assert_eq!(site.specs().len(), 1, "spawned once logged in");
     }
 }

@@ -21,12 +21,19 @@
 //! registry (and `agent-tools/preferences.json` for `custom`) and probed on
 //! PATH first; a missing executable or malformed preferences leave the node
 //! un-launched with a *needs setup* badge and a notice. The tool runtime
-//! prepares each launch (credentials, first instruction) through
+//! prepares each launch (credentials, first instruction, status hooks) through
 //! [`Runtime::set_pty_launch_hook`](super::Runtime::set_pty_launch_hook).
+//! Each running agent has a state ([`AgentActivity`]: starting, working,
+//! needs permission, waiting for input, done, error, exited) from its CLI's
+//! hooks ([`Runtime::agent_hook`](super::Runtime::agent_hook)), its terminal's
+//! signals (OSC 7501, OSC 133), else the quiet-time guess; the notifications
+//! programs raise are kept per node for whoever shows them.
 //!
 //! Files, each using only those listed before it (and the runtime outside
 //! this folder), so there are no import loops:
-//! - `status`: why a node did not launch, an agent's status (leaf);
+//! - `activity`: an agent's state from hooks, terminal signals or the
+//!   quiet-time guess, and the notifications programs raise (leaf);
+//! - `status`: why a node did not launch, an agent's status (activity);
 //! - `grid`: screen → renderer cell grid (leaf);
 //! - `naming`: session names (leaf);
 //! - `snapshots`: snapshot files, ending sessions, the session worker (leaf);
@@ -36,13 +43,16 @@
 //! - `hook`: the launch hook and what it sees (leaf);
 //! - `agents`: agent CLI resolution (status);
 //! - `artifact_views`: the editor or diff program an artifact node runs (status);
-//! - `badges`: badge text and colours (status);
-//! - `nodes`: the live terminals and per-node state (hook, snapshots, spawner, status);
+//! - `badges`: badge text and colours (activity, status);
+//! - `traces`: the exit line under an ended program's output (badges);
+//! - `nodes`: the live terminals and per-node state (activity, hook, snapshots, spawner, status);
+//! - `reports`: signals, exits and hook reports reaching the runtime (activity, nodes, traces);
 //! - `host`: terminal callbacks → main-thread jobs (nodes);
 //! - `launch`: what a node runs, and starting it through a [`PtySpawner`]
 //!   (agents, artifact_views, hook, nodes, snapshots, spawner, status);
 //! - `sync`: the runtime methods tying it together (all of the above).
 
+mod activity;
 mod agents;
 pub mod artifact_views;
 mod badges;
@@ -54,22 +64,26 @@ mod host;
 mod launch;
 mod naming;
 mod nodes;
+mod reports;
 mod snapshots;
 mod spawner;
 mod status;
 mod sync;
 mod ticker;
+mod traces;
 
+pub use activity::{ActivityBoard, AgentState, NodeNotification, StateSource, NOTIFICATIONS_KEPT};
 pub use agents::{registry_kind, resolve_agent};
-pub use badges::{agent_badge, exit_text, terminal_badge};
+pub use badges::{agent_badge, exit_text, terminal_badge, ATTENTION};
 #[cfg(test)]
 pub(crate) use fake::FakeSession;
 pub use grid::grid_view;
 pub use hook::{LaunchDecision, LaunchHook, PtyLaunch};
 pub use naming::{session_name, valid_session_name};
-pub use nodes::{closed_for_good, LiveTerminal, TerminalNodes};
+pub use nodes::{closed_for_good, LiveTerminal, TerminalNodes, NEW_NOTIFICATIONS_KEPT};
 pub use snapshots::{end_session, save_terminal_snapshot, snapshot_path, SNAPSHOT_DIR, SNAPSHOT_EVERY};
 #[cfg(test)]
 pub(crate) use spawner::RecordingSpawner;
 pub use spawner::{PtySpawner, SpawnSpec, TerminalSpawner};
-pub use status::{AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
+pub use status::{AgentActivity, AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
+pub use traces::{exit_line, AgentProbe, RESTART_HINT};

@@ -1,17 +1,22 @@
 //! The live terminals of the active project's nodes, and what the runtime
 //! remembers about nodes whose terminal is not running.
 
+use super::activity::{ActivityBoard, ActivityTracker, NodeNotification, StateSource};
 use super::hook::LaunchHook;
 use super::snapshots::SessionWorker;
 use super::spawner::{PtySpawner, TerminalSpawner};
-use super::status::{AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
+use super::status::{AgentActivity, AgentNodeStatus, NotLaunched};
 use crate::model::{AgentKind, NodeId, ProjectId, Workspace};
 use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
-use terminal::agents::{self, AgentStatus};
+use std::time::{Instant, SystemTime};
+use terminal::signals::Progress;
 use terminal::tmux::Tmux;
 use terminal::{ExitStatus, RunningTerminal};
+
+/// Notifications waiting to be raised, across nodes (the oldest go first).
+pub const NEW_NOTIFICATIONS_KEPT: usize = 100;
 
 /// A live terminal of a node.
 pub struct LiveTerminal {
@@ -21,6 +26,9 @@ pub struct LiveTerminal {
     pub exited: Option<ExitStatus>,
     /// A bell rang since the node was last focused.
     pub bell: bool,
+    /// The latest notification its program raised (OSC 9 / 777 / 99) since
+    /// the node was last focused.
+    pub notice: Option<NodeNotification>,
     /// The project the node belongs to (tells a closed node from a closed project).
     pub project: ProjectId,
     /// The session name (tmux session and snapshot file stem).
@@ -29,8 +37,15 @@ pub struct LiveTerminal {
     pub agent: Option<AgentKind>,
     /// Whether it re-attached to a tmux session that was already running.
     pub warm: bool,
+    /// The title its program last set (OSC 0/2; `None` before any or after a reset).
+    pub program_title: Option<String>,
+    /// The agent CLI's executable as the launch probe found it (agent nodes only).
+    pub agent_executable: Option<PathBuf>,
+    /// What it is doing (reports, guesses) and the notifications it raised.
+    pub activity: ActivityTracker,
+    /// The last OSC 9;4 progress, until cleared.
+    pub progress: Option<Progress>,
     pub(super) saved_generation: Option<u64>,
-    pub(super) shown_status: Option<AgentStatus>,
 }
 
 impl LiveTerminal {
@@ -46,12 +61,16 @@ impl LiveTerminal {
             term,
             exited: None,
             bell: false,
+            notice: None,
             project,
             session,
             agent,
             warm,
+            program_title: None,
+            agent_executable: None,
+            activity: ActivityTracker::launched(SystemTime::now()),
+            progress: None,
             saved_generation: None,
-            shown_status: None,
         }
     }
 }
@@ -67,6 +86,10 @@ pub struct TerminalNodes {
     pub(super) ticker: bool,
     pub(super) last_snapshot: Option<Instant>,
     pub(super) sessions: SessionWorker,
+    /// The agents' activity, as published for the tool server's thread.
+    pub(super) board: ActivityBoard,
+    /// Notifications not yet taken by whoever raises them.
+    pub(super) new_notifications: std::collections::VecDeque<(NodeId, NodeNotification)>,
 }
 
 impl Default for TerminalNodes {
@@ -81,6 +104,8 @@ impl Default for TerminalNodes {
             ticker: false,
             last_snapshot: None,
             sessions: SessionWorker::default(),
+            board: ActivityBoard::default(),
+            new_notifications: Default::default(),
         }
     }
 }
@@ -105,23 +130,58 @@ impl TerminalNodes {
         self.map.get_mut(id)
     }
 
-    /// An agent node's status at `now` (`None` for other nodes).
-    pub(super) fn agent_status(&self, id: &NodeId, now: Instant) -> Option<AgentNodeStatus> {
+    /// Answers a node's bell and notification (the person looked at it);
+    /// true when either was waiting.
+    pub fn clear_calls(&mut self, id: &NodeId) -> bool {
+        self.map.get_mut(id).is_some_and(|t| std::mem::take(&mut t.bell) | t.notice.take().is_some())
+    }
+
+    /// An agent node's activity (`None` for other nodes), or a terminal
+    /// node's when its program reported one (OSC 133, OSC 7501).
+    pub(super) fn agent_activity(&self, id: &NodeId) -> Option<AgentActivity> {
+        let unstarted =
+            |status| AgentActivity { status, since: SystemTime::now(), source: StateSource::Process, detail: None };
         if let Some(why) = self.not_launched.get(id) {
-            return Some(AgentNodeStatus::NotLaunched(why.clone()));
+            return Some(unstarted(AgentNodeStatus::NotLaunched(why.clone())));
         }
         if self.deferred.contains(id) {
-            return Some(AgentNodeStatus::Pending);
+            return Some(unstarted(AgentNodeStatus::Pending));
         }
         let t = self.map.get(id)?;
-        t.agent?;
         if let Some(status) = &t.exited {
-            return Some(AgentNodeStatus::Exited(status.clone()));
+            return Some(AgentActivity {
+                status: AgentNodeStatus::Exited(status.clone()),
+                since: t.activity.exited_at(),
+                source: StateSource::Process,
+                detail: None,
+            });
         }
-        Some(match agents::agent_status(now, t.term.last_output_at(), false, AGENT_IDLE_AFTER) {
-            AgentStatus::WaitingForInput => AgentNodeStatus::WaitingForInput,
-            AgentStatus::Running | AgentStatus::Exited => AgentNodeStatus::Running,
-        })
+        let now = t.activity.current();
+        if t.agent.is_none() && !matches!(now.source, StateSource::Terminal | StateSource::Hooks) {
+            return None;
+        }
+        Some(AgentActivity { status: now.state.into(), since: now.since, source: now.source, detail: now.detail })
+    }
+
+    /// Keeps a notification for whoever raises them (the oldest go when too many wait).
+    pub(super) fn queue_notification(&mut self, id: &NodeId, n: NodeNotification) {
+        if self.new_notifications.len() == NEW_NOTIFICATIONS_KEPT {
+            self.new_notifications.pop_front();
+        }
+        self.new_notifications.push_back((id.clone(), n));
+    }
+
+    /// Republishes every agent's activity for the tool server's thread.
+    pub(super) fn publish_activity(&self) {
+        let ids = self.map.keys().chain(self.deferred.iter());
+        let all = ids.filter_map(|id| Some((id.to_string(), self.agent_activity(id)?.wire()?))).collect();
+        self.board.replace(all);
+    }
+
+    /// Publishes activity on `board` from now on (the one the tool server reads).
+    pub fn use_activity_board(&mut self, board: ActivityBoard) {
+        self.board = board;
+        self.publish_activity();
     }
 }
 

@@ -1,8 +1,10 @@
 //! What a terminal/agent node reports about its program: why it did not
-//! start, and an agent's status.
+//! start, and an agent's status with its time and source.
 
-use std::time::Duration;
+use super::activity::{unix_ms, AgentState, StateSource};
+use std::time::{Duration, SystemTime};
 use terminal::ExitStatus;
+use tool_server::{ActivitySource, ActivityState};
 
 /// Quiet time after output before an agent counts as waiting for input.
 pub const AGENT_IDLE_AFTER: Duration = Duration::from_secs(3);
@@ -14,6 +16,13 @@ pub enum NotLaunched {
     NeedsSetup {
         /// The command that was looked for.
         looked_for: String,
+    },
+    /// The agent's CLI is installed but not logged in.
+    NeedsLogin {
+        /// The agent's name.
+        agent: String,
+        /// How a person logs it in.
+        how: &'static str,
     },
     /// preferences.json is malformed, or names no custom agent.
     Misconfigured(String),
@@ -28,6 +37,9 @@ impl NotLaunched {
             Self::NeedsSetup { looked_for } => {
                 format!("needs setup: `{looked_for}` was not found on PATH; install it, then reopen this node")
             }
+            Self::NeedsLogin { agent, how } => {
+                format!("needs setup: {agent} is not logged in; {how}, then reopen this node")
+            }
             Self::Misconfigured(why) | Self::Refused(why) => format!("not launched: {why}"),
         }
     }
@@ -36,16 +48,79 @@ impl NotLaunched {
 /// What an agent node shows in its status badge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentNodeStatus {
-    /// Producing output, or just started.
-    Running,
-    /// Quiet for [`AGENT_IDLE_AFTER`] after output.
+    /// Launched; nothing reported or printed yet.
+    Starting,
+    /// Running a turn (or, by the quiet-time guess, producing output).
+    Working,
+    /// Stopped at a permission prompt.
+    NeedsPermission,
+    /// Idle at its prompt or asking a question (or, guessed, quiet for [`AGENT_IDLE_AFTER`]).
     WaitingForInput,
+    /// Finished its turn.
+    Done,
+    /// Its turn failed.
+    Error,
     /// The process ended.
     Exited(ExitStatus),
     /// Not launched (see the reason).
     NotLaunched(NotLaunched),
     /// Launch postponed by the launch hook (e.g. the tool server is starting).
     Pending,
+}
+
+impl From<AgentState> for AgentNodeStatus {
+    fn from(state: AgentState) -> Self {
+        match state {
+            AgentState::Starting => Self::Starting,
+            AgentState::Working => Self::Working,
+            AgentState::NeedsPermission => Self::NeedsPermission,
+            AgentState::WaitingForInput => Self::WaitingForInput,
+            AgentState::Done => Self::Done,
+            AgentState::Error => Self::Error,
+        }
+    }
+}
+
+/// An agent node's status with when it began and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentActivity {
+    /// The status.
+    pub status: AgentNodeStatus,
+    /// When it began.
+    pub since: SystemTime,
+    /// Where it came from.
+    pub source: StateSource,
+    /// What it is about (a tool, the permission asked, an exit), when known.
+    pub detail: Option<String>,
+}
+
+impl AgentActivity {
+    /// As `agent_status` and `canvas_list` report it (`None` for a node that never launched).
+    pub fn wire(&self) -> Option<tool_server::AgentActivity> {
+        let (state, exit_code) = match &self.status {
+            AgentNodeStatus::Starting | AgentNodeStatus::Pending => (ActivityState::Starting, None),
+            AgentNodeStatus::Working => (ActivityState::Working, None),
+            AgentNodeStatus::NeedsPermission => (ActivityState::NeedsPermission, None),
+            AgentNodeStatus::WaitingForInput => (ActivityState::WaitingForInput, None),
+            AgentNodeStatus::Done => (ActivityState::Done, None),
+            AgentNodeStatus::Error => (ActivityState::Error, None),
+            AgentNodeStatus::Exited(status) => (ActivityState::Exited, Some(status.code)),
+            AgentNodeStatus::NotLaunched(_) => return None,
+        };
+        let source = match self.source {
+            StateSource::Hooks => ActivitySource::Hooks,
+            StateSource::Terminal => ActivitySource::Terminal,
+            StateSource::QuietTime => ActivitySource::QuietTime,
+            StateSource::Process => ActivitySource::Process,
+        };
+        Some(tool_server::AgentActivity {
+            state,
+            state_since: unix_ms(self.since),
+            source,
+            exit_code,
+            detail: self.detail.clone(),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -58,5 +133,21 @@ mod tests {
         assert_eq!(setup.message(), "needs setup: `codex` was not found on PATH; install it, then reopen this node");
         assert_eq!(NotLaunched::Misconfigured("bad prefs".into()).message(), "not launched: bad prefs");
         assert_eq!(NotLaunched::Refused("no session".into()).message(), "not launched: no session");
+    }
+
+    #[test]
+    fn activity_goes_on_the_wire_with_its_exit_code() {
+        let since = SystemTime::UNIX_EPOCH + Duration::from_millis(1500);
+        let a = |status, source| AgentActivity { status, since, source, detail: None };
+        let exited =
+            a(AgentNodeStatus::Exited(ExitStatus { code: 2, signal: None }), StateSource::Process).wire().unwrap();
+        assert_eq!((exited.state, exited.exit_code, exited.state_since), (ActivityState::Exited, Some(2), 1500));
+        let guess = a(AgentNodeStatus::WaitingForInput, StateSource::QuietTime).wire().unwrap();
+        assert_eq!((guess.state, guess.source), (ActivityState::WaitingForInput, ActivitySource::QuietTime));
+        assert_eq!(a(AgentNodeStatus::Pending, StateSource::Process).wire().unwrap().state, ActivityState::Starting);
+        assert_eq!(
+            a(AgentNodeStatus::NotLaunched(NotLaunched::Refused("x".into())), StateSource::Process).wire(),
+            None
+        );
     }
 }

@@ -13,14 +13,13 @@ use super::naming::{session_name, valid_session_name};
 use super::nodes::closed_for_good;
 use super::snapshots::{screen_snapshot, SessionJob, SNAPSHOT_EVERY};
 use super::spawner::PtySpawner;
-use super::status::{AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
+use super::status::{AgentActivity, AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
 use super::ticker::{self, TICK_EVERY};
 use crate::model::{AgentKind, NodeId, NodeKind, ProjectId, Rect};
 use canvas_render::{Badge, NodeContent};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-use terminal::agents;
+use std::time::{Duration, Instant, SystemTime};
 use terminal::tmux::{Tmux, TmuxSession};
 use terminal::{TermSize, TerminalHost};
 
@@ -136,9 +135,9 @@ impl Runtime {
                     }
                     // An external agent runs outside the app: nothing to launch here.
                     NodeKind::Agent { agent: AgentKind::External, .. } => continue,
-                    NodeKind::Agent { cwd, agent } => (cwd.clone(), None, Some(*agent), None),
-                    NodeKind::Artifact { path, view } => {
-                        artifact = Some((path.clone(), *view));
+                    NodeKind::Agent { cwd, agent, .. } => (cwd.clone(), None, Some(*agent), None),
+                    NodeKind::Artifact { path, view, base } => {
+                        artifact = Some((path.clone(), *view, base.clone()));
                         (folder.clone(), None, None, None)
                     }
                     _ => continue,
@@ -188,6 +187,41 @@ impl Runtime {
         self.terminals.sessions.queue(job);
     }
 
+    /// Runs an ended terminal/agent node's program again on a fresh screen: its
+    /// tmux session (if any is left) and snapshot are ended first, so nothing of
+    /// the last run is replayed into the new one.
+    pub fn restart_terminal(&mut self, id: &NodeId) -> Result<(), String> {
+        match self.terminals.map.get(id) {
+            None => return Err(format!("node {id} runs no program to restart")),
+            Some(t) if t.exited.is_none() => return Err(format!("node {id}'s program is still running")),
+            Some(_) => {}
+        }
+        let Some(t) = self.terminals.map.remove(id) else { return Ok(()) };
+        let job = SessionJob::End {
+            data: self.data_dir().to_path_buf(),
+            tmux: self.tmux().cloned(),
+            name: t.session.clone(),
+        };
+        drop(t);
+        self.terminals.sessions.queue(job);
+        // The launch reads the snapshot file at once: it must be gone by then.
+        self.terminals.sessions.flush(Duration::from_secs(5));
+        self.sync_terminals();
+        if self.focus.as_ref() == Some(id) {
+            if let Some(t) = self.terminals.map.get(id) {
+                t.term.with_screen(|s| s.set_focused(true));
+            }
+        }
+        self.request_redraw();
+        tracing::debug!(node = %id, "terminal restarted");
+        Ok(())
+    }
+
+    /// Whether a node's terminal program has ended (it can be restarted).
+    pub fn terminal_ended(&self, id: &NodeId) -> bool {
+        self.terminals.map.get(id).is_some_and(|t| t.exited.is_some())
+    }
+
     /// Records why a node's terminal was not started: its body says so, and a notice.
     fn not_launched(&mut self, id: NodeId, notice: String, why: NotLaunched) {
         self.notify(notice, true);
@@ -201,9 +235,11 @@ impl Runtime {
         match launch::start(self, w, size, project, folder, &env) {
             Started::Live(live) => {
                 self.terminals.map.insert(id, *live);
+                self.terminals.publish_activity();
             }
             Started::Deferred => {
                 self.terminals.deferred.insert(id);
+                self.terminals.publish_activity();
             }
             Started::NotLaunched { notice, why } => self.not_launched(id, notice, why),
             Started::Failed(notice) => self.notify(notice, true),
@@ -222,25 +258,27 @@ impl Runtime {
         }
     }
 
-    /// Periodic terminal work: redraws when an agent's status changed with
-    /// time alone, saves snapshots of changed terminals every [`SNAPSHOT_EVERY`],
-    /// and retries deferred launches.
+    /// Periodic terminal work: moves the quiet-time guess of agents that
+    /// report nothing on (redrawing when it changed), republishes activity,
+    /// saves snapshots of changed terminals every [`SNAPSHOT_EVERY`], and
+    /// retries deferred launches.
     pub fn terminals_tick(&mut self) {
-        let now = Instant::now();
+        self.terminals_tick_at(Instant::now(), SystemTime::now());
+    }
+
+    /// [`Runtime::terminals_tick`] as of `now` (tests pass a later time
+    /// instead of waiting for an agent to go quiet).
+    pub(crate) fn terminals_tick_at(&mut self, now: Instant, wall: SystemTime) {
         let mut changed = false;
         for t in self.terminals.map.values_mut() {
-            if t.agent.is_none() {
-                continue;
-            }
-            let status = agents::agent_status(now, t.term.last_output_at(), t.exited.is_some(), AGENT_IDLE_AFTER);
-            if t.shown_status != Some(status) {
-                t.shown_status = Some(status);
-                changed = true;
+            if t.agent.is_some() {
+                changed |= t.activity.tick(now, wall, t.term.last_output_at(), AGENT_IDLE_AFTER);
             }
         }
         if changed {
             self.request_redraw();
         }
+        self.terminals.publish_activity();
         if self.terminals.last_snapshot.is_none_or(|at| now.duration_since(at) >= SNAPSHOT_EVERY) {
             self.terminals.last_snapshot = Some(now);
             self.save_terminal_snapshots();
@@ -248,6 +286,8 @@ impl Runtime {
         if !self.terminals.deferred.is_empty() {
             self.sync_terminals();
         }
+        // An agent going quiet is seen only here.
+        self.refresh_attention_at(now);
     }
 
     /// Saves the snapshot of every live terminal whose grid changed since its
@@ -282,7 +322,13 @@ impl Runtime {
 
     /// An agent node's status (`None` for other nodes).
     pub fn agent_node_status(&self, id: &NodeId) -> Option<AgentNodeStatus> {
-        self.terminals.agent_status(id, Instant::now())
+        self.agent_activity(id).map(|a| a.status)
+    }
+
+    /// An agent node's status with its time and source (`None` for other
+    /// nodes, and for terminal nodes whose program reported nothing).
+    pub fn agent_activity(&self, id: &NodeId) -> Option<AgentActivity> {
+        self.terminals.agent_activity(id)
     }
 
     pub(crate) fn terminal_content(&self, id: &NodeId) -> NodeContent {
@@ -296,10 +342,11 @@ impl Runtime {
     }
 
     pub(crate) fn node_badge(&self, id: &NodeId) -> Option<Badge> {
-        if let Some(status) = self.agent_node_status(id) {
-            return Some(agent_badge(&status));
+        let t = self.terminals.map.get(id);
+        if let Some(activity) = self.agent_activity(id).filter(|_| t.is_none_or(|t| t.agent.is_some())) {
+            return Some(agent_badge(&activity));
         }
-        let t = self.terminals.map.get(id)?;
+        let t = t?;
         terminal_badge(t.exited.as_ref(), t.bell)
     }
 }

@@ -3,14 +3,12 @@
 //! agents the user linked to the caller).
 
 use super::context::{beside, caller_project, model_error, target_node, OpContext};
-use super::launch::resolve_agent;
-use crate::model::{AgentKind, Command, Node, NodeKind, Rect};
+use crate::model::{AgentKind, Node, NodeKind};
+use crate::runtime::agent_nodes::{resolve_cli, AgentUnavailable, NewAgent, AGENT_SIZE};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use tool_server::{AgentChoice, AgentLaunchArgs, ToolError};
 
-/// Size of a new agent node.
-const AGENT_SIZE: (f64, f64) = (760.0, 480.0);
 /// Most transcript text `context_read` returns (the end is kept).
 pub const CONTEXT_CHARS: usize = 100_000;
 /// Largest transcript file read whole (larger ones are read from their tail).
@@ -28,26 +26,26 @@ fn agent_kind(choice: AgentChoice) -> AgentKind {
     }
 }
 
-/// `agent_launch`: resolves and probes the CLI, then opens an agent node beside the caller.
+/// `agent_launch`: resolves and probes the CLI, then opens an agent node
+/// beside the caller through [`Runtime::open_agent`](crate::runtime::Runtime::open_agent),
+/// the path the window's "New agent" takes too.
 pub(crate) fn launch(ctx: &OpContext, args: AgentLaunchArgs) -> Result<Value, ToolError> {
     let identity = ctx.identity.clone();
     let kind = agent_kind(args.agent);
     let agent_tools = crate::paths::agent_tools(&ctx.data_dir);
-    let (_, exe) = resolve_agent(kind, &agent_tools)?;
+    let exe = resolve_cli(kind, &agent_tools).map_err(|e| match e {
+        AgentUnavailable::NotInstalled { .. } | AgentUnavailable::NotLoggedIn { .. } => {
+            ToolError::not_found(e.to_string())
+        }
+        AgentUnavailable::Misconfigured(_) => ToolError::failed(e.to_string()),
+    })?;
     let title = args.title.unwrap_or_else(|| kind.as_str().to_owned());
     let prompt = args.text;
     ctx.on_main(move |rt| {
         let p = caller_project(rt, &identity)?;
-        let (x, y) = beside(p, &identity.node_id, AGENT_SIZE);
-        let node = Node::new(NodeKind::Agent { agent: kind, cwd: p.folder().to_path_buf() }, title, Rect::new(x, y, AGENT_SIZE.0, AGENT_SIZE.1));
-        let id = node.id.clone();
-        if let Some(text) = prompt {
-            rt.tools.pending_prompts.insert(id.clone(), text);
-        }
-        if let Err(e) = rt.apply(Command::AddNode { node }) {
-            rt.tools.pending_prompts.remove(&id);
-            return Err(model_error(e));
-        }
+        let at = beside(p, &identity.node_id, AGENT_SIZE);
+        let cwd = p.folder().to_path_buf();
+        let id = rt.open_agent(NewAgent { kind, title, at, cwd, worktree: None, prompt }).map_err(model_error)?;
         Ok(json!({"nodeId": id, "agent": kind.as_str(), "executable": exe.display().to_string(), "status": rt.tools.shared.status_of(id.as_str())}))
     })
 }
@@ -161,7 +159,7 @@ pub(crate) fn linked_peers(p: &crate::model::Project, caller: &Node) -> (Vec<(St
     for id in &caller.links {
         let Some(n) = p.node(id) else { continue };
         match &n.kind {
-            NodeKind::Agent { agent: AgentKind::Claude | AgentKind::Openclaude, cwd } => {
+            NodeKind::Agent { agent: AgentKind::Claude | AgentKind::Openclaude, cwd, .. } => {
                 let cwd = if cwd.as_os_str().is_empty() { p.folder().to_path_buf() } else { p.folder().join(cwd) };
                 peers.push((n.id.to_string(), cwd));
             }
@@ -205,6 +203,7 @@ pub(crate) fn context_read(ctx: &OpContext) -> Result<Value, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Command, Rect};
     use crate::runtime::test_context::TestContext;
     use tool_server::ErrorCode;
 
@@ -228,7 +227,7 @@ mod tests {
         );
         let n = ctx.node(&id).unwrap();
         assert_eq!(n.title, "Helper");
-        assert_eq!(n.kind, NodeKind::Agent { agent: AgentKind::Custom, cwd: ctx.folder() });
+        assert_eq!(n.kind, NodeKind::Agent { agent: AgentKind::Custom, cwd: ctx.folder(), worktree: None });
         assert_eq!(n.rect, Rect::new(640.0, 0.0, 760.0, 480.0));
         // The tool server is not running: the launch waits, its first instruction kept for it.
         assert_eq!(ctx.rt.tools.pending_prompts.get(&n.id).map(String::as_str), Some("look around"));
@@ -245,8 +244,11 @@ mod tests {
         );
         let me = crate::model::NodeId::new(&ctx.agent.node_id).unwrap();
         let sticky = ctx.add(NodeKind::Sticky { text: "s".into() }, "s", (2000.0, 0.0, 100.0, 80.0));
-        let codex =
-            ctx.add(NodeKind::Agent { agent: AgentKind::Codex, cwd: ctx.folder() }, "c", (0.0, 900.0, 600.0, 400.0));
+        let codex = ctx.add(
+            NodeKind::Agent { agent: AgentKind::Codex, cwd: ctx.folder(), worktree: None },
+            "c",
+            (0.0, 900.0, 600.0, 400.0),
+        );
         for peer in [&sticky, &codex] {
             ctx.rt.apply(Command::LinkNodes { a: me.clone(), b: peer.clone() }).unwrap();
         }
@@ -267,8 +269,11 @@ mod tests {
     fn context_peers_are_the_linked_claude_agents_only() {
         use crate::model::{Camera, Project, ProjectId};
         let agent = |name: &str, kind: AgentKind, cwd: &str| {
-            let mut n =
-                Node::new(NodeKind::Agent { agent: kind, cwd: cwd.into() }, name, Rect::new(0.0, 0.0, 100.0, 100.0));
+            let mut n = Node::new(
+                NodeKind::Agent { agent: kind, cwd: cwd.into(), worktree: None },
+                name,
+                Rect::new(0.0, 0.0, 100.0, 100.0),
+            );
             n.id = crate::model::NodeId::new(name).unwrap();
             n
         };

@@ -92,7 +92,7 @@ pub(crate) fn artifact_open(ctx: &OpContext, args: ArtifactArgs) -> Result<Value
         }
         let at = beside(p, &identity.node_id, ARTIFACT_SIZE);
         let title = real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "artifact".into());
-        let kind = NodeKind::Artifact { path: real.clone(), view };
+        let kind = NodeKind::Artifact { path: real.clone(), view, base: None };
         let id = rt.add_node(kind, &title, ARTIFACT_SIZE, Some(at)).map_err(model_error)?;
         Ok(json!({"nodeId": id, "path": real.display().to_string(), "view": view}))
     })
@@ -113,7 +113,7 @@ mod tests {
         let id = v["nodeId"].as_str().expect("a node id").to_owned();
         assert_eq!(v, json!({"nodeId": id, "path": real.display().to_string(), "view": "editor"}));
         let n = ctx.node(&id).unwrap();
-        assert_eq!(n.kind, NodeKind::Artifact { path: real, view: ArtifactView::Editor });
+        assert_eq!(n.kind, NodeKind::Artifact { path: real, view: ArtifactView::Editor, base: None });
         assert_eq!(n.title, "notes.md");
         assert_eq!(n.rect, Rect::new(640.0, 0.0, 720.0, 560.0));
         let v = ctx.run("artifact_open", json!({"path": file.display().to_string(), "view": "diff"})).unwrap();

@@ -3,11 +3,15 @@
 //! (DevTools replies, loads) happens on the operation's worker thread, since
 //! the main thread must keep pumping CEF for those replies to arrive.
 
-use super::context::{beside, caller_project, model_error, target_node, KindTag, OpContext};
+use super::context::{beside, caller_project, model_error, target_node, KindTag, OpContext, ToolShared};
+use super::page_model::{
+    self, collect, describe, element_line, frame_ids, page_starts, release, Landmark, Listed, NodeRef, Root, Scan,
+    Session, LOCATE_FN,
+};
 use crate::model::{NodeId, NodeKind};
 use crate::runtime::engine::Browser;
 use base64::Engine as _;
-use cef_bridge::DevToolsChannel;
+use cef_bridge::{DevToolsChannel, DialogKind, JsDialog};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tool_server::{ClickArgs, InspectArgs, NavigateArgs, NodeArgs, ToolError, TransferArgs, TypeArgs, UrlArgs};
@@ -21,92 +25,7 @@ const LOAD_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long a browser node may take to get its live page (the seed's 60 × 50 ms).
 const GUEST_WAIT: Duration = Duration::from_secs(3);
 /// Default cap on inspect's page text.
-const DEFAULT_TEXT_CHARS: u64 = 4_000;
-/// Most interactive elements inspect lists.
-const MAX_ELEMENTS: u32 = 300;
-
-/// The page model script: interactive elements with stable refs (kept in
-/// `data-termsprawl-ref` attributes so a ref names the same element across
-/// calls), roles, accessible names, values, boxes, and the visible text.
-const INSPECT_JS: &str = r#"((args) => {
-  const root = args.selector ? document.querySelector(args.selector) : (document.body || document.documentElement);
-  if (!root) return {error: 'selector matched nothing: ' + args.selector};
-  const q = 'a[href],button,input,select,textarea,summary,[role],[onclick],[tabindex],[contenteditable=""],[contenteditable="true"]';
-  const found = Array.from(root.querySelectorAll(q));
-  if (root.matches && root.matches(q)) found.unshift(root);
-  const clip = (s, n) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n) + '…' : s; };
-  const implicitRole = (el) => {
-    const t = el.tagName.toLowerCase();
-    if (t === 'a') return 'link';
-    if (t === 'button' || t === 'summary') return 'button';
-    if (t === 'select') return el.multiple ? 'listbox' : 'combobox';
-    if (t === 'textarea') return 'textbox';
-    if (t === 'input') {
-      const ty = (el.type || 'text').toLowerCase();
-      return ({checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox',
-               button: 'button', submit: 'button', reset: 'button', image: 'button'})[ty] || 'textbox';
-    }
-    if (el.isContentEditable) return 'textbox';
-    return 'generic';
-  };
-  const nameOf = (el) => {
-    const aria = el.getAttribute('aria-label');
-    if (aria) return aria;
-    const by = el.getAttribute('aria-labelledby');
-    if (by) { const t = by.split(/\s+/).map(id => document.getElementById(id)).filter(Boolean).map(e => e.innerText).join(' '); if (t.trim()) return t; }
-    if (el.labels && el.labels.length) return Array.from(el.labels).map(l => l.innerText).join(' ');
-    if (el.alt) return el.alt;
-    const t = el.tagName.toLowerCase();
-    if (t === 'input' && ['button', 'submit', 'reset'].includes((el.type || '').toLowerCase())) return el.value;
-    if (t !== 'input' && t !== 'textarea' && t !== 'select' && el.innerText && el.innerText.trim()) return el.innerText;
-    return el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('name') || '';
-  };
-  window.__termsprawlRefSeq = window.__termsprawlRefSeq || 0;
-  const elements = [];
-  let truncated = false;
-  for (const el of found) {
-    const r = el.getBoundingClientRect();
-    if (r.width <= 0 || r.height <= 0) continue;
-    const st = getComputedStyle(el);
-    if (st.visibility === 'hidden' || st.display === 'none') continue;
-    if (elements.length >= args.maxElements) { truncated = true; break; }
-    let ref = el.getAttribute('data-termsprawl-ref');
-    if (!ref) { ref = 'e' + (++window.__termsprawlRefSeq); el.setAttribute('data-termsprawl-ref', ref); }
-    const e = {ref, role: el.getAttribute('role') || implicitRole(el), name: clip(nameOf(el), 120), tag: el.tagName.toLowerCase(),
-               box: {x: Math.round(r.left), y: Math.round(r.top), width: Math.round(r.width), height: Math.round(r.height)}};
-    if ('value' in el && el.tagName !== 'BUTTON' && typeof el.value === 'string') e.value = clip(el.value, 200);
-    if (el.type === 'checkbox' || el.type === 'radio') e.checked = !!el.checked;
-    if (el.disabled) e.disabled = true;
-    if (el.tagName === 'A' && el.href) e.href = el.href;
-    const text = clip(el.innerText, 80);
-    if (text && text !== e.name) e.text = text;
-    elements.push(e);
-  }
-  const all = (root.innerText || '').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
-  return {url: location.href, title: document.title, text: all.slice(0, args.maxChars), textTruncated: all.length > args.maxChars,
-          elements, elementsTruncated: truncated,
-          viewport: {width: innerWidth, height: innerHeight, scrollX: Math.round(scrollX), scrollY: Math.round(scrollY)}};
-})"#;
-
-/// Finds an element by ref or selector, scrolls it into view and returns its
-/// centre in viewport CSS pixels, and whether it is the topmost element there.
-const LOCATE_JS: &str = r#"((args) => {
-  let el;
-  try { el = args.ref ? document.querySelector('[data-termsprawl-ref="' + CSS.escape(args.ref) + '"]') : document.querySelector(args.selector); }
-  catch (e) { return {error: 'invalid selector: ' + args.selector}; }
-  if (!el) return {error: args.ref ? 'no element with ref ' + args.ref + ' (refs come from browser_inspect on the current page)' : 'selector matched nothing: ' + args.selector};
-  el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-  const r = el.getBoundingClientRect();
-  if (r.width <= 0 || r.height <= 0) return {error: 'the element is not visible'};
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  const top = document.elementFromPoint(x, y);
-  if (args.focus) {
-    el.focus();
-    if (document.activeElement !== el && !el.contains(document.activeElement)) return {error: 'the element cannot take keyboard focus'};
-    try { if (typeof el.value === 'string' && el.setSelectionRange) el.setSelectionRange(el.value.length, el.value.length); } catch (e) {}
-  }
-  return {x, y, covered: !!top && top !== el && !el.contains(top)};
-})"#;
+const DEFAULT_TEXT_CHARS: u64 = 2_000;
 
 /// Waits for the focused element when typing without a target.
 const FOCUSED_JS: &str = r#"(() => { const a = document.activeElement; return {focused: !!a && a !== document.body && a !== document.documentElement}; })()"#;
@@ -120,29 +39,98 @@ fn evaluate(dt: &DevToolsChannel, expression: &str) -> Result<Value, ToolError> 
             DEVTOOLS_TIMEOUT,
         )
         .map_err(page_error)?;
-    if let Some(ex) = r.get("exceptionDetails") {
-        let msg = ex
-            .pointer("/exception/description")
-            .and_then(Value::as_str)
-            .or_else(|| ex.get("text").and_then(Value::as_str))
-            .unwrap_or("script error");
-        return Err(ToolError::page_error(format!("page script failed: {}", msg.lines().next().unwrap_or(msg))));
-    }
-    Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
-}
-
-/// Calls `script` (a function expression) with `args` as JSON.
-fn call_script(dt: &DevToolsChannel, script: &str, args: &Value) -> Result<Value, ToolError> {
-    let v = evaluate(dt, &format!("{script}({args})"))?;
-    if let Some(e) = v.get("error").and_then(Value::as_str) {
-        return Err(ToolError::page_error(e));
-    }
-    Ok(v)
+    Ok(page_model::script_result(r)?.get("value").cloned().unwrap_or(Value::Null))
 }
 
 /// A DevTools failure (the page went away, a command timed out…) as the agent sees it.
 fn page_error(e: impl std::fmt::Display) -> ToolError {
     ToolError::page_error(e.to_string())
+}
+
+/// The refs a page's JavaScript dialog shows in `browser_inspect`: the agent
+/// answers it with the operations it already knows (click OK or Cancel, type
+/// into a prompt), so the fixed catalogue needs no operation of its own.
+const DIALOG_OK: &str = "dialog-ok";
+const DIALOG_CANCEL: &str = "dialog-cancel";
+const DIALOG_INPUT: &str = "dialog-input";
+
+/// How a waiting dialog reads in a result.
+fn dialog_json(d: &JsDialog) -> Value {
+    json!({"type": d.kind.cdp_name(), "message": d.message, "defaultPrompt": d.default_prompt, "url": d.url})
+}
+
+/// How a page's open file chooser reads in a result (the person answers it in the window).
+fn file_chooser_json(c: &cef_bridge::FileChooser) -> Value {
+    let mode = match c.mode {
+        cef_bridge::ChooserMode::Open => "open",
+        cef_bridge::ChooserMode::OpenMultiple => "openMultiple",
+        cef_bridge::ChooserMode::OpenFolder => "openFolder",
+        cef_bridge::ChooserMode::Save => "save",
+    };
+    json!({"mode": mode, "accept": c.accept, "answeredBy": "the user, in the window"})
+}
+
+/// The dialog as `browser_inspect` shows a page: its text and its controls as refs.
+fn dialog_page(d: &JsDialog, node: &NodeId) -> Value {
+    let mut elements = format!("{DIALOG_OK} button OK\n");
+    if d.kind != DialogKind::Alert {
+        elements.push_str(&format!("{DIALOG_CANCEL} button Cancel\n"));
+    }
+    if d.kind == DialogKind::Prompt {
+        elements.push_str(&format!("{DIALOG_INPUT} textbox {} ={}\n", d.message, d.default_prompt));
+    }
+    json!({"nodeId": node, "dialog": dialog_json(d), "text": d.message, "elements": elements})
+}
+
+/// Refuses page work while the page waits on a dialog (its scripts and input would wait with it).
+fn no_dialog(handle: &Browser) -> Result<(), ToolError> {
+    match handle.dialog() {
+        None => Ok(()),
+        Some(d) => Err(ToolError::refused(format!(
+            "the page waits on a {} dialog ({:?}): answer it first with browser_click ref {DIALOG_OK} or {DIALOG_CANCEL}{}",
+            d.kind.cdp_name(),
+            d.message,
+            if d.kind == DialogKind::Prompt { format!(", or browser_type ref {DIALOG_INPUT}") } else { String::new() }
+        ))),
+    }
+}
+
+/// Answers the waiting dialog; the result says what was answered.
+fn answer(t: &Target, accept: bool, text: Option<&str>) -> Result<Value, ToolError> {
+    let d = t.handle.answer_dialog(accept, text).map_err(|e| ToolError::refused(e.to_string()))?;
+    let mut v = json!({"nodeId": t.node, "answered": dialog_json(&d), "accepted": accept});
+    if let (true, DialogKind::Prompt) = (accept, d.kind) {
+        v["text"] = json!(text.unwrap_or(&d.default_prompt));
+    }
+    Ok(v)
+}
+
+/// Sends a command whose reply the page may hold back by opening a dialog
+/// (a click whose handler calls `confirm`): `Ok(None)` once a dialog is open.
+fn call_unless_dialog(
+    handle: &Browser,
+    dt: &DevToolsChannel,
+    method: &str,
+    params: Value,
+) -> Result<Option<Value>, ToolError> {
+    let pending = dt.request(method, params, None).map_err(page_error)?;
+    let end = Instant::now() + DEVTOOLS_TIMEOUT;
+    loop {
+        match pending.receiver().recv_timeout(Duration::from_millis(50)) {
+            Ok(raw) => {
+                let reply = raw.and_then(|r| r.parse()).map_err(page_error)?;
+                return reply.map(Some).map_err(|e| ToolError::page_error(format!("{method}: {}", e.message)));
+            }
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return Err(page_error("the page went away")),
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+        }
+        if handle.dialog().is_some() {
+            return Ok(None);
+        }
+        if Instant::now() >= end {
+            return Err(ToolError::page_error(format!("{method} timed out after {DEVTOOLS_TIMEOUT:?}")));
+        }
+    }
 }
 
 fn not_a_browser(id: &str, kind: &NodeKind) -> ToolError {
@@ -324,6 +312,9 @@ pub(crate) fn navigate(ctx: &OpContext, args: NavigateArgs) -> Result<Value, Too
     let mut page = wait_loaded(&dt, tagged.then_some(marker.as_str()), url != cef_bridge::url_policy::ABOUT_BLANK);
     page["nodeId"] = json!(t.node);
     page["requested"] = json!(url);
+    if let Some(d) = t.handle.dialog() {
+        page["dialog"] = dialog_json(&d);
+    }
     Ok(page)
 }
 
@@ -364,33 +355,431 @@ fn capture(ctx: &OpContext, t: &Target) -> Result<Value, ToolError> {
     )
 }
 
-/// `browser_inspect`: the compact page model, optionally with a screenshot.
+/// `browser_inspect`: the page model (one line an element, refs held
+/// app-side), a page of elements at a time, optionally with a screenshot.
 pub(crate) fn inspect(ctx: &OpContext, args: InspectArgs) -> Result<Value, ToolError> {
     let id = args.node_id.as_str();
     let t = target(ctx, id)?;
     ctx.shared.owners().check_read(id, ctx.caller())?;
-    let script_args = json!({
-        "selector": args.selector,
-        "maxChars": args.max_chars.unwrap_or(DEFAULT_TEXT_CHARS),
-        "maxElements": MAX_ELEMENTS,
-    });
-    let mut page = call_script(&t.handle.devtools(), INSPECT_JS, &script_args)?;
+    if let Some(d) = t.handle.dialog() {
+        return Ok(dialog_page(&d, &t.node));
+    }
+    let dt = t.handle.devtools();
+    let main = Session { dt: &dt, id: None };
+    // Later pages of the element list come without the text (the first page had it).
+    let later = args.page.is_some_and(|p| p > 1);
+    let max_chars = args.max_chars.or((!later).then_some(DEFAULT_TEXT_CHARS));
+    let mut reader = Reader { shared: &ctx.shared, scans: vec![], attached: vec![] };
+    let result = reader.read(main, &args, max_chars);
+    for s in &reader.attached {
+        dt.detach_private(s, DEVTOOLS_TIMEOUT);
+    }
+    release(main);
+    let mut page = result?;
     page["nodeId"] = json!(t.node);
+    if let Some(c) = t.handle.file_chooser() {
+        page["fileChooser"] = file_chooser_json(&c);
+    }
     if args.screenshot == Some(true) {
         page["screenshot"] = capture(ctx, &t)?;
     }
     Ok(page)
 }
 
-/// Resolves the ref or selector of a click/type request to a viewport point.
+/// Reads the page frame by frame, following iframes into their own
+/// frames (in-process, or through a child session when out of process).
+struct Reader<'a> {
+    shared: &'a ToolShared,
+    scans: Vec<Scan>,
+    /// Child sessions opened for out-of-process frames, detached afterwards.
+    attached: Vec<String>,
+}
+
+/// An entry of the merged element list: scan index, item index, depth.
+type Entry = (usize, usize, usize);
+
+/// Deepest iframe nesting inspect follows.
+const MAX_FRAME_DEPTH: usize = 4;
+
+impl Reader<'_> {
+    fn read(&mut self, main: Session, args: &InspectArgs, max_chars: Option<u64>) -> Result<Value, ToolError> {
+        let local = frame_ids(main)?;
+        let top = local.first().cloned().ok_or_else(|| ToolError::page_error("the page has no frame"))?;
+        // The subtree to read: a ref's element, a selector's, or the whole top document.
+        let scoped = match (&args.within, &args.selector) {
+            (Some(r), _) => Some(self.resolve_ref(main, r)?),
+            (None, Some(sel)) => Some((None, query_selector(main, sel)?)),
+            (None, None) => None,
+        };
+        let first = match &scoped {
+            Some((session, object)) => {
+                let s = Session { dt: main.dt, id: session.as_deref() };
+                let (report, handles) = collect(s, Root::Object(object), max_chars)?;
+                Scan { report, handles, session: session.clone(), frame: self.slot_of_session(session) }
+            }
+            None => {
+                let (report, handles) = collect(main, Root::Frame(&top), max_chars)?;
+                Scan { report, handles, session: None, frame: None }
+            }
+        };
+        self.scans.push(first);
+        let mut entries = vec![];
+        self.expand(main, 0, 0, &mut entries)?;
+        let total = entries.len();
+        // Page boundaries from each line's size without its ref (a ref is a few characters).
+        let sizes: Vec<usize> = entries
+            .iter()
+            .map(|e| {
+                let scan = &self.scans[e.0];
+                let listed = Listed {
+                    item: scan.report.items[e.1].clone(),
+                    depth: e.2,
+                    base: scan.report.url.clone(),
+                    node_ref: None,
+                };
+                let mut line = String::new();
+                element_line(&listed, &mut line);
+                line.len() + 6
+            })
+            .collect();
+        let starts = page_starts(&sizes);
+        let page = args.page.unwrap_or(1).max(1) as usize;
+        let pages = starts.len();
+        if page > pages {
+            return Err(ToolError::invalid_argument(format!("page {page} is past the last page ({pages})")));
+        }
+        let (from, to) = (starts[page - 1], starts.get(page).copied().unwrap_or(total));
+        let shown: Vec<Entry> = entries[from..to].to_vec();
+        let refs = self.refs_for(main, &shown)?;
+        let mut lines = String::new();
+        for (e, node_ref) in shown.iter().zip(refs) {
+            let scan = &self.scans[e.0];
+            let listed =
+                Listed { item: scan.report.items[e.1].clone(), depth: e.2, base: scan.report.url.clone(), node_ref };
+            element_line(&listed, &mut lines);
+        }
+        let root = &self.scans[0].report;
+        let mut v = json!({"url": root.url, "title": root.title, "elements": lines});
+        if let Some(text) = &root.text {
+            v["text"] = json!(text);
+            if root.text_chars > text.chars().count() {
+                v["textTruncated"] = json!(format!(
+                    "{} of {} chars; raise maxChars or read a region",
+                    text.chars().count(),
+                    root.text_chars
+                ));
+            }
+        }
+        if let [w, h, x, y, pw, ph] = root.viewport[..] {
+            v["scroll"] = json!(format!("{x},{y} of {pw}x{ph}, viewport {w}x{h}"));
+        }
+        if pages > 1 {
+            let landmarks = self.landmark_hints(main)?;
+            let mut more = format!("elements {}-{to} of {total}", from + 1);
+            if page < pages {
+                more.push_str(&format!("; next: page {} of {pages}", page + 1));
+            }
+            more.push_str("; or one region: within=<ref>");
+            if !landmarks.is_empty() {
+                more.push_str(&format!(" ({landmarks})"));
+            }
+            more.push_str(", or selector");
+            v["more"] = json!(more);
+        }
+        let (hidden, off): (usize, usize) =
+            self.scans.iter().fold((0, 0), |(h, o), s| (h + s.report.hidden, o + s.report.off));
+        if off > 0 {
+            let mut skipped = format!("{off} elements outside the page (scrolling cannot reach them");
+            let drawers = self.offscreen_hints(main)?;
+            if !drawers.is_empty() {
+                skipped.push_str(&format!("; in {drawers}"));
+            }
+            skipped.push_str(") not listed");
+            v["offscreen"] = json!(skipped);
+        }
+        if hidden > 0 {
+            v["hidden"] = json!(hidden);
+        }
+        let unread: Vec<String> = self
+            .scans
+            .iter()
+            .flat_map(|s| {
+                s.report.items.iter().filter(|i| i.role == "frame" && i.name.starts_with('!')).map(|i| i.name.clone())
+            })
+            .collect();
+        if !unread.is_empty() {
+            v["unreadFrames"] = json!(unread);
+        }
+        Ok(v)
+    }
+
+    /// Appends scan `index`'s items to `out`, each iframe followed by its frame's.
+    fn expand(&mut self, main: Session, index: usize, depth: usize, out: &mut Vec<Entry>) -> Result<(), ToolError> {
+        let frames: Vec<usize> = self.scans[index]
+            .report
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.role == "frame")
+            .map(|(k, _)| k)
+            .collect();
+        let mut children = std::collections::HashMap::new();
+        if depth < MAX_FRAME_DEPTH {
+            for k in frames {
+                match self.read_frame(main, index, k) {
+                    Ok(Some(child)) => {
+                        children.insert(k, child);
+                    }
+                    Ok(None) => {}
+                    // Nothing more will answer.
+                    Err(e) if main.dt.crashed() => return Err(e),
+                    // Said in the answer, never dropped silently.
+                    Err(e) => {
+                        let item = &mut self.scans[index].report.items[k];
+                        item.name = format!("! {} (not read: {})", item.name, e.message());
+                    }
+                }
+            }
+        }
+        for k in 0..self.scans[index].report.items.len() {
+            out.push((index, k, depth));
+            if let Some(&child) = children.get(&k) {
+                self.expand(main, child, depth + 1, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the frame of scan `index`'s iframe item `k`: a new scan's index.
+    fn read_frame(&mut self, main: Session, index: usize, k: usize) -> Result<Option<usize>, ToolError> {
+        let scan = &self.scans[index];
+        let Some(object) = scan.handles.get(scan.report.items[k].n).cloned().flatten() else {
+            return Ok(None);
+        };
+        let session_id = scan.session.clone();
+        let s = Session { dt: main.dt, id: session_id.as_deref() };
+        let Some(Some((_, Some(frame_id)))) = describe(s, &[object.as_str()])?.into_iter().next() else {
+            return Ok(None);
+        };
+        let local = frame_ids(s)?;
+        let (report, handles, session, frame) = if local.contains(&frame_id) {
+            let (r, h) = collect(s, Root::Frame(&frame_id), None)?;
+            (r, h, session_id, self.scans[index].frame)
+        } else {
+            // Out of process (another site): read it through a child session of its own.
+            let child = self.attach(main, &frame_id)?;
+            let cs = Session { dt: main.dt, id: Some(&child) };
+            let (r, h) = collect(cs, Root::Frame(&frame_id), None)?;
+            (r, h, Some(child), Some(self.shared.frame_slot(&frame_id)))
+        };
+        self.scans.push(Scan { report, handles, session, frame });
+        Ok(Some(self.scans.len() - 1))
+    }
+
+    /// A child session on an out-of-process frame.
+    fn attach(&mut self, main: Session, frame_id: &str) -> Result<String, ToolError> {
+        // Chromium makes the DevTools end of a frame's process when targets are listed.
+        let _ = main.try_call("Target.getTargets", json!({}))?;
+        // Private: a CDP client of the same page never sees this session.
+        let id = main.dt.attach_private(frame_id, DEVTOOLS_TIMEOUT).map_err(page_error)?;
+        self.attached.push(id.clone());
+        Ok(id)
+    }
+
+    /// The out-of-process frame slot of a session opened by this reader.
+    fn slot_of_session(&self, session: &Option<String>) -> Option<usize> {
+        session.as_ref().and_then(|s| self.scans.iter().find(|x| x.session.as_ref() == Some(s)).and_then(|x| x.frame))
+    }
+
+    /// Refs of the entries, resolved per scan in one batch each.
+    fn refs_for(&self, main: Session, entries: &[Entry]) -> Result<Vec<Option<NodeRef>>, ToolError> {
+        let mut out = vec![None; entries.len()];
+        for (si, scan) in self.scans.iter().enumerate() {
+            let mine: Vec<(usize, &str)> = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.0 == si)
+                .filter_map(|(at, e)| scan.handles.get(scan.report.items[e.1].n)?.as_deref().map(|o| (at, o)))
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let s = Session { dt: main.dt, id: scan.session.as_deref() };
+            let objects: Vec<&str> = mine.iter().map(|(_, o)| *o).collect();
+            for ((at, _), d) in mine.iter().zip(describe(s, &objects)?) {
+                out[*at] = d.map(|(backend, _)| NodeRef { frame: scan.frame, backend });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Landmarks of the top scan with their element counts: `e12 navigation Menu 40`.
+    fn landmark_hints(&self, main: Session) -> Result<String, ToolError> {
+        self.landmark_list(main, |l| l.listed > 0, |l| l.listed)
+    }
+
+    /// Landmarks holding elements outside the page, with how many.
+    fn offscreen_hints(&self, main: Session) -> Result<String, ToolError> {
+        self.landmark_list(main, |l| l.off > 0, |l| l.off)
+    }
+
+    fn landmark_list(
+        &self,
+        main: Session,
+        keep: impl Fn(&Landmark) -> bool,
+        count: impl Fn(&Landmark) -> usize,
+    ) -> Result<String, ToolError> {
+        let scan = &self.scans[0];
+        // The biggest few, in page order.
+        let mut chosen: Vec<&Landmark> = scan.report.landmarks.iter().filter(|l| keep(l)).collect();
+        chosen.sort_by_key(|l| std::cmp::Reverse(count(l)));
+        chosen.truncate(6);
+        chosen.sort_by_key(|l| l.n);
+        let objects: Vec<&str> = chosen.iter().filter_map(|l| scan.handles.get(l.n)?.as_deref()).collect();
+        if objects.len() != chosen.len() {
+            return Ok(String::new());
+        }
+        let s = Session { dt: main.dt, id: scan.session.as_deref() };
+        let described = describe(s, &objects)?;
+        let parts: Vec<String> = chosen
+            .iter()
+            .zip(described)
+            .map(|(l, d)| {
+                let r = d.map(|(backend, _)| NodeRef { frame: scan.frame, backend }.to_string()).unwrap_or_default();
+                let name = if l.name.is_empty() { String::new() } else { format!(" {}", l.name) };
+                format!("{r} {}{name} {}", l.role, count(l))
+            })
+            .collect();
+        Ok(parts.join(", "))
+    }
+
+    /// The session and remote object of a ref's element, or why there is none.
+    fn resolve_ref(&mut self, main: Session, r: &str) -> Result<(Option<String>, String), ToolError> {
+        let node_ref = parse_ref(r)?;
+        let session = match node_ref.frame {
+            None => None,
+            Some(slot) => {
+                let frame = self.shared.frame_id(slot).ok_or_else(|| stale_ref(r))?;
+                Some(self.attach(main, &frame).map_err(|_| gone_ref(r))?)
+            }
+        };
+        let s = Session { dt: main.dt, id: session.as_deref() };
+        let object = resolve_node(s, node_ref.backend).ok_or_else(|| gone_ref(r))?;
+        Ok((session, object))
+    }
+}
+
+/// A ref as the agent wrote it, parsed.
+fn parse_ref(r: &str) -> Result<NodeRef, ToolError> {
+    NodeRef::parse(r).ok_or_else(|| {
+        ToolError::invalid_argument(format!(
+            "{r:?} is not a ref (refs look like e42 or f1e42 and come from browser_inspect)"
+        ))
+    })
+}
+
+/// A ref whose frame this app never saw.
+fn stale_ref(r: &str) -> ToolError {
+    ToolError::not_found(format!("no element with ref {r} (refs come from browser_inspect on the current page)"))
+}
+
+/// A ref whose element is no longer in the page.
+fn gone_ref(r: &str) -> ToolError {
+    ToolError::not_found(format!(
+        "no element with ref {r}: it was removed or the page changed (refs come from browser_inspect on the current page; inspect again)"
+    ))
+}
+
+/// A remote object for a backend node id, if the node still exists.
+fn resolve_node(s: Session, backend: u64) -> Option<String> {
+    let r = s
+        .try_call("DOM.resolveNode", json!({"backendNodeId": backend, "objectGroup": "termsprawl-inspect"}))
+        .ok()?
+        .ok()?;
+    r.pointer("/object/objectId").and_then(Value::as_str).map(str::to_owned)
+}
+
+/// The first element of the top document matching `selector`, as a remote object.
+fn query_selector(main: Session, selector: &str) -> Result<String, ToolError> {
+    let r = main.call(
+        "Runtime.evaluate",
+        json!({"expression": format!("document.querySelector({})", json!(selector)), "returnByValue": false,
+               "objectGroup": "termsprawl-inspect"}),
+    )?;
+    if r.get("exceptionDetails").is_some() {
+        return Err(ToolError::page_error(format!("invalid selector: {selector}")));
+    }
+    r.pointer("/result/objectId")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| ToolError::page_error(format!("selector matched nothing: {selector}")))
+}
+
+/// Where a click on the element of a ref or selector lands, in the page's
+/// viewport: scrolled into view, checked visible and uncovered (and focused
+/// for typing). Fails, touching nothing, when it is gone, hidden or covered.
 fn locate(
+    shared: &ToolShared,
     dt: &DevToolsChannel,
     element_ref: Option<&str>,
     selector: Option<&str>,
     focus: bool,
-) -> Result<Value, ToolError> {
-    let args = json!({"ref": element_ref, "selector": selector, "focus": focus});
-    call_script(dt, LOCATE_JS, &args)
+) -> Result<(f64, f64), ToolError> {
+    let main = Session { dt, id: None };
+    let mut reader = Reader { shared, scans: vec![], attached: vec![] };
+    let result = (|| {
+        let (what, session, object, frame) = match (element_ref, selector) {
+            (Some(r), _) => {
+                let (session, object) = reader.resolve_ref(main, r)?;
+                let frame = parse_ref(r)?.frame.and_then(|slot| shared.frame_id(slot));
+                (format!("ref {r}"), session, object, frame)
+            }
+            (None, Some(sel)) => (format!("selector {sel}"), None, query_selector(main, sel)?, None),
+            (None, None) => return Err(ToolError::invalid_argument("pass a selector or ref")),
+        };
+        let s = Session { dt, id: session.as_deref() };
+        let at = s.call_on(&object, LOCATE_FN, &json!({"focus": focus}), true)?;
+        let value = at.get("value").cloned().unwrap_or(Value::Null);
+        if let Some(e) = value.get("error").and_then(Value::as_str) {
+            let detail = value.get("detail").and_then(Value::as_str).unwrap_or("");
+            return Err(match e {
+                "gone" => element_ref.map(gone_ref).unwrap_or_else(|| ToolError::page_error("the element was removed")),
+                "hidden" => {
+                    ToolError::refused(format!("{what}: the element is not visible ({detail}); nothing was done"))
+                }
+                "covered" => {
+                    ToolError::refused(format!("{what}: the element is {detail} at its centre; nothing was done"))
+                }
+                "unfocusable" => ToolError::refused(format!("{what}: the element cannot take keyboard focus")),
+                other => ToolError::page_error(other.to_owned()),
+            });
+        }
+        // The point in the top viewport: the box quads of the element (scrolled
+        // into view just now), shifted by the iframe's box for an out-of-process frame.
+        let quads = s.call("DOM.getContentQuads", json!({"objectId": object}))?;
+        let (mut x, mut y) = quads
+            .pointer("/quads/0")
+            .and_then(Value::as_array)
+            .filter(|q| q.len() == 8)
+            .map(|q| {
+                let n = |i: usize| q[i].as_f64().unwrap_or(0.0);
+                ((n(0) + n(2) + n(4) + n(6)) / 4.0, (n(1) + n(3) + n(5) + n(7)) / 4.0)
+            })
+            .ok_or_else(|| ToolError::refused(format!("{what}: the element has no box on screen; nothing was done")))?;
+        if let Some(frame) = frame {
+            let owner = main.call("DOM.getFrameOwner", json!({"frameId": frame}))?;
+            let backend = owner.get("backendNodeId").cloned().unwrap_or(Value::Null);
+            let model = main.call("DOM.getBoxModel", json!({"backendNodeId": backend}))?;
+            x += model.pointer("/model/content/0").and_then(Value::as_f64).unwrap_or(0.0);
+            y += model.pointer("/model/content/1").and_then(Value::as_f64).unwrap_or(0.0);
+        }
+        Ok((x, y))
+    })();
+    for s in &reader.attached {
+        dt.detach_private(s, DEVTOOLS_TIMEOUT);
+    }
+    release(main);
+    result
 }
 
 /// `browser_click`: real mouse events at the element's centre.
@@ -398,18 +787,32 @@ pub(crate) fn click(ctx: &OpContext, args: ClickArgs) -> Result<Value, ToolError
     let id = args.node_id.as_str();
     let t = target(ctx, id)?;
     ctx.shared.owners().check_drive(id, ctx.caller())?;
+    match args.element_ref.as_deref() {
+        Some(DIALOG_OK) => return answer(&t, true, None),
+        Some(DIALOG_CANCEL) => return answer(&t, false, None),
+        _ => no_dialog(&t.handle)?,
+    }
     let dt = t.handle.devtools();
-    let at = locate(&dt, args.element_ref.as_deref(), args.selector.as_deref(), false)?;
-    let position = |axis: &str| at[axis].as_f64().ok_or_else(|| ToolError::page_error("no element position"));
-    let (x, y) = (position("x")?, position("y")?);
+    let (x, y) = locate(&ctx.shared, &dt, args.element_ref.as_deref(), args.selector.as_deref(), false)?;
     let mouse = |kind: &str, buttons: u32| {
-        dt.call("Input.dispatchMouseEvent", json!({"type": kind, "x": x, "y": y, "button": if kind == "mouseMoved" { "none" } else { "left" }, "buttons": buttons, "clickCount": 1}), DEVTOOLS_TIMEOUT)
-            .map_err(page_error)
+        let button = if kind == "mouseMoved" { "none" } else { "left" };
+        let params = json!({"type": kind, "x": x, "y": y, "button": button, "buttons": buttons, "clickCount": 1});
+        call_unless_dialog(&t.handle, &dt, "Input.dispatchMouseEvent", params)
     };
-    mouse("mouseMoved", 0)?;
-    mouse("mousePressed", 1)?;
-    mouse("mouseReleased", 0)?;
-    Ok(json!({"nodeId": t.node, "x": x, "y": y, "covered": at["covered"]}))
+    let mut v = json!({"nodeId": t.node, "x": x, "y": y});
+    // A handler that opens a dialog holds the event's reply back until someone answers.
+    for (kind, buttons) in [("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 0)] {
+        if mouse(kind, buttons)?.is_none() {
+            break;
+        }
+    }
+    if let Some(d) = t.handle.dialog() {
+        v["dialog"] = dialog_json(&d);
+    }
+    if let Some(c) = t.handle.file_chooser() {
+        v["fileChooser"] = file_chooser_json(&c);
+    }
+    Ok(v)
 }
 
 /// `browser_type`: focuses the element (or keeps the focused one) and types the text.
@@ -417,14 +820,25 @@ pub(crate) fn type_text(ctx: &OpContext, args: TypeArgs) -> Result<Value, ToolEr
     let (id, text) = (args.node_id.as_str(), args.text.as_str());
     let t = target(ctx, id)?;
     ctx.shared.owners().check_drive(id, ctx.caller())?;
+    if args.element_ref.as_deref() == Some(DIALOG_INPUT) {
+        return answer(&t, true, Some(text));
+    }
+    no_dialog(&t.handle)?;
     let dt = t.handle.devtools();
     if args.element_ref.is_some() || args.selector.is_some() {
-        locate(&dt, args.element_ref.as_deref(), args.selector.as_deref(), true)?;
+        locate(&ctx.shared, &dt, args.element_ref.as_deref(), args.selector.as_deref(), true)?;
     } else if evaluate(&dt, FOCUSED_JS)?.get("focused") != Some(&Value::Bool(true)) {
         return Err(ToolError::invalid_argument("no element has focus; pass a selector or ref"));
     }
-    send_in_order(&dt, &typing_events(text))?;
-    Ok(json!({"nodeId": t.node, "typed": text.chars().count()}))
+    let sent = send_in_order(&dt, &typing_events(text));
+    let mut v = json!({"nodeId": t.node, "typed": text.chars().count()});
+    match (sent, t.handle.dialog()) {
+        // A key (Enter in a form) opened a dialog: the page holds the rest of the keys back.
+        (_, Some(d)) => v["dialog"] = dialog_json(&d),
+        (Err(e), None) => return Err(e),
+        (Ok(()), None) => {}
+    }
+    Ok(v)
 }
 
 /// Commands in flight at once while typing: enough to keep the renderer busy,
@@ -697,6 +1111,15 @@ mod tests {
         let mut expected = fake_page_model("https://example.com/");
         expected["nodeId"] = json!(b);
         assert_eq!(ctx.run("browser_inspect", json!({"nodeId": b})).unwrap(), expected);
+        // Refs live app-side: nothing is written into the page.
+        let methods = ctx.page_of(&b).unwrap().methods();
+        assert!(methods.contains(&"Page.createIsolatedWorld".to_owned()), "{methods:?}");
+        assert!(methods.iter().all(|m| !m.contains("setAttribute")), "{methods:?}");
+        assert!(!super::super::page_model::COLLECT_FN.contains("setAttribute"));
+        let e = ctx.run("browser_inspect", json!({"nodeId": b, "page": 2})).unwrap_err();
+        assert_eq!((e.code, e.message()), (ErrorCode::InvalidArgument, "page 2 is past the last page (1)"));
+        let e = ctx.run("browser_inspect", json!({"nodeId": b, "within": "e5"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound, "{}", e.message());
         let other = ctx.add_agent("Agent B");
         ctx.call(&other, tool("browser_claim", json!({"nodeId": b}))).unwrap();
         let e = ctx.run("browser_inspect", json!({"nodeId": b})).unwrap_err();
@@ -739,7 +1162,7 @@ mod tests {
         let mut ctx = TestContext::new();
         let b = owned_browser(&mut ctx);
         let v = ctx.run("browser_click", json!({"nodeId": b, "ref": "e1"})).unwrap();
-        assert_eq!(v, json!({"nodeId": b, "x": 50.0, "y": 20.0, "covered": false}));
+        assert_eq!(v, json!({"nodeId": b, "x": 50.0, "y": 20.0}));
         let mouse: Vec<_> = ctx
             .page_of(&b)
             .unwrap()
@@ -758,10 +1181,82 @@ mod tests {
         );
         let e = ctx.run("browser_click", json!({"nodeId": b, "selector": "#nope"})).unwrap_err();
         assert_eq!((e.code, e.message()), (ErrorCode::PageError, "selector matched nothing: #nope"));
+        let sent = ctx.page_of(&b).unwrap().sent().len();
+        let e = ctx.run("browser_click", json!({"nodeId": b, "ref": "e9"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        assert!(e.message().starts_with("no element with ref e9: it was removed"), "{}", e.message());
+        let e = ctx.run("browser_click", json!({"nodeId": b, "ref": "f3e1"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound, "a frame slot this app never gave out: {}", e.message());
+        let e = ctx.run("browser_click", json!({"nodeId": b, "ref": "#go"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument, "{}", e.message());
+        let page = ctx.page_of(&b).unwrap();
+        let after: Vec<_> = page.sent().into_iter().skip(sent).map(|(m, _)| m).collect();
+        assert!(!after.iter().any(|m| m.starts_with("Input.")), "nothing was clicked: {after:?}");
         let unowned = unowned_browser(&mut ctx);
         let e = ctx.run("browser_click", json!({"nodeId": unowned, "ref": "e1"})).unwrap_err();
         assert_eq!(e.code, ErrorCode::Refused);
         assert_eq!(e.message(), format!("browser {unowned} has no owner; claim it with browser_claim first"));
+    }
+
+    #[test]
+    fn a_waiting_dialog_is_read_with_inspect_and_answered_with_click_and_type() {
+        let mut ctx = TestContext::new();
+        let b = owned_browser(&mut ctx);
+        let page = ctx.page_of(&b).unwrap();
+        let confirm = JsDialog {
+            kind: DialogKind::Confirm,
+            message: "Delete?".into(),
+            default_prompt: String::new(),
+            url: "https://example.com/".into(),
+        };
+        page.open_dialog(confirm.clone());
+        let v = ctx.run("browser_inspect", json!({"nodeId": b})).unwrap();
+        assert_eq!(
+            v["dialog"],
+            json!({"type": "confirm", "message": "Delete?", "defaultPrompt": "", "url": "https://example.com/"})
+        );
+        assert_eq!(v["elements"], "dialog-ok button OK\ndialog-cancel button Cancel\n");
+        let sent = page.methods().len();
+        let e = ctx.run("browser_click", json!({"nodeId": b, "ref": "e1"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused, "{}", e.message());
+        assert!(e.message().contains("dialog-ok"), "{}", e.message());
+        assert_eq!(page.methods().len(), sent, "nothing reached the blocked page");
+        let v = ctx.run("browser_click", json!({"nodeId": b, "ref": "dialog-cancel"})).unwrap();
+        assert_eq!((v["accepted"].clone(), v["answered"]["type"].clone()), (json!(false), json!("confirm")));
+        let e = ctx.run("browser_click", json!({"nodeId": b, "ref": "dialog-ok"})).unwrap_err();
+        assert_eq!(e.message(), "No dialog is showing");
+
+        page.open_dialog(JsDialog {
+            kind: DialogKind::Prompt,
+            message: "Name?".into(),
+            default_prompt: "x".into(),
+            ..confirm
+        });
+        let v = ctx.run("browser_type", json!({"nodeId": b, "ref": "dialog-input", "text": "Ada"})).unwrap();
+        assert_eq!(v["text"], "Ada");
+        assert_eq!(*page.dialog_answers.lock(), [(false, None), (true, Some("Ada".to_string()))]);
+        let unowned = unowned_browser(&mut ctx);
+        let e = ctx.run("browser_click", json!({"nodeId": unowned, "ref": "dialog-ok"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Refused, "only the owner answers");
+    }
+
+    #[test]
+    fn an_open_file_chooser_is_reported_by_click_and_inspect() {
+        let mut ctx = TestContext::new();
+        let b = owned_browser(&mut ctx);
+        let v = ctx.run("browser_inspect", json!({"nodeId": b})).unwrap();
+        assert!(v.get("fileChooser").is_none(), "{v}");
+        ctx.page_of(&b).unwrap().open_file_chooser(cef_bridge::FileChooser {
+            mode: cef_bridge::ChooserMode::OpenMultiple,
+            title: String::new(),
+            default_path: String::new(),
+            accept: vec!["image/*".into()],
+        });
+        let want = json!({"mode": "openMultiple", "accept": ["image/*"], "answeredBy": "the user, in the window"});
+        let v = ctx.run("browser_inspect", json!({"nodeId": b})).unwrap();
+        assert_eq!(v["fileChooser"], want);
+        let v = ctx.run("browser_click", json!({"nodeId": b, "ref": "e1"})).unwrap();
+        assert_eq!(v["fileChooser"], want, "the page keeps working: clicks go on while it is open");
     }
 
     #[test]

@@ -11,8 +11,9 @@ const STICKY_SIZE: (f64, f64) = (260.0, 200.0);
 /// Longest sticky text echoed back by canvas_list.
 const LIST_TEXT_CHARS: usize = 200;
 
-/// A node as agents see it: compact JSON.
-pub(crate) fn node_json(n: &Node, group: Option<&NodeId>) -> Value {
+/// A node as agents see it: compact JSON; an agent node (or a terminal whose
+/// program reported one) with its `state`, `stateSince`, `source` as `agent_status` has them.
+pub(crate) fn node_json(n: &Node, group: Option<&NodeId>, activity: Option<tool_server::AgentActivity>) -> Value {
     let mut v = json!({
         "id": n.id, "kind": n.kind.name(), "title": n.title,
         "x": n.rect.x, "y": n.rect.y, "width": n.rect.w, "height": n.rect.h, "z": n.z,
@@ -26,7 +27,7 @@ pub(crate) fn node_json(n: &Node, group: Option<&NodeId>) -> Value {
         NodeKind::Agent { agent, .. } => v["agent"] = json!(agent.as_str()),
         NodeKind::Sticky { text } => v["text"] = json!(text.chars().take(LIST_TEXT_CHARS).collect::<String>()),
         NodeKind::Group { members } => v["members"] = json!(members),
-        NodeKind::Artifact { path, view } => {
+        NodeKind::Artifact { path, view, .. } => {
             v["path"] = json!(path.display().to_string());
             v["view"] = json!(view);
         }
@@ -37,6 +38,11 @@ pub(crate) fn node_json(n: &Node, group: Option<&NodeId>) -> Value {
     }
     if !n.links.is_empty() {
         v["links"] = json!(n.links);
+    }
+    if let (Some(Value::Object(activity)), Some(fields)) =
+        (activity.and_then(|a| serde_json::to_value(a).ok()), v.as_object_mut())
+    {
+        fields.extend(activity);
     }
     v
 }
@@ -50,7 +56,11 @@ pub(crate) fn list(ctx: &OpContext) -> Result<Value, ToolError> {
     let identity = ctx.identity.clone();
     ctx.on_main(move |rt| {
         let p = caller_project(rt, &identity)?;
-        Ok(Value::Array(p.nodes_by_z().into_iter().map(|n| node_json(n, p.group_of(&n.id))).collect()))
+        let listed = p.nodes_by_z().into_iter().map(|n| {
+            let activity = rt.agent_activity(&n.id).and_then(|a| a.wire());
+            node_json(n, p.group_of(&n.id), activity)
+        });
+        Ok(Value::Array(listed.collect()))
     })
 }
 

@@ -5,7 +5,9 @@
 //! (the caller's project, a target node, a free spot beside the caller).
 
 use super::desktop::DesktopSource;
-use crate::model::{Node, NodeId, NodeKind, Project, Rect};
+use crate::model::placement::{free_spot, PLACEMENT_GAP};
+use crate::model::{Node, NodeId, NodeKind, Point, Project, Rect};
+use crate::runtime::terminals::ActivityBoard;
 use crate::runtime::{AppError, AppHandle, Runtime};
 use parking_lot::{Mutex, RwLock};
 use std::collections::{BTreeMap, HashMap};
@@ -130,12 +132,41 @@ pub struct ToolShared {
     /// The `agent-tools/` directory, once the server runs (for `browser-owners.json`).
     state_dir: RwLock<Option<PathBuf>>,
     pub(super) statuses: Mutex<HashMap<String, IntegrationStatus>>,
+    /// Project id → folder, republished with `index`.
+    pub(super) folders: RwLock<HashMap<String, PathBuf>>,
+    /// The agents' activity for `agent_status`, published by the terminals (the same board they write).
+    pub activity: ActivityBoard,
+    /// Out-of-process frames inspect has listed elements of: a ref `f<slot>e<node>`
+    /// names its frame by slot here (frame ids are long, refs should be short).
+    frames: Mutex<Vec<String>>,
 }
 
 impl ToolShared {
+    /// The slot of an out-of-process frame in the ref table, added when new.
+    pub fn frame_slot(&self, frame_id: &str) -> usize {
+        let mut frames = self.frames.lock();
+        match frames.iter().position(|f| f == frame_id) {
+            Some(slot) => slot,
+            None => {
+                frames.push(frame_id.to_owned());
+                frames.len() - 1
+            }
+        }
+    }
+
+    /// The frame id in a slot of the ref table.
+    pub fn frame_id(&self, slot: usize) -> Option<String> {
+        self.frames.lock().get(slot).cloned()
+    }
+
     /// Whether the node is on the project's canvas.
     pub fn on_canvas(&self, project: &str, node: &str) -> bool {
         self.index.read().get(project).is_some_and(|nodes| nodes.contains_key(node))
+    }
+
+    /// The folder of an open project.
+    pub fn folder_of(&self, project: &str) -> Option<PathBuf> {
+        self.folders.read().get(project).cloned()
     }
 
     /// The kind of a node of a project.
@@ -258,7 +289,8 @@ pub(crate) fn target_node<'a>(p: &'a Project, id: &str) -> Result<&'a Node, Tool
     p.node(&nid).ok_or_else(|| ToolError::not_found(format!("no node {id} on this canvas")))
 }
 
-/// A free spot for a new node of `size` to the right of the caller's node.
+/// A free spot for a new node of `size`: the one nearest the slot right of the
+/// caller's node (explicit positions never come through here).
 pub(crate) fn beside(p: &Project, caller: &str, size: (f64, f64)) -> (f64, f64) {
     let anchor = p
         .nodes()
@@ -266,22 +298,11 @@ pub(crate) fn beside(p: &Project, caller: &str, size: (f64, f64)) -> (f64, f64) 
         .map(|n| n.rect)
         .or_else(|| p.bounds())
         .unwrap_or(Rect::new(0.0, 0.0, 0.0, 0.0));
-    let x = anchor.x + anchor.w + 40.0;
-    let mut y = anchor.y;
-    // Step down past whatever already sits there so new nodes do not pile up.
-    for _ in 0..200 {
-        let r = Rect::new(x, y, size.0, size.1);
-        match p
-            .nodes()
-            .filter(|n| n.rect.intersects(&r))
-            .map(|n| n.rect.bottom())
-            .fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b))))
-        {
-            Some(bottom) => y = bottom + 24.0,
-            None => break,
-        }
-    }
-    (x, y)
+    // The canvas's one placement rule: the free spot nearest the slot right of the anchor.
+    let wanted = Point::new(anchor.x + anchor.w + PLACEMENT_GAP, anchor.y);
+    let taken: Vec<Rect> = p.nodes().map(|n| n.rect).collect();
+    let spot = free_spot(&taken, size, wanted);
+    (spot.x, spot.y)
 }
 
 #[cfg(test)]
@@ -339,8 +360,15 @@ mod tests {
             Project::from_nodes(ProjectId::generate(), "p", "/tmp/p", crate::model::Camera::default(), vec![a, b], 0)
                 .unwrap();
         let (x, y) = beside(&p, &caller, (100.0, 50.0));
-        assert_eq!(x, 140.0);
-        assert_eq!(y, 124.0);
+        let r = Rect::new(x, y, 100.0, 50.0);
+        for n in p.nodes() {
+            let q = n.rect.expanded(39.0, 39.0, 39.0, 39.0);
+            assert!(!r.intersects(&q), "{r:?} within the gap of {}", n.title);
+        }
+        assert_eq!(x, 140.0, "the free slot nearest the one right of the caller: in b's column");
+        assert!(y.abs() <= 100.0, "{y}: next to b, not far away");
+        let lone = beside(&p, "nobody", (100.0, 50.0));
+        assert_eq!(lone, (280.0, 0.0), "no caller: right of everything");
     }
 
     #[test]

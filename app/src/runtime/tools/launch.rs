@@ -36,17 +36,63 @@ pub fn ctl_path() -> PathBuf {
 /// Resolves and probes an agent's executable (presets on PATH, `custom` from
 /// `agent-tools/preferences.json`); a missing one is a needs-setup error naming what was looked for.
 pub fn resolve_agent(kind: AgentKind, agent_tools: &Path) -> Result<(AgentSpec, PathBuf), ToolError> {
-    terminals::resolve_agent(kind, &agent_tools.join("preferences.json"), std::env::var_os("PATH").as_deref()).map_err(
-        |why| match why {
-            NotLaunched::NeedsSetup { .. } => ToolError::not_found(why.message()),
+    let path = std::env::var_os("PATH");
+    terminals::resolve_agent(kind, &agent_tools.join("preferences.json"), path.as_deref(), &|v| std::env::var(v).ok())
+        .map_err(|why| match why {
+            NotLaunched::NeedsSetup { .. } | NotLaunched::NeedsLogin { .. } => ToolError::not_found(why.message()),
             _ => ToolError::failed(why.message()),
-        },
-    )
+        })
+}
+
+/// The claude hook events whose reports drive an agent node's state.
+const CLAUDE_HOOK_EVENTS: [&str; 10] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionRequest",
+    "Notification",
+    "Stop",
+    "StopFailure",
+    "SessionEnd",
+];
+
+/// Seconds claude lets one hook run; `termsprawl-ctl hook` gives up after about one.
+const CLAUDE_HOOK_TIMEOUT_S: u64 = 5;
+
+/// `text` quoted for a POSIX shell (claude runs hook commands through one).
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// The `termsprawl-ctl hook` command line for `agent` in node `node`; the
+/// identity rides in argv too (a tmux session may not carry the launch
+/// environment), the token never does: the ctl reads it from the session file.
+fn hook_command(ctl: &str, agent: &str, node: &str, data_dir: &Path) -> Vec<String> {
+    let data = data_dir.display().to_string();
+    let mut argv = vec![ctl.to_owned()];
+    argv.extend(["--data-dir", &data, "--node", node, "hook", "--agent", agent].map(str::to_owned));
+    argv
+}
+
+/// Claude's `--settings` document: every event of [`CLAUDE_HOOK_EVENTS`]
+/// runs the ctl's hook command. Claude merges it with the user's own
+/// settings for this run; the user's files are never touched.
+fn claude_hook_settings(argv: &[String]) -> serde_json::Value {
+    let command: Vec<String> = argv.iter().map(|a| shell_quote(a)).collect();
+    let hook =
+        json!([{"hooks": [{"type": "command", "command": command.join(" "), "timeout": CLAUDE_HOOK_TIMEOUT_S}]}]);
+    let hooks: serde_json::Map<String, serde_json::Value> =
+        CLAUDE_HOOK_EVENTS.iter().map(|e| ((*e).to_owned(), hook.clone())).collect();
+    json!({"hooks": hooks})
 }
 
 /// Writes the agent's MCP configuration under `launch/<nodeId>/` and returns
 /// the CLI arguments that load it (none for CLIs without native MCP config,
-/// which use `$TERMSPRAWL_CTL call …` as the guides describe).
+/// which use `$TERMSPRAWL_CTL call …` as the guides describe), with the
+/// status hooks of CLIs that have them: claude's `--settings` hooks and
+/// codex's `notify` program, both running `termsprawl-ctl hook`.
 pub fn write_launch_config(
     agent_tools: &Path,
     node: &str,
@@ -64,7 +110,14 @@ pub fn write_launch_config(
         AgentKind::Claude | AgentKind::Openclaude => {
             let config = json!({"mcpServers": {"termsprawl": {"type": "stdio", "command": ctl, "args": ["mcp", "--adapter", "claude-mcp"], "env": env}}});
             local_guard::files::write_private_json(&dir, "mcp.json", &config)?;
-            Ok(vec!["--mcp-config".into(), dir.join("mcp.json").display().to_string()])
+            let settings = claude_hook_settings(&hook_command(&ctl, "claude", node, data_dir));
+            local_guard::files::write_private_json(&dir, "settings.json", &settings)?;
+            Ok(vec![
+                "--mcp-config".into(),
+                dir.join("mcp.json").display().to_string(),
+                "--settings".into(),
+                dir.join("settings.json").display().to_string(),
+            ])
         }
         AgentKind::Codex => {
             // Codex reads MCP servers from `-c key=<TOML>` overrides (its own
@@ -82,6 +135,9 @@ pub fn write_launch_config(
                     q(node),
                     q(&data_dir.display().to_string())
                 ),
+                // Codex runs its notify program with the event's JSON as the last argument.
+                "-c".into(),
+                format!("notify={}", json!(hook_command(&ctl, "codex", node, data_dir))),
             ])
         }
         _ => Ok(vec![]),
@@ -170,10 +226,22 @@ mod tests {
                 format!("mcp_servers.termsprawl.command={ctl}").as_str(),
                 r#"mcp_servers.termsprawl.args=["mcp","--adapter","codex-mcp"]"#,
                 r#"mcp_servers.termsprawl.env={TERMSPRAWL_NODE_ID="agent-7",TERMSPRAWL_DATA_DIR="/data dir"}"#,
+                format!(r#"notify=[{ctl},"--data-dir","/data dir","--node","agent-7","hook","--agent","codex"]"#)
+                    .as_str(),
             ]
         );
         // Nothing else is written for codex: its own config stays the user's.
         assert_eq!(std::fs::read_dir(tools.join("launch/agent-7")).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn hook_commands_survive_the_shell() {
+        assert_eq!(shell_quote("/opt/my dir/it's"), r"'/opt/my dir/it'\''s'");
+        let out = std::process::Command::new("sh")
+            .args(["-c", &format!("printf '%s|' {}", shell_quote("a 'b' $HOME \\"))])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "a 'b' $HOME \\|");
     }
 
     #[test]
@@ -182,10 +250,16 @@ mod tests {
         let tools = dir.path().join("agent-tools");
         local_guard::files::ensure_private_dir(&tools).unwrap();
         let args = write_launch_config(&tools, "n1", AgentKind::Claude, dir.path()).unwrap();
-        assert_eq!(args[0], "--mcp-config");
+        assert_eq!((args[0].as_str(), args[2].as_str()), ("--mcp-config", "--settings"));
         let cfg: Value = serde_json::from_slice(&std::fs::read(&args[1]).unwrap()).unwrap();
         assert_eq!(cfg["mcpServers"]["termsprawl"]["args"][0], "mcp");
         assert_eq!(cfg["mcpServers"]["termsprawl"]["env"]["TERMSPRAWL_NODE_ID"], "n1");
+        let settings: Value = serde_json::from_slice(&std::fs::read(&args[3]).unwrap()).unwrap();
+        let hooks = settings["hooks"].as_object().unwrap();
+        assert_eq!(hooks.len(), CLAUDE_HOOK_EVENTS.len());
+        let command = hooks["Notification"][0]["hooks"][0]["command"].as_str().unwrap();
+        assert!(command.ends_with("'--node' 'n1' 'hook' '--agent' 'claude'"), "{command}");
+        assert!(!std::fs::read_to_string(&args[3]).unwrap().contains("token"));
         assert!(write_launch_config(&tools, "n3", AgentKind::Gemini, dir.path()).unwrap().is_empty());
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(std::fs::metadata(tools.join("launch/n1")).unwrap().permissions().mode() & 0o777, 0o700);

@@ -60,8 +60,10 @@ impl Runtime {
     /// sessions (and browser ownerships) of agent nodes that left their canvas.
     pub(crate) fn publish_tool_state(&mut self) {
         let mut index = HashMap::new();
+        let mut folders = HashMap::new();
         let mut agents: HashMap<ProjectId, HashSet<NodeId>> = HashMap::new();
         for p in self.workspace.projects() {
+            folders.insert(p.id().to_string(), p.folder().to_path_buf());
             let mut nodes = HashMap::new();
             let mut ids = HashSet::new();
             for n in p.nodes() {
@@ -80,6 +82,7 @@ impl Runtime {
             gone.extend(before.difference(now).cloned());
         }
         *self.tools.shared.index.write() = index;
+        *self.tools.shared.folders.write() = folders;
         self.tools.known_agents = agents;
         for node in gone {
             self.revoke_agent(&node);

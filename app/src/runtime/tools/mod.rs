@@ -25,6 +25,7 @@ mod context;
 mod desktop;
 mod launch;
 mod link;
+mod page_model;
 mod pool;
 mod terminal;
 
@@ -43,7 +44,9 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tool_server::{ExecuteFuture, IntegrationStatus, ToolCall, ToolError, ToolHost, ToolIdentity};
+use tool_server::{
+    AgentActivity, ExecuteFuture, HookReport, IntegrationStatus, ToolCall, ToolError, ToolHost, ToolIdentity,
+};
 
 /// The `ToolHost` the tool server calls: every operation against the live app.
 pub struct RuntimeToolHost {
@@ -117,10 +120,23 @@ impl ToolHost for RuntimeToolHost {
         self.shared.browser_control()
     }
 
+    fn project_folder(&self, project_id: &str) -> Option<PathBuf> {
+        self.shared.folder_of(project_id)
+    }
+
     fn on_status(&self, node_id: &str, status: &IntegrationStatus) {
         tracing::info!(node = %node_id, state = ?status.state, "agent tool status");
         self.shared.statuses.lock().insert(node_id.to_owned(), status.clone());
         let _ = self.app.post(|rt| rt.request_redraw());
+    }
+
+    fn on_hook(&self, identity: &ToolIdentity, report: HookReport) {
+        let Ok(node) = crate::model::NodeId::new(&identity.node_id) else { return };
+        let _ = self.app.post(move |rt| rt.agent_hook(&node, report));
+    }
+
+    fn activity(&self, node_id: &str) -> Option<AgentActivity> {
+        self.shared.activity.get(node_id)
     }
 }
 
@@ -156,5 +172,18 @@ fn dispatch(ctx: &OpContext, call: ToolCall) -> Result<Value, ToolError> {
         call @ (ToolCall::SessionInfo(_) | ToolCall::GuideRead(_) | ToolCall::AgentStatus(_)) => {
             Err(ToolError::unsupported(format!("{} is answered by the tool server", call.operation())))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::runtime::test_context::TestContext;
+    use tool_server::ToolHost;
+
+    #[test]
+    fn the_server_learns_each_open_projects_folder() {
+        let ctx = TestContext::new();
+        assert_eq!(ctx.host().project_folder(&ctx.agent.project_id), Some(ctx.folder()));
+        assert_eq!(ctx.host().project_folder("no-such-project"), None);
     }
 }

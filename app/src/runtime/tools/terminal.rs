@@ -34,7 +34,7 @@ fn open_node(
 /// the terminal stays usable after the command ends.
 pub(crate) fn open(ctx: &OpContext, args: TerminalOpenArgs) -> Result<Value, ToolError> {
     let identity = ctx.identity.clone();
-    let title = args.title.unwrap_or_else(|| "Terminal".to_owned());
+    let title = args.title.unwrap_or_else(|| crate::model::title::DEFAULT_TERMINAL_TITLE.to_owned());
     let command = args.command;
     ctx.on_main(move |rt| {
         let id = open_node(rt, &identity, &title, None)?;
@@ -208,7 +208,8 @@ mod tests {
         let file = ctx.folder().join("a.txt");
         std::fs::write(&file, "a").unwrap();
         let view = ArtifactView::Editor;
-        let artifact = ctx.add(NodeKind::Artifact { path: file, view }, "a.txt", (0.0, 900.0, 400.0, 300.0));
+        let artifact =
+            ctx.add(NodeKind::Artifact { path: file, view, base: None }, "a.txt", (0.0, 900.0, 400.0, 300.0));
 
         let e = ctx.run("terminal_read", json!({"nodeId": sticky})).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);

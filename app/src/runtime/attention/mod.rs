@@ -1,0 +1,453 @@
+//! Who needs the person: which nodes wait for them and why, the count on each
+//! project's tab, the node Ctrl+J goes to (the one that has waited longest,
+//! in any open project), and desktop notifications while the window is not
+//! focused (muted per project).
+//!
+//! What a node reports goes through one mapping, [`needs_you`] (plus the
+//! bell of a terminal). The active project's nodes are observed whenever
+//! their terminals change (output going quiet is seen by the terminal
+//! ticker); a node of a project in the background keeps what it last
+//! reported until its project is active again (and for a few seconds more,
+//! while its re-attached terminals settle). A node leaves the queue when the
+//! person gives it the keyboard or its state moves on; a bell only when seen.
+//!
+//! Files, each using only those listed before it:
+//! - `reason`: why a node needs the person, from its status (leaf);
+//! - `queue`: the pure state: who, why, since when (reason);
+//! - `mutes`: muted projects, saved in the data dir (leaf);
+//! - `desktop`: the D-Bus notifier threads (leaf);
+//! - this file: the runtime side.
+
+mod desktop;
+mod mutes;
+mod queue;
+mod reason;
+
+pub use desktop::{Bus, DesktopEvent, DesktopNotifier, DesktopOff};
+pub use mutes::{Mutes, MutesError, MUTES_FILE};
+pub use queue::{Attention, Change, Waiting};
+pub use reason::{needs_you, Reason};
+
+use super::Runtime;
+use crate::model::{Camera, NodeId, ProjectId, Rect};
+use std::path::Path;
+use std::time::Instant;
+
+/// How long a project's re-attached terminals take to read as quiet again.
+const SETTLE: std::time::Duration =
+    crate::runtime::terminals::AGENT_IDLE_AFTER.saturating_add(std::time::Duration::from_secs(1));
+
+/// Below this zoom a terminal's text cannot be read: a jump zooms in.
+pub const READABLE_ZOOM: f64 = 0.75;
+
+/// The camera a jump to a node at `rect` moves to: centred on it at the
+/// current zoom, unless that is too small to read; then at 100 % or, for a
+/// node larger than the view, the zoom that fits it (never below [`READABLE_ZOOM`]).
+pub fn jump_camera(current: Camera, rect: &Rect, viewport: (f64, f64)) -> Camera {
+    let zoom = if current.zoom >= READABLE_ZOOM {
+        current.zoom
+    } else {
+        let fit = (viewport.0 / rect.w.max(1.0)).min(viewport.1 / rect.h.max(1.0));
+        fit.clamp(READABLE_ZOOM, 1.0)
+    };
+    Camera { zoom, ..current }.centred_on(rect, viewport)
+}
+
+/// Where desktop notifications stand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Desktop {
+    /// Not asked for (headless, tests).
+    NotStarted,
+    /// Connecting to the bus.
+    Starting,
+    /// Going out through this server.
+    On(String),
+    /// Off, and why (said once).
+    Off(DesktopOff),
+}
+
+/// The runtime's attention state.
+pub struct AttentionState {
+    /// Who needs the person.
+    pub queue: Attention,
+    mutes: Mutes,
+    notifier: Option<DesktopNotifier>,
+    desktop: Desktop,
+    window_focused: bool,
+    activated: Option<NodeId>,
+    /// The project observed last, and since when: its terminals settle first.
+    observing: Option<(ProjectId, Instant)>,
+}
+
+impl AttentionState {
+    /// The state with the mutes saved in `data` (and why they could not be read).
+    pub fn load(data: &Path) -> (AttentionState, Option<MutesError>) {
+        let (mutes, error) = match Mutes::load(data) {
+            Ok(m) => (m, None),
+            Err(e) => (Mutes::default(), Some(e)),
+        };
+        let state = AttentionState {
+            queue: Attention::default(),
+            mutes,
+            notifier: None,
+            desktop: Desktop::NotStarted,
+            window_focused: false,
+            activated: None,
+            observing: None,
+        };
+        (state, error)
+    }
+
+    /// Where desktop notifications stand.
+    pub fn desktop(&self) -> &Desktop {
+        &self.desktop
+    }
+}
+
+/// A node's notification: its title as the summary; the reason and the project as the body.
+pub fn notification_text(title: &str, reason: &Reason, project: &str) -> (String, String) {
+    (title.to_owned(), format!("{} — {project}", reason.text()))
+}
+
+impl Runtime {
+    /// Starts desktop notifications on `bus` (the window does, headless does not).
+    pub fn start_desktop_notifications(&mut self, bus: Bus) {
+        let app = self.handle();
+        self.attention.desktop = Desktop::Starting;
+        self.attention.notifier = Some(DesktopNotifier::spawn(bus, move |event| {
+            let _ = app.post(move |rt| rt.on_desktop_event(event));
+        }));
+    }
+
+    fn on_desktop_event(&mut self, event: DesktopEvent) {
+        match event {
+            DesktopEvent::Ready { server } => {
+                tracing::info!(%server, "desktop notifications go out through the session bus");
+                self.attention.desktop = Desktop::On(server);
+            }
+            DesktopEvent::Off(why) => {
+                if matches!(self.attention.desktop, Desktop::Off(_)) {
+                    return;
+                }
+                self.notify(
+                    format!("desktop notifications are off: {why}; the tabs and Ctrl+J still show who needs you"),
+                    false,
+                );
+                self.attention.desktop = Desktop::Off(why);
+                self.attention.notifier = None;
+            }
+            DesktopEvent::Activated(node) => {
+                self.attention.activated = Some(node);
+                self.request_redraw();
+            }
+        }
+    }
+
+    /// The node whose desktop notification the person activated, once.
+    pub fn take_activated_node(&mut self) -> Option<NodeId> {
+        self.attention.activated.take()
+    }
+
+    /// The window gained or lost the keyboard (notifications go out only while it has not).
+    pub fn set_window_focused(&mut self, focused: bool) {
+        self.attention.window_focused = focused;
+        if focused {
+            // The person is back at the node they were in: it no longer calls them.
+            if let Some(id) = self.focus.clone() {
+                self.attention_seen(&id);
+            }
+        }
+    }
+
+    /// The person looked at `node` (gave it the keyboard): it leaves the queue
+    /// until its state changes, its bell is answered and its notification goes.
+    pub fn attention_seen(&mut self, node: &NodeId) {
+        let bell = self.terminals.clear_calls(node);
+        if self.attention.queue.acknowledge(node) || bell {
+            if let Some(n) = &self.attention.notifier {
+                n.close(node);
+            }
+            self.request_redraw();
+        }
+    }
+
+    /// The node that has waited longest for the person, other than the one they are in.
+    pub fn next_needing_you(&self) -> Option<Waiting> {
+        self.attention.queue.next(self.focus.as_ref())
+    }
+
+    /// How many nodes of `project` wait for the person.
+    pub fn needing_you(&self, project: &ProjectId) -> usize {
+        self.attention.queue.count(project)
+    }
+
+    /// Whether `node` waits for the person.
+    pub fn node_needs_you(&self, node: &NodeId) -> bool {
+        self.attention.queue.is_waiting(node)
+    }
+
+    /// The open project `node` belongs to.
+    pub fn project_of(&self, node: &NodeId) -> Option<ProjectId> {
+        self.workspace.projects().iter().find(|p| p.node(node).is_some()).map(|p| p.id().clone())
+    }
+
+    /// Whether the project in `folder` has its desktop notifications muted.
+    pub fn notifications_muted(&self, folder: &Path) -> bool {
+        self.attention.mutes.is_muted(folder)
+    }
+
+    /// Mutes or unmutes the active project's desktop notifications (saved).
+    pub fn set_notifications_muted(&mut self, muted: bool) {
+        let Some(p) = self.project() else { return };
+        let (folder, name) = (p.folder().to_path_buf(), p.name().to_owned());
+        let data = self.data_dir().to_path_buf();
+        let verb = if muted { "muted" } else { "unmuted" };
+        match self.attention.mutes.set(&data, &folder, muted) {
+            Ok(()) => self.notify(format!("desktop notifications {verb} for {name}"), false),
+            Err(e) => self.notify(format!("desktop notifications {verb} for {name} for now, but not saved: {e}"), true),
+        }
+    }
+
+    /// Why `node` needs the person now, if it does.
+    fn reason_now(&self, node: &NodeId) -> Option<Reason> {
+        let status = self.agent_node_status(node);
+        status.as_ref().and_then(needs_you).or_else(|| {
+            let t = self.terminals.get(node)?;
+            match &t.notice {
+                Some(n) => Some(Reason::Notified { title: n.title.clone(), body: n.body.clone() }),
+                None => t.bell.then_some(Reason::Bell),
+            }
+        })
+    }
+
+    /// Observes the active project's nodes and forgets closed ones.
+    pub fn refresh_attention(&mut self) {
+        self.refresh_attention_at(Instant::now());
+    }
+
+    /// [`Runtime::refresh_attention`] as of `now` (tests pass a later time
+    /// instead of waiting for an agent to go quiet).
+    pub(crate) fn refresh_attention_at(&mut self, now: Instant) {
+        let mut changes = vec![];
+        if let Some(p) = self.project() {
+            let project = p.id().clone();
+            let observed: Vec<(NodeId, Option<Reason>)> =
+                p.nodes().map(|n| (n.id.clone(), self.reason_now(&n.id))).collect();
+            if self.attention.observing.as_ref().is_none_or(|(id, _)| *id != project) {
+                self.attention.observing = Some((project.clone(), now));
+            }
+            // A project just brought back re-attaches its terminals, whose
+            // output reads as work until they are quiet again: until then a
+            // node that waited keeps waiting (and keeps its place in the queue).
+            let settling = self.attention.observing.as_ref().is_some_and(|(_, at)| now < *at + SETTLE);
+            for (id, reason) in observed {
+                if settling && reason.is_none() {
+                    continue;
+                }
+                let seen = self.attention.window_focused && self.focus.as_ref() == Some(&id);
+                changes.extend(self.attention.queue.observe(&id, &project, reason, seen, now));
+            }
+        }
+        let ws = &self.workspace;
+        let gone = self.attention.queue.retain(|n, p| ws.project(p).is_some_and(|p| p.node(n).is_some()));
+        changes.extend(gone.into_iter().map(Change::Left));
+        if changes.is_empty() {
+            return;
+        }
+        for change in changes {
+            match change {
+                Change::Entered(w) => self.notify_desktop(&w),
+                Change::Left(node) => {
+                    if let Some(n) = &self.attention.notifier {
+                        n.close(&node);
+                    }
+                }
+            }
+        }
+        self.request_redraw();
+    }
+
+    /// Sends `w`'s desktop notification unless the window has the keyboard or its project is muted.
+    fn notify_desktop(&self, w: &Waiting) {
+        let Some(notifier) = &self.attention.notifier else { return };
+        if self.attention.window_focused {
+            return;
+        }
+        let Some(p) = self.workspace.project(&w.project) else { return };
+        if self.attention.mutes.is_muted(p.folder()) {
+            return;
+        }
+        let title = p.node(&w.node).map_or_else(|| w.node.to_string(), |n| n.title.clone());
+        let (summary, body) = notification_text(&title, &w.reason, p.name());
+        notifier.show(w.node.clone(), summary, body);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::NodeKind;
+    use crate::runtime::test_context::TestContext;
+    use std::time::Duration;
+
+    fn terminal_node(ctx: &mut TestContext, title: &str) -> NodeId {
+        let cwd = ctx.folder();
+        ctx.add(NodeKind::Terminal { cwd, command: None, tmux_session: None }, title, (0.0, 0.0, 400.0, 300.0))
+    }
+
+    /// A context with terminals whose canvas starts empty (its own agent node,
+    /// un-launched for want of a custom agent, would need the person too).
+    fn empty_canvas() -> TestContext {
+        let mut ctx = TestContext::with_terminals();
+        let agent = NodeId::new(ctx.agent.node_id.as_str()).unwrap();
+        ctx.rt.apply(crate::model::Command::RemoveNodes { ids: vec![agent] }).unwrap();
+        let project = ctx.rt.project_id().unwrap();
+        assert_eq!(ctx.rt.needing_you(&project), 0);
+        ctx
+    }
+
+    /// Runs the main loop's queued jobs (what terminal callbacks post).
+    fn settle(ctx: &mut TestContext) {
+        for _ in 0..5 {
+            ctx.rt.tick();
+        }
+    }
+
+    #[test]
+    fn a_jump_centres_the_node_and_zooms_in_only_when_it_is_unreadable() {
+        let r = Rect::new(1000.0, 500.0, 400.0, 200.0);
+        let view = (1280.0, 800.0);
+        let kept = jump_camera(Camera { x: 0.0, y: 0.0, zoom: 1.5 }, &r, view);
+        assert_eq!(kept.zoom, 1.5, "a readable zoom is kept");
+        let mid = kept.screen_to_world(640.0, 400.0);
+        assert_eq!((mid.x, mid.y), (1200.0, 600.0), "centred");
+        assert_eq!(jump_camera(Camera { x: 0.0, y: 0.0, zoom: 0.2 }, &r, view).zoom, 1.0, "too small: 100 %");
+        let huge = Rect::new(0.0, 0.0, 2000.0, 1000.0);
+        assert_eq!(
+            jump_camera(Camera { x: 0.0, y: 0.0, zoom: 0.2 }, &huge, view).zoom,
+            0.75,
+            "fits, but stays readable"
+        );
+        let big = Rect::new(0.0, 0.0, 1600.0, 800.0);
+        assert_eq!(jump_camera(Camera { x: 0.0, y: 0.0, zoom: 0.2 }, &big, view).zoom, 0.8, "the zoom that fits it");
+    }
+
+    #[test]
+    fn a_notification_names_the_node_the_reason_and_the_project() {
+        let (summary, body) = notification_text("Build", &Reason::WaitingForInput, "site");
+        assert_eq!((summary.as_str(), body.as_str()), ("Build", "waiting for input — site"));
+    }
+
+    #[test]
+    fn muting_a_project_is_saved_by_folder_and_read_back_at_start() {
+        let mut ctx = TestContext::new();
+        let folder = ctx.rt.project().unwrap().folder().to_path_buf();
+        assert!(!ctx.rt.notifications_muted(&folder));
+        ctx.rt.set_notifications_muted(true);
+        assert!(ctx.rt.notifications_muted(&folder));
+        let (again, error) = AttentionState::load(ctx.rt.data_dir());
+        assert!(error.is_none());
+        assert!(again.mutes.is_muted(&folder), "saved");
+        ctx.rt.set_notifications_muted(false);
+        assert!(!AttentionState::load(ctx.rt.data_dir()).0.mutes.is_muted(&folder), "unmute saved too");
+        assert!(ctx.rt.notices.iter().any(|n| n.text.starts_with("desktop notifications unmuted for")));
+    }
+
+    #[test]
+    fn a_bell_makes_a_terminal_need_you_until_you_give_it_the_keyboard() {
+        let mut ctx = empty_canvas();
+        let id = terminal_node(&mut ctx, "Build");
+        let project = ctx.rt.project_id().unwrap();
+        let fake = ctx.spawner.terminal(id.as_str()).expect("the terminal started");
+        assert_eq!(ctx.rt.needing_you(&project), 0);
+        fake.show("done\x07");
+        settle(&mut ctx);
+        ctx.rt.refresh_attention();
+        assert_eq!(ctx.rt.needing_you(&project), 1, "the bell calls the person");
+        let next = ctx.rt.next_needing_you().expect("someone waits");
+        assert_eq!((next.node.clone(), next.reason), (id.clone(), Reason::Bell));
+        ctx.rt.focus = Some(id.clone());
+        ctx.rt.attention_seen(&id);
+        ctx.rt.refresh_attention();
+        assert_eq!(ctx.rt.needing_you(&project), 0, "seen");
+        assert!(!ctx.rt.terminals.get(&id).unwrap().bell, "the bell is answered");
+        assert_eq!(ctx.rt.next_needing_you(), None);
+    }
+
+    #[test]
+    fn a_programs_notification_calls_the_person_with_its_text_until_seen() {
+        let mut ctx = empty_canvas();
+        let id = terminal_node(&mut ctx, "Build");
+        let project = ctx.rt.project_id().unwrap();
+        let fake = ctx.spawner.terminal(id.as_str()).expect("the terminal started");
+        fake.show("\x1b]777;notify;make;all 212 tests passed\x1b\\");
+        settle(&mut ctx);
+        assert_eq!(ctx.rt.needing_you(&project), 1, "a notification calls the person at once");
+        let next = ctx.rt.next_needing_you().expect("someone waits");
+        assert_eq!(next.reason.text(), "make: all 212 tests passed");
+        fake.show("\x1b]9;second\x07");
+        settle(&mut ctx);
+        assert_eq!(ctx.rt.next_needing_you().map(|w| w.reason.text()).as_deref(), Some("second"), "the latest one");
+        ctx.rt.focus = Some(id.clone());
+        ctx.rt.attention_seen(&id);
+        ctx.rt.refresh_attention();
+        assert_eq!(ctx.rt.needing_you(&project), 0, "seen");
+        assert!(ctx.rt.terminals.get(&id).unwrap().notice.is_none(), "answered");
+    }
+
+    #[test]
+    fn a_missing_agent_cli_needs_you_and_a_closed_node_leaves_the_queue() {
+        let mut ctx = empty_canvas();
+        let project = ctx.rt.project_id().unwrap();
+        let prefs = crate::paths::agent_tools(ctx.rt.data_dir()).join("preferences.json");
+        std::fs::write(&prefs, r#"{"custom": {"executable": "termsprawl-no-such-agent-cli"}}"#).unwrap();
+        let cwd = ctx.folder();
+        let kind = NodeKind::Agent { cwd, agent: crate::model::AgentKind::Custom, worktree: None };
+        let id = ctx.add(kind, "Missing", (0.0, 0.0, 400.0, 300.0));
+        ctx.rt.refresh_attention();
+        let status = ctx.rt.agent_node_status(&id);
+        let Some(AgentNodeStatus::NotLaunched(why)) = status else { panic!("the CLI is missing: {status:?}") };
+        assert_eq!(ctx.rt.next_needing_you().map(|w| (w.node, w.reason)), Some((id.clone(), Reason::NotLaunched(why))));
+        assert_eq!(ctx.rt.needing_you(&project), 1);
+        ctx.rt.apply(crate::model::Command::RemoveNodes { ids: vec![id.clone()] }).unwrap();
+        assert_eq!(ctx.rt.needing_you(&project), 0, "a closed node needs nobody");
+    }
+
+    #[test]
+    fn a_quiet_agent_waits_for_input_from_when_it_went_quiet() {
+        let mut ctx = empty_canvas();
+        let project = ctx.rt.project_id().unwrap();
+        let id = custom_agent(&mut ctx);
+        let fake = ctx.spawner.terminal(id.as_str()).expect("the agent started");
+        fake.show("What next?");
+        settle(&mut ctx);
+        ctx.rt.refresh_attention();
+        assert_eq!(ctx.rt.needing_you(&project), 0, "it just printed: it works");
+        let quiet = Instant::now() + crate::runtime::terminals::AGENT_IDLE_AFTER + Duration::from_secs(1);
+        let wall = std::time::SystemTime::now() + crate::runtime::terminals::AGENT_IDLE_AFTER + Duration::from_secs(1);
+        ctx.rt.terminals_tick_at(quiet, wall);
+        let w = ctx.rt.next_needing_you().expect("the agent waits");
+        assert_eq!((w.node.clone(), w.reason.clone(), w.since), (id.clone(), Reason::WaitingForInput, quiet));
+        fake.exit(terminal::ExitStatus { code: 4, signal: None });
+        settle(&mut ctx);
+        let w = ctx.rt.next_needing_you().expect("the exit is seen at once");
+        assert_eq!(w.reason, Reason::Failed(terminal::ExitStatus { code: 4, signal: None }));
+    }
+
+    /// A `custom` agent node (a script that does nothing) started as a fake
+    /// terminal: the tool server is off, so the launch does not wait for it.
+    fn custom_agent(ctx: &mut TestContext) -> NodeId {
+        use std::os::unix::fs::PermissionsExt;
+        let exe = ctx.root().join("quiet-agent");
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let prefs = crate::paths::agent_tools(ctx.rt.data_dir()).join("preferences.json");
+        std::fs::write(&prefs, serde_json::json!({"custom": {"executable": exe}}).to_string()).unwrap();
+        ctx.rt.tools.phase = crate::runtime::tools::ToolPhase::Off;
+        let cwd = ctx.folder();
+        let kind = NodeKind::Agent { cwd, agent: crate::model::AgentKind::Custom, worktree: None };
+        ctx.add(kind, "Custom", (0.0, 0.0, 400.0, 300.0))
+    }
+
+    use crate::runtime::terminals::AgentNodeStatus;
+}

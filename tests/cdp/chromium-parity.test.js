@@ -1,0 +1,160 @@
+// Behaviour clients rely on, measured the same way against Debian's Chromium
+// and against the facade of the real headless app: each scenario runs with
+// unmodified puppeteer-core on both and must give the same result, and the
+// facade's connection, app and pages must survive it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+import { assertCleanStop, startApp } from './lib/app.js';
+import { startChromium } from './lib/chromium.js';
+import { AUTH, servePages } from './lib/pages.js';
+import { decodePng } from './lib/png.js';
+
+const VIEWPORT = { width: 800, height: 600 };
+
+let site;
+/** A local https server whose certificate is self-signed: { url, requests, close } */
+let untrusted;
+let app;
+let chromium;
+/** name → connected puppeteer Browser */
+const browsers = {};
+
+/** An https server on 127.0.0.1 with a fresh self-signed certificate (openssl), counting the requests it gets. */
+async function serveUntrusted() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdp-untrusted-'));
+  const key = path.join(dir, 'key.pem');
+  const cert = path.join(dir, 'cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+  const out = { requests: 0 };
+  const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (req, res) => {
+    out.requests++;
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Secret</title><p>behind an untrusted certificate</p>');
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  fs.rmSync(dir, { recursive: true, force: true });
+  out.url = `https://127.0.0.1:${server.address().port}/`;
+  out.close = () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); });
+  return out;
+}
+
+before(async () => {
+  site = await servePages();
+  untrusted = await serveUntrusted();
+  app = await startApp();
+  chromium = await startChromium(VIEWPORT);
+  browsers.chromium = await puppeteer.connect({ browserWSEndpoint: chromium.ws, defaultViewport: VIEWPORT });
+  browsers.facade = await puppeteer.connect({ browserWSEndpoint: await app.wsEndpoint(), defaultViewport: VIEWPORT });
+});
+
+after(async () => {
+  for (const b of Object.values(browsers)) if (b?.connected) await b.disconnect();
+  const stopped = await app?.stop();
+  await chromium?.stop();
+  await site?.close();
+  await untrusted?.close();
+  assertCleanStop(app, stopped);
+});
+
+/** Runs `scenario(browser)` on both; returns { chromium, facade } and checks the facade's client stayed connected. */
+async function onBoth(scenario) {
+  const out = {};
+  for (const [name, browser] of Object.entries(browsers)) {
+    out[name] = await scenario(browser, name);
+    assert.ok(browser.connected, `${name}: the client is still connected after the scenario`);
+  }
+  assert.equal(app.proc.exitCode, null, `the app is still running${app.output.slice(-2000)}`);
+  return out;
+}
+
+test('page.authenticate answers HTTP auth challenges; the next newPage works and nothing disconnects', async () => {
+  const url = `${site.a}/auth`;
+  const results = await onBoth(async (browser) => {
+    const disconnects = [];
+    browser.on('disconnected', () => disconnects.push('disconnected'));
+    const page = await browser.newPage();
+    await page.authenticate({ username: AUTH[0], password: 'wrong' });
+    const refused = await page.goto(url);
+    const refusedStatus = refused.status();
+    await page.authenticate({ username: AUTH[0], password: AUTH[1] });
+    const accepted = await page.goto(url);
+    const who = await page.$eval('#who', (e) => e.textContent);
+    // The sequence from issue 13: a createTarget right after the Fetch auth flow.
+    const next = await browser.newPage();
+    const nextWorks = await next.evaluate('6*7');
+    await next.goto(`${site.a}/`);
+    const nextTitle = await next.title();
+    // Credentials given once stay in the profile's HTTP auth cache: the new page is let in too.
+    const cached = (await next.goto(url)).status();
+    await page.authenticate(null);
+    await next.close();
+    await page.close();
+    return { refusedStatus, acceptedStatus: accepted.status(), who, nextWorks, nextTitle, cached, disconnects };
+  });
+  assert.deepEqual(results.chromium, {
+    refusedStatus: 401, acceptedStatus: 200, who: 'signed in as user', nextWorks: 42, nextTitle: 'Home', cached: 200, disconnects: [],
+  });
+  assert.deepEqual(results.facade, results.chromium);
+});
+
+test('Page.captureScreenshot with fromSurface: false answers with the page as drawn and closes nothing', async () => {
+  const results = await onBoth(async (browser) => {
+    const page = await browser.newPage();
+    await page.goto(`${site.a}/colours`);
+    const cdp = await page.createCDPSession();
+    const shots = [];
+    for (const params of [{ fromSurface: false }, { fromSurface: false, format: 'jpeg', quality: 90 }]) {
+      const { data } = await cdp.send('Page.captureScreenshot', params);
+      const bytes = Buffer.from(data, 'base64');
+      if (params.format === 'jpeg') shots.push({ jpeg: bytes[0] === 0xff && bytes[1] === 0xd8 });
+      else {
+        const png = decodePng(bytes);
+        shots.push({ width: png.width, height: png.height, box: png.pixel(10, 10).slice(0, 3), page: png.pixel(500, 400).slice(0, 3) });
+      }
+    }
+    const alive = await page.evaluate('1+1');
+    await cdp.detach();
+    await page.close();
+    return { shots, alive };
+  });
+  assert.deepEqual(results.chromium, {
+    shots: [{ width: VIEWPORT.width, height: VIEWPORT.height, box: [0, 0, 255], page: [255, 0, 0] }, { jpeg: true }],
+    alive: 2,
+  });
+  assert.deepEqual(results.facade, results.chromium);
+});
+
+test('a certificate error stops at Chromium\'s warning page, whose "Back to safety" goes back; nothing proceeds by itself', async () => {
+  const results = await onBoth(async (browser) => {
+    const before = untrusted.requests;
+    const page = await browser.newPage();
+    await page.goto(`${site.a}/`);
+    const error = await page.goto(untrusted.url).then(() => 'loaded', (e) => e.message.split(' at ')[0]);
+    // The warning page commits just after the navigation's failure is reported.
+    await page.waitForFunction(() => document.querySelector('#primary-button'), { timeout: 15000 });
+    const warning = { title: await page.title(), text: await page.evaluate(() => document.body.innerText) };
+    const shown = {
+      error,
+      title: warning.title,
+      says: /Your connection is not private/.test(warning.text) && /NET::ERR_CERT_AUTHORITY_INVALID/.test(warning.text),
+      back: await page.$eval('#primary-button', (b) => b.textContent.trim()),
+      // Proceeding takes "Advanced" and then its link: nothing on the page's surface does it.
+      proceedHidden: await page.$eval('#proceed-link', (a) => a.offsetParent === null),
+    };
+    await Promise.all([page.waitForNavigation(), page.click('#primary-button')]);
+    shown.afterBack = page.url();
+    shown.requestsToTheServer = untrusted.requests - before;
+    await page.close();
+    return shown;
+  });
+  assert.deepEqual(results.chromium, {
+    error: 'net::ERR_CERT_AUTHORITY_INVALID', title: 'Privacy error', says: true, back: 'Back to safety', proceedHidden: true,
+    afterBack: `${site.a}/`, requestsToTheServer: 0,
+  });
+  assert.deepEqual(results.facade, results.chromium);
+});
