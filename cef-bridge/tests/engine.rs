@@ -488,17 +488,18 @@ fn scenario_policy_permissions_downloads(ctx: &Ctx) -> Outcome {
     if bytes != b"0123456789" {
         return Err(format!("downloaded bytes {bytes:?}"));
     }
-    // Its start named it by a guid, and its progress ended once, complete, under the same guid.
+    // Its start named it by a guid and by the server's Content-Disposition name,
+    // and its progress ended once, complete, under the same guid.
     let events = ctx.log.events.lock()[from..].to_vec();
     let guid = events.iter().find_map(|e| match e {
         BrowserEvent::DownloadStarted { guid, suggested_name, url, .. }
-            if suggested_name == "file.bin" && url.ends_with("/file.bin") =>
+            if suggested_name == "data.bin" && url.ends_with("/file.bin") =>
         {
             Some(guid.clone())
         }
         _ => None,
     });
-    let guid = guid.ok_or_else(|| format!("no DownloadStarted for file.bin in {events:?}"))?;
+    let guid = guid.ok_or_else(|| format!("no DownloadStarted named data.bin in {events:?}"))?;
     let ends: Vec<_> = events
         .iter()
         .filter(|e| matches!(e, BrowserEvent::DownloadProgress { guid: g, state, .. } if *g == guid && *state != cef_bridge::DownloadState::InProgress))
