@@ -1354,44 +1354,22 @@ fn page_dialogs_are_answered_by_click_enter_and_typing() {
 
 /// Serves two pages (`/` and `/b`, each a flat colour) on a loopback port and
 /// counts the requests for each; returns the base URL and the counters.
-fn serve_two_pages() -> (String, std::sync::Arc<[std::sync::atomic::AtomicUsize; 2]>) {
-    use std::io::Write;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-    let base = format!("http://{}/", listener.local_addr().expect("local addr"));
-    let hits = std::sync::Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
-    let counters = hits.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let hits = counters.clone();
-            std::thread::spawn(move || {
-                let Ok(read_half) = stream.try_clone() else { return };
-                let mut reader = BufReader::new(read_half);
-                let mut request = String::new();
-                let _ = reader.read_line(&mut request);
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                }
-                let path = request.split_whitespace().nth(1).unwrap_or("/");
-                let (i, page) = match path {
-                    "/" => (0, "<html><head><title>A</title></head><body style='margin:0;background:#e020c0'><p>milk, bread, milk</p></body></html>"),
-                    "/b" => (1, "<html><head><title>B</title></head><body style='margin:0;background:#20c0e0'>B</body></html>"),
-                    _ => {
-                        let mut s = stream;
-                        let _ = write!(s, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-                        return;
-                    }
-                };
-                hits[i].fetch_add(1, Ordering::SeqCst);
-                let mut s = stream;
-                let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nCache-Control: no-store\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}", page.len());
-            });
-        }
-    });
-    (base, hits)
+fn serve_two_pages() -> (String, std::sync::Arc<Vec<std::sync::atomic::AtomicUsize>>) {
+    static PAGES: [support::Route; 2] = [
+        support::Route {
+            path: "/",
+            content_type: "text/html",
+            headers: "",
+            body: "<html><head><title>A</title></head><body style='margin:0;background:#e020c0'><p>milk, bread, milk</p></body></html>",
+        },
+        support::Route {
+            path: "/b",
+            content_type: "text/html",
+            headers: "",
+            body: "<html><head><title>B</title></head><body style='margin:0;background:#20c0e0'>B</body></html>",
+        },
+    ];
+    support::serve_routes(&PAGES)
 }
 
 #[test]
@@ -1497,37 +1475,114 @@ fn a_browser_title_bar_navigates_by_its_address_field_back_forward_and_reload_an
     assert_eq!(shot.share(text_rows, yellow, 60), 0.0, "Escape did not clear the highlights");
 }
 
+/// Three pages for the tab strip: A's top half is a `target=_blank` link to B,
+/// its bottom half a plain link to C (middle-clicked: a background tab).
+fn serve_tab_pages() -> String {
+    static PAGES: [support::Route; 3] = [
+        support::Route {
+            path: "/",
+            content_type: "text/html",
+            headers: "",
+            body: "<html><head><title>Tabs A</title></head><body style='margin:0;background:#e020c0'>\
+                <a href='/b' target='_blank' style='position:absolute;left:0;top:0;width:100%;height:50%'></a>\
+                <a href='/c' style='position:absolute;left:0;top:50%;width:100%;height:50%'></a></body></html>",
+        },
+        support::Route {
+            path: "/b",
+            content_type: "text/html",
+            headers: "",
+            body: "<html><head><title>Tabs B</title></head><body style='margin:0;background:#20c0e0'>B</body></html>",
+        },
+        support::Route {
+            path: "/c",
+            content_type: "text/html",
+            headers: "",
+            body: "<html><head><title>Tabs C</title></head><body style='margin:0;background:#30d050'>C</body></html>",
+        },
+    ];
+    support::serve_routes(&PAGES).0
+}
+
+/// A node's tabs as a person uses them: a `target=_blank` link opens a shown
+/// tab, a middle-click a background one; chips switch, Ctrl+PageDown steps,
+/// Ctrl+W closes the shown tab and its neighbour shows; every page keeps its
+/// own history (no reload on a switch).
+#[test]
+fn links_open_tabs_of_their_node_which_chips_and_keys_switch_and_close() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let base = serve_tab_pages();
+    let rect = Rect::new(100.0, 80.0, 900.0, 420.0);
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let (_dir, data, folder, runtime) = fixture(&base, rect, camera);
+    let display = Display::start();
+    let mut app = App::start(&display, &data, &folder, &runtime);
+    let (x0, y0, x1, y1) = body_on_screen(rect, camera);
+    let inner = ((x0 + 12.0) as u32, (y0 + 12.0) as u32, (x1 - 12.0) as u32, (y1 - 12.0) as u32);
+    let (b_rgb, c_rgb) = ([0x20, 0xc0, 0xe0], [0x30, 0xd0, 0x50]);
+    let shows = |app: &mut App, rgb: [u8; 3], what: &str| {
+        let shot = wait_for_screen(&display, app, Duration::from_secs(60), |s| s.share(inner, rgb, 6) > 0.9);
+        if shot.share(inner, rgb, 6) <= 0.9 {
+            let saved = save_failure(&shot, what);
+            panic!("{what}: not shown ({saved:?})\n{}", app.log_tail());
+        }
+        shot
+    };
+    shows(&mut app, PAGE_RGB, "page A");
+    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    let (mid_x, top_y, bottom_y) = (((x0 + x1) / 2.0) as i64, (y0 + 60.0) as i64, (y1 - 60.0) as i64);
+    // A target=_blank link: a new tab of this node, shown at once.
+    display.xdotool(&["mousemove", &mid_x.to_string(), &top_y.to_string(), "click", "1"]);
+    shows(&mut app, b_rgb, "the target=_blank tab");
+    let layout = wait_for_layout(&folder, "/b", Duration::from_secs(20));
+    assert!(layout.contains("/b"), "the new tab was not saved: {layout}");
+    // The strip: a chip per tab; a click on the first shows A again.
+    let th = canvas_render::Theme::default().title_height;
+    let chip_centre = |count: usize, active: usize, i: usize| {
+        let l = canvas_render::bar_layout(rect.w as f32, th, canvas_render::TabCount { count, active });
+        let strip = l.strip.expect("a tab strip");
+        let (chip, _) = strip.chips[i - strip.first];
+        ((rect.x as f32 + chip.x + 20.0) as i64, (rect.y as f32 + chip.y + chip.h / 2.0) as i64)
+    };
+    let (cx, cy) = chip_centre(2, 1, 0);
+    display.xdotool(&["mousemove", &cx.to_string(), &cy.to_string(), "click", "1"]);
+    shows(&mut app, PAGE_RGB, "page A after its chip was clicked");
+    // A middle-click: a background tab (A stays on show; C is saved as the third tab).
+    display.xdotool(&["mousemove", &mid_x.to_string(), &bottom_y.to_string(), "click", "2"]);
+    let layout = wait_for_layout(&folder, "/c", Duration::from_secs(30));
+    assert!(layout.contains("/c"), "the middle-clicked link opened no tab: {layout}");
+    std::thread::sleep(Duration::from_secs(1));
+    shows(&mut app, PAGE_RGB, "page A stays on show after a middle-click");
+    // Ctrl+PageDown steps to B, Ctrl+W closes it and its neighbour C shows.
+    display.xdotool(&["key", "ctrl+Next"]);
+    shows(&mut app, b_rgb, "Ctrl+PageDown to B");
+    display.xdotool(&["key", "ctrl+w"]);
+    shows(&mut app, c_rgb, "C after Ctrl+W closed B");
+    let layout = wait_for_layout(&folder, "\"Tabs C\"", Duration::from_secs(20));
+    support::eventually(20, "B's tab gone from the saved layout", || {
+        let text = std::fs::read_to_string(folder.join(".termsprawl").join("canvas.json")).unwrap_or_default();
+        (!text.contains("/b\"")).then_some(())
+    });
+    assert!(layout.contains("/c"), "{layout}");
+}
+
 /// Serves a page whose whole body is a link to `/report.txt`, sent as an attachment.
 fn serve_download_page() -> String {
-    use std::io::Write;
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-    let base = format!("http://{}/", listener.local_addr().expect("local addr"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || {
-                let Ok(read_half) = stream.try_clone() else { return };
-                let mut reader = BufReader::new(read_half);
-                let mut request = String::new();
-                let _ = reader.read_line(&mut request);
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut s = stream;
-                if request.split_whitespace().nth(1) == Some("/report.txt") {
-                    let body = "quarterly report\n";
-                    let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Disposition: attachment; filename=\"report.txt\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
-                } else {
-                    let page = "<html><head><title>downloads</title></head><body style='margin:0;background:#e020c0'>\
-                        <a href='/report.txt' style='position:absolute;left:0;top:0;width:100%;height:100%'></a></body></html>";
-                    let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nCache-Control: no-store\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}", page.len());
-                }
-            });
-        }
-    });
-    base
+    static PAGES: [support::Route; 2] = [
+        support::Route {
+            path: "/report.txt",
+            content_type: "text/plain",
+            headers: "Content-Disposition: attachment; filename=\"report.txt\"\r\n",
+            body: "quarterly report\n",
+        },
+        support::Route {
+            path: "/",
+            content_type: "text/html",
+            headers: "",
+            body: "<html><head><title>downloads</title></head><body style='margin:0;background:#e020c0'>\
+                <a href='/report.txt' style='position:absolute;left:0;top:0;width:100%;height:100%'></a></body></html>",
+        },
+    ];
+    support::serve_routes(&PAGES).0
 }
 
 #[test]

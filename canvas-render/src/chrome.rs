@@ -2,7 +2,7 @@
 //! focus glow and selection ring, laid out in the pixels of a node's cached texture.
 //! Pure layout: produces shape instances and text labels, no GPU calls.
 
-use crate::browser_bar::{bar_layout, push_bar};
+use crate::browser_bar::{badge_start, push_bar};
 use crate::geometry::Rect;
 use crate::quad::QuadInstance;
 use crate::scene::{Color, NodeContent, NodeKind, NodeView};
@@ -174,7 +174,7 @@ pub(crate) fn build_chrome(
     let mut title_right = m + w - pad;
     let mut labels = Vec::new();
     // A browser's bar: the badge goes right of its address field, and not under the find field.
-    let bar_start = node.bar.as_ref().map(|_| m + px(bar_layout(node.rect.w, theme.title_height).title_x));
+    let bar_start = node.bar.as_ref().map(|b| m + px(badge_start(node.rect.w, theme.title_height, b.tab_count())));
     let badge = node.badge.as_ref().filter(|_| node.bar.as_ref().is_none_or(|b| b.find.is_none()));
     if let Some(badge) = badge {
         let size = theme.badge_font_size * s;

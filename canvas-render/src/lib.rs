@@ -28,7 +28,9 @@ mod theme;
 #[cfg(feature = "visual-test")]
 pub mod visual_test;
 
-pub use browser_bar::{bar_layout, bar_part_at, BarLayout, BarPart, BrowserBar, FieldEdit, FindField};
+pub use browser_bar::{
+    bar_layout, bar_part_at, BarLayout, BarPart, BrowserBar, FieldEdit, FindField, TabChip, TabCount, TabStrip,
+};
 pub use camera::{
     zoom_bounds, Camera, MAX_CAMERA_ZOOM, MAX_UI_SCALE, MAX_ZOOM, MIN_CAMERA_ZOOM, MIN_UI_SCALE, MIN_ZOOM,
 };

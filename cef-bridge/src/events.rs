@@ -156,12 +156,14 @@ pub enum BrowserEvent {
         opener: BrowserId,
     },
     /// A page asked for a URL in a new tab/window (target=_blank, middle-click):
-    /// the app may open a new browser node for it.
+    /// the app may open a new tab for it.
     NewTabRequested {
         /// The page that asked.
         opener: BrowserId,
         /// URL to open (already checked by the URL policy).
         url: String,
+        /// A background tab was asked for (a middle-click, Ctrl+click): not shown at once.
+        background: bool,
     },
     /// A download started (saved where the download policy says, never opened).
     DownloadStarted {

@@ -290,7 +290,7 @@ impl RawLifeSpanHandler for BridgeLifeSpan {
                 return true;
             }
             PopupDecision::OpenAsTab => {
-                self.ctx.emit(BrowserEvent::NewTabRequested { opener: id, url: url.to_string() });
+                self.ctx.emit(BrowserEvent::NewTabRequested { opener: id, url: url.to_string(), background: false });
             }
             PopupDecision::Deny(PopupDenial::RefusedUrl) => {
                 tracing::info!(opener = %id, "popup to a refused URL denied")
@@ -504,13 +504,15 @@ impl ImplRequestHandler for BridgeRequest {
         browser: Option<&mut impl ImplBrowser>,
         _frame: Option<&mut impl ImplFrame>,
         target_url: Option<&CefStringUtf16>,
-        _target_disposition: cef::WindowOpenDisposition,
+        target_disposition: cef::WindowOpenDisposition,
         _user_gesture: i32,
     ) -> i32 {
         let url = target_url.map(string_from_cef).unwrap_or_default();
+        let background = target_disposition
+            == cef::WindowOpenDisposition::from(sys::cef_window_open_disposition_t::CEF_WOD_NEW_BACKGROUND_TAB);
         if let Some(shared) = shared_of(&self.ctx, browser) {
             if url_policy::is_allowed_nav_url(&url) && shared.opener.is_none() {
-                self.ctx.emit(BrowserEvent::NewTabRequested { opener: shared.id, url });
+                self.ctx.emit(BrowserEvent::NewTabRequested { opener: shared.id, url, background });
             }
         }
         1

@@ -3,11 +3,11 @@
 //! Web sign-in flows open a popup that talks back to its opener
 //! (`window.opener.postMessage`) when the person clicks "Sign in with…", so an
 //! http(s) `window.open` popup from a top-level page, opened on a user gesture,
-//! is allowed as an off-screen browser sharing the session; the app turns it
-//! into a new browser node. A popup a script opens on its own is denied. A popup opened *by a popup* is denied
+//! is allowed as an off-screen browser sharing the session; the app shows it
+//! as a tab of its opener's node. A popup a script opens on its own is denied. A popup opened *by a popup* is denied
 //! (no popup chains). Links asking for a new tab or window don't need an
 //! opener: they are denied here and reported as `NewTabRequested`, so the app
-//! can open an ordinary browser node. Non-web URLs are always denied.
+//! can open the URL in a new tab of the opener's node. Non-web URLs are always denied.
 //!
 //! [`decide`] is the policy alone, a pure function; the CEF callback
 //! (`handlers`) acts on its answer.

@@ -569,7 +569,7 @@ fn scenario_popups(ctx: &Ctx) -> Outcome {
             &ctx.engine,
             from,
             T,
-            |e| matches!(e, BrowserEvent::NewTabRequested { opener: o, url } if *o == opener && url.ends_with("/form")),
+            |e| matches!(e, BrowserEvent::NewTabRequested { opener: o, url, .. } if *o == opener && url.ends_with("/form")),
         )
         .ok_or("target=_blank not reported")?;
     close(ctx, &popup)?;

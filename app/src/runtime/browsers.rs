@@ -1,9 +1,11 @@
 //! Browser nodes ↔ live CEF browsers.
 //!
 //! The model says which browser tabs exist; this module makes the engine
-//! agree: one off-screen browser per browser node's active tab in the active
-//! project, created, resized and closed as the model changes, and page events
-//! (title, URL, crashes, popups) written back into the model.
+//! agree: one off-screen browser per tab of every browser node in the active
+//! project (the node shows its active tab; the others keep their pages),
+//! created, resized and closed as the model changes, and page events (title,
+//! URL, crashes, new tabs, popups, pages closing themselves) written back into
+//! the model.
 
 use super::engine::Browser;
 use super::page_nav::PageNav;
@@ -20,6 +22,8 @@ use std::time::Instant;
 pub struct BrowserNodes {
     by_tab: HashMap<TabAddress, Browser>,
     by_browser: HashMap<BrowserId, TabAddress>,
+    /// Each browser node's shown tab, as the model said at the last sync.
+    active: HashMap<NodeId, crate::model::TabId>,
     /// Nodes whose renderer died and was not reloaded yet.
     crashed: HashMap<NodeId, String>,
     /// Browsers whose last load finished, and whether they painted since.
@@ -100,7 +104,13 @@ impl BrowserNodes {
 
     /// The browser showing a node's active tab.
     pub fn for_node(&self, node: &NodeId) -> Option<(&TabAddress, &Browser)> {
-        self.by_tab.iter().find(|(t, _)| &t.node == node)
+        let tab = self.active.get(node)?;
+        self.by_tab.get_key_value(&TabAddress::new(node.clone(), tab.clone()))
+    }
+
+    /// Whether `tab` is the one its node shows.
+    pub fn is_shown(&self, tab: &TabAddress) -> bool {
+        self.active.get(&tab.node) == Some(&tab.tab)
     }
 
     /// The tab a browser shows.
@@ -195,10 +205,12 @@ impl Runtime {
             1.0
         };
         let mut wanted: Vec<(TabAddress, String, ViewGeometry)> = vec![];
+        let mut active = HashMap::new();
         if let Some(p) = self.project() {
             for node in p.nodes() {
                 if let NodeKind::Browser { tabs, active_tab } = &node.kind {
-                    if let Some(tab) = tabs.iter().find(|t| &t.id == active_tab) {
+                    active.insert(node.id.clone(), active_tab.clone());
+                    for tab in tabs {
                         wanted.push((
                             TabAddress::new(node.id.clone(), tab.id.clone()),
                             tab.url.clone(),
@@ -208,6 +220,7 @@ impl Runtime {
                 }
             }
         }
+        self.browsers.active = active;
         let stale: Vec<TabAddress> =
             self.browsers.by_tab.keys().filter(|t| !wanted.iter().any(|(w, _, _)| w == *t)).cloned().collect();
         for tab in stale {
@@ -294,8 +307,9 @@ impl Runtime {
             BrowserEvent::TitleChanged { id, title } => {
                 if let Some(tab) = self.tab_for(id) {
                     let node = tab.node.clone();
+                    let shown = self.browsers.is_shown(&tab);
                     self.apply_quiet(Command::SetBrowserTitle { tab, title: title.clone() });
-                    if !title.is_empty() {
+                    if shown && !title.is_empty() {
                         self.apply_quiet(Command::SetTitle { id: node, title });
                     }
                 }
@@ -336,17 +350,18 @@ impl Runtime {
                     self.notify(format!("{}: navigation to a {scheme}: URL was refused", tab.node), true);
                 }
             }
-            BrowserEvent::NewTabRequested { opener, url } => {
-                let near =
-                    self.tab_for(opener).and_then(|t| self.project().and_then(|p| p.node(&t.node)).map(|n| n.rect));
-                let at = near.map(|r| (r.x + r.w + 40.0, r.y));
-                match NodeKind::browser(&url) {
-                    Ok(kind) => {
-                        if let Err(e) = self.add_node(kind, &url, (960.0, 640.0), at) {
-                            self.notify(format!("cannot open {url}: {e}"), true);
-                        }
-                    }
-                    Err(e) => self.notify(format!("cannot open {url}: {e}"), true),
+            BrowserEvent::NewTabRequested { opener, url, background } => {
+                // A link the page opens in a new tab: a tab of the opener's node
+                // (shown at once unless a background tab was asked for).
+                let result = match self.tab_for(opener) {
+                    Some(t) => self.new_tab(&t.node, &url, !background).map(|_| ()).map_err(|e| e.to_string()),
+                    None => NodeKind::browser(&url)
+                        .map_err(|e| e.to_string())
+                        .and_then(|kind| self.add_node(kind, &url, (960.0, 640.0), None).map_err(|e| e.to_string()))
+                        .map(|_| ()),
+                };
+                if let Err(e) = result {
+                    self.notify(format!("cannot open {url}: {e}"), true);
                 }
             }
             BrowserEvent::PopupOpened { id, opener } => self.adopt_popup(id, opener),
@@ -355,9 +370,15 @@ impl Runtime {
                 self.browsers.nav.remove(&id);
                 self.browsers.finding.remove(&id);
                 if let Some(tab) = self.browsers.by_browser.remove(&id) {
-                    // Closed by the page or by CEF rather than by the model: drop the node's tab binding.
+                    // Closed by the page (window.close) or by CEF rather than by the model:
+                    // drop the tab binding, and the tab itself when its node has others.
                     if self.browsers.by_tab.get(&tab).is_some_and(|b| b.id() == id) {
                         self.browsers.by_tab.remove(&tab);
+                        if self.page_tabs(&tab.node).len() > 1 {
+                            if let Err(e) = self.close_tab(tab) {
+                                tracing::debug!(error = %e, "a tab whose page closed stays");
+                            }
+                        }
                     }
                 }
                 self.browsers.live.publish(&self.browsers.by_tab);
@@ -386,7 +407,8 @@ impl Runtime {
         }
     }
 
-    /// A sign-in popup: a new browser node bound to the already existing popup browser.
+    /// A sign-in popup: a new tab of its opener's node (a node of its own when
+    /// the opener is gone), bound to the already existing popup browser.
     fn adopt_popup(&mut self, id: BrowserId, opener: BrowserId) {
         let Some(handle) = self.engine.browser(id) else { return };
         let url = handle.url();
@@ -398,20 +420,25 @@ impl Runtime {
                 return;
             }
         };
-        let near = self.tab_for(opener).and_then(|t| self.project().and_then(|p| p.node(&t.node)).map(|n| n.rect));
-        let at = near.map(|r| (r.x + 40.0, r.y + 40.0));
-        let kind = NodeKind::Browser { active_tab: tab.id.clone(), tabs: vec![tab.clone()] };
-        let node = crate::model::Node::new(
-            kind,
-            "Sign-in",
-            Rect { x: at.map_or(0.0, |a| a.0), y: at.map_or(0.0, |a| a.1), w: 520.0, h: 640.0 },
-        );
-        let address = TabAddress::new(node.id.clone(), tab.id.clone());
+        let (node, command) = match self.tab_for(opener) {
+            Some(t) => (t.node.clone(), Command::AddTab { node: t.node, tab: tab.clone(), activate: true }),
+            None => {
+                let kind = NodeKind::Browser { active_tab: tab.id.clone(), tabs: vec![tab.clone()] };
+                let size = (520.0, 640.0);
+                let (x, y) = self.free_spot(size, None);
+                let node = crate::model::Node::new(kind, "Sign-in", Rect { x, y, w: size.0, h: size.1 });
+                (node.id.clone(), Command::AddNode { node })
+            }
+        };
+        let address = TabAddress::new(node, tab.id.clone());
         // Bind first so sync_browsers() keeps this browser instead of creating another.
         self.browsers.by_browser.insert(id, address.clone());
-        self.browsers.by_tab.insert(address, handle);
-        if let Err(e) = self.apply(Command::AddNode { node }) {
-            self.notify(format!("popup node not created: {e}"), true);
+        self.browsers.by_tab.insert(address.clone(), handle.clone());
+        if let Err(e) = self.apply(command) {
+            self.browsers.by_browser.remove(&id);
+            self.browsers.by_tab.remove(&address);
+            let _ = handle.close();
+            self.notify(format!("popup not opened: {e}"), true);
         }
     }
 

@@ -210,12 +210,15 @@ impl Guests for AppGuests {
 
     fn close(&self, id: &GuestId) -> Result<(), GuestError> {
         let (tab, browser) = self.find(id).ok_or_else(|| GuestError::new("no such browser node"))?;
-        let node = tab.node.clone();
+        // A page is a tab: it closes alone, and its node goes with its last tab.
         let removed = self
             .app
-            .call(CALL_TIMEOUT, move |rt| rt.apply(Command::RemoveNodes { ids: vec![node] }).map(|_| ()))
+            .call(CALL_TIMEOUT, move |rt| match rt.page_tabs(&tab.node).len() {
+                0 | 1 => rt.apply(Command::RemoveNodes { ids: vec![tab.node] }).map(|_| ()).map_err(|e| e.to_string()),
+                _ => rt.close_tab(tab).map_err(|e| e.to_string()),
+            })
             .map_err(app_error)?;
-        removed.map_err(|e| GuestError::new(e.to_string()))?;
+        removed.map_err(GuestError::new)?;
         match self.live.wait_for(Instant::now() + CLOSE_TIMEOUT, |_| browser.is_closed().then_some(())) {
             Some(()) => Ok(()),
             None => Err(GuestError::new(format!("the browser did not close within {CLOSE_TIMEOUT:?}"))),
@@ -226,8 +229,13 @@ impl Guests for AppGuests {
         let Some((tab, browser)) = self.find(id) else {
             return;
         };
-        let node = tab.node;
+        let node = tab.node.clone();
         let result = self.app.call(CALL_TIMEOUT, move |rt| {
+            if !rt.browsers.is_shown(&tab) {
+                if let Err(e) = rt.activate_tab(tab) {
+                    tracing::debug!(error = %e, "Target.activateTarget: the tab was not shown");
+                }
+            }
             let camera = rt.project().and_then(|p| p.node(&node).map(|n| p.camera().centred_on(&n.rect, rt.viewport)));
             if let Some(camera) = camera {
                 if let Err(e) = rt.apply(Command::SetCamera { camera }) {

@@ -20,6 +20,7 @@ mod facade_channel;
 pub mod handle;
 pub mod headless;
 pub mod page_nav;
+pub mod page_tabs;
 pub mod scene;
 pub mod services;
 pub mod stop_signals;

@@ -177,6 +177,11 @@ impl Runtime {
             loading: nav.loading,
             progress: (nav.progress.clamp(0.0, 1.0) * 1000.0).round() as u16,
             address: address.unwrap_or_default(),
+            tabs: self
+                .page_tabs(&node.id)
+                .into_iter()
+                .map(|t| canvas_render::TabChip { title: t.title, active: t.active })
+                .collect(),
             ..Default::default()
         })
     }

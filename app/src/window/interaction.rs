@@ -225,7 +225,19 @@ impl View<'_> {
         let w = self.camera.screen_to_world(pos);
         let rect =
             canvas_render::Rect::new(node.rect.x as f32, node.rect.y as f32, node.rect.w as f32, node.rect.h as f32);
-        canvas_render::bar_part_at(rect, self.title_height as f32, false, w.x, w.y).map(|part| (id, part))
+        canvas_render::bar_part_at(rect, self.title_height as f32, tab_count(&node.kind), false, w.x, w.y)
+            .map(|part| (id, part))
+    }
+}
+
+/// A browser node's tab count and shown tab, as its bar lays them out.
+pub fn tab_count(kind: &NodeKind) -> canvas_render::TabCount {
+    match kind {
+        NodeKind::Browser { tabs, active_tab } => canvas_render::TabCount {
+            count: tabs.len(),
+            active: tabs.iter().position(|t| &t.id == active_tab).unwrap_or(0),
+        },
+        _ => canvas_render::TabCount::default(),
     }
 }
 
@@ -246,6 +258,9 @@ enum Gesture {
         last: Vec2,
         button: Button,
         additive: bool,
+        /// A middle press on a page: released without a drag, it is a middle-click
+        /// on that page (a link opens in a background tab).
+        click_on: Option<NodeId>,
     },
     /// Moving nodes by a title bar (or a sticky's body).
     Move {
@@ -376,7 +391,13 @@ impl Interaction {
         let mut out = self.cancel();
         let hit = view.hit(pos);
         if button == Button::Middle {
-            self.gesture = Gesture::Pan { start: pos, last: pos, button, additive: true };
+            let click_on = hit
+                .as_ref()
+                .filter(|(id, region)| {
+                    *region == HitRegion::Body && matches!(view.kind(id), Some(NodeKind::Browser { .. }))
+                })
+                .map(|(id, _)| id.clone());
+            self.gesture = Gesture::Pan { start: pos, last: pos, button, additive: true, click_on };
             return out;
         }
         let Some((id, region)) = hit else {
@@ -478,7 +499,7 @@ impl Interaction {
         match button {
             Button::Right => out.push(Effect::OpenPalette { at: Some(view.world(pos)) }),
             _ if mods.shift => self.gesture = Gesture::Marquee { start: pos, current: pos, base: selection.clone() },
-            _ => self.gesture = Gesture::Pan { start: pos, last: pos, button, additive: mods.shift },
+            _ => self.gesture = Gesture::Pan { start: pos, last: pos, button, additive: mods.shift, click_on: None },
         }
         if view.focus.is_some() && button != Button::Right {
             out.push(Effect::Focus(None));
@@ -559,12 +580,17 @@ impl Interaction {
         self.pointer = pos;
         let gesture = std::mem::replace(&mut self.gesture, Gesture::Idle);
         match gesture {
-            Gesture::Pan { start, button: b, additive, .. } if b == button => {
+            Gesture::Pan { start, button: b, additive, click_on, .. } if b == button => {
                 let mut out = vec![Effect::CommitCamera];
-                if dist(start, pos) < CLICK_SLOP && b == Button::Left && !additive && !selection.is_empty() {
+                let still = dist(start, pos) < CLICK_SLOP;
+                if still && b == Button::Left && !additive && !selection.is_empty() {
                     // A click on empty canvas deselects.
                     selection.clear();
                     out.push(Effect::SelectionChanged);
+                }
+                if let Some(id) = click_on.filter(|_| still) {
+                    out.push(Effect::Route(NodeInput::Down { id: id.clone(), pos, button, clicks: 1 }));
+                    out.push(Effect::Route(NodeInput::Up { id, pos, button }));
                 }
                 out
             }
@@ -760,7 +786,7 @@ mod tests {
         let mut sel = Selection::new();
         let mut it = Interaction::new();
         // The browser "web" is at (0, 200), 400 wide; its bar's controls lie in the title bar.
-        let l = canvas_render::bar_layout(400.0, 30.0);
+        let l = canvas_render::bar_layout(400.0, 30.0, canvas_render::TabCount { count: 1, active: 0 });
         let at = |r: canvas_render::Rect| Vec2::new(r.x + r.w / 2.0, 200.0 + r.y + r.h / 2.0);
         let v = view(&p, &cam, None);
         assert_eq!(v.bar_part(at(l.back)), Some((id("web"), BarPart::Back)));
@@ -900,6 +926,33 @@ mod tests {
         it.pointer_up(&view(&p, &cam, None), &mut sel, Vec2::new(100.0, 50.0), Button::Left);
         assert_eq!(it.marquee(), None);
         assert_eq!(live, cam);
+    }
+
+    #[test]
+    fn a_middle_click_on_a_page_reaches_it_and_a_middle_drag_pans() {
+        let p = project();
+        let cam = Camera::default();
+        let mut sel = Selection::new();
+        let mut it = Interaction::new();
+        let mut live = cam;
+        let web = id("web");
+        let pos = Vec2::new(100.0, 300.0);
+        assert!(it.pointer_down(&view(&p, &cam, None), &mut sel, pos, Button::Middle, Mods::default()).is_empty());
+        let up = it.pointer_up(&view(&p, &cam, None), &mut sel, pos, Button::Middle);
+        assert_eq!(
+            up,
+            vec![
+                Effect::CommitCamera,
+                Effect::Route(NodeInput::Down { id: web.clone(), pos, button: Button::Middle, clicks: 1 }),
+                Effect::Route(NodeInput::Up { id: web.clone(), pos, button: Button::Middle }),
+            ]
+        );
+        // A drag pans the canvas and clicks nothing.
+        it.pointer_down(&view(&p, &cam, None), &mut sel, pos, Button::Middle, Mods::default());
+        it.pointer_move(&view(&p, &cam, None), &mut sel, &mut live, Vec2::new(160.0, 340.0));
+        let up = it.pointer_up(&view(&p, &cam, None), &mut sel, Vec2::new(160.0, 340.0), Button::Middle);
+        assert_eq!(up, vec![Effect::CommitCamera]);
+        assert_ne!(live, cam, "the canvas panned");
     }
 
     #[test]

@@ -490,6 +490,22 @@ impl App {
                 return;
             }
             BarPart::Find => return,
+            BarPart::Tab(_) | BarPart::CloseTab(_) | BarPart::NewTab => {
+                let done = match part {
+                    BarPart::Tab(i) => rt.switch_tab(&id, i),
+                    BarPart::CloseTab(i) => rt.close_tab_at(&id, i),
+                    _ => rt.new_tab(&id, cef_bridge::url_policy::ABOUT_BLANK, true).map(|_| ()),
+                };
+                match done {
+                    Ok(()) if part == BarPart::NewTab => return self.start_address(id),
+                    Ok(()) => self.close_fields_of(&id),
+                    Err(e) => rt.notify(e.to_string(), true),
+                }
+                if let Some(rt) = self.rt.as_mut() {
+                    rt.request_redraw();
+                }
+                return;
+            }
             BarPart::Back => PageAction::Back,
             BarPart::Forward => PageAction::Forward,
             BarPart::Reload if rt.page_nav(&id).is_some_and(|n| n.loading) => PageAction::Stop,
@@ -501,6 +517,52 @@ impl App {
             Err(e) => rt.notify(e.to_string(), true),
         }
         rt.request_redraw();
+    }
+
+    /// Ctrl+T (a new tab, its address field open), Ctrl+W (close the shown
+    /// tab, never the node's last), Ctrl+PageDown / Ctrl+PageUp (next /
+    /// previous tab) on a focused browser node: true when the key was one.
+    fn tab_key(&mut self, id: &NodeId, key: &Key) -> bool {
+        let Some(rt) = self.rt.as_mut() else { return false };
+        let result = if input::is_shortcut(key, self.mods, 't', false) {
+            match rt.new_tab(id, cef_bridge::url_policy::ABOUT_BLANK, true) {
+                Ok(_) => {
+                    self.start_address(id.clone());
+                    return true;
+                }
+                Err(e) => Err(e),
+            }
+        } else if input::is_shortcut(key, self.mods, 'w', false) {
+            let shown = rt.browsers.for_node(id).map(|(t, _)| t.clone());
+            match shown {
+                Some(tab) if rt.page_tabs(id).len() > 1 => rt.close_tab(tab),
+                _ => Ok(()),
+            }
+        } else if self.mods.ctrl && matches!(key, Key::Named(NamedKey::PageDown | NamedKey::PageUp)) {
+            rt.step_tab(id, matches!(key, Key::Named(NamedKey::PageUp)))
+        } else {
+            return false;
+        };
+        self.dirty = true;
+        if let Some(rt) = self.rt.as_mut() {
+            if let Err(e) = result {
+                rt.notify(e.to_string(), true);
+            }
+            rt.request_redraw();
+        }
+        self.close_fields_of(id);
+        true
+    }
+
+    /// Closes a node's address and find fields (they were about the tab it showed).
+    fn close_fields_of(&mut self, id: &NodeId) {
+        if self.address.as_ref().is_some_and(|a| &a.node == id) {
+            self.address = None;
+        }
+        if self.find.as_ref().is_some_and(|f| &f.node == id) {
+            self.find = None;
+        }
+        self.dirty = true;
     }
 
     /// Opens a browser node's address field on its URL, all of it selected (a click or Ctrl+L).
@@ -582,7 +644,9 @@ impl App {
         let Some(node) = rt.project().and_then(|p| p.node(&find.node)) else { return false };
         let rect = scene::render_rect(&node.rect);
         let w = self.camera.screen_to_world(pos);
-        let on = canvas_render::bar_part_at(rect, Self::title_height(rt) as f32, true, w.x, w.y) == Some(BarPart::Find);
+        let tabs = interaction::tab_count(&node.kind);
+        let on = canvas_render::bar_part_at(rect, Self::title_height(rt) as f32, tabs, true, w.x, w.y)
+            == Some(BarPart::Find);
         if on {
             let id = find.node.clone();
             self.set_focus(Some(id));
@@ -975,6 +1039,9 @@ impl App {
             }
             if pressed && input::is_shortcut(key, self.mods, 'f', false) {
                 return self.open_find(id);
+            }
+            if pressed && self.tab_key(&id, key) {
+                return;
             }
             if self.find.as_ref().is_some_and(|f| f.node == id) {
                 if pressed {

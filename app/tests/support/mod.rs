@@ -29,6 +29,62 @@ pub fn serve_page(page: &'static str) -> String {
     base
 }
 
+/// One path a [`serve_routes`] server answers: its content type, extra header lines and body.
+pub struct Route {
+    /// The request path (`/`, `/b`).
+    pub path: &'static str,
+    /// The Content-Type.
+    pub content_type: &'static str,
+    /// Extra header lines, each ending in `\r\n` (empty for none).
+    pub headers: &'static str,
+    /// The body.
+    pub body: &'static str,
+}
+
+/// Serves `routes` on a random loopback port (404 for any other path, nothing
+/// cached); returns `http://127.0.0.1:PORT/` and a hit count per route.
+pub fn serve_routes(routes: &'static [Route]) -> (String, std::sync::Arc<Vec<std::sync::atomic::AtomicUsize>>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let base = format!("http://{}/", listener.local_addr().expect("local addr"));
+    let hits = std::sync::Arc::new(routes.iter().map(|_| AtomicUsize::new(0)).collect::<Vec<_>>());
+    let counters = hits.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let hits = counters.clone();
+            std::thread::spawn(move || {
+                let Ok(read_half) = stream.try_clone() else { return };
+                let mut reader = BufReader::new(read_half);
+                let mut request = String::new();
+                let _ = reader.read_line(&mut request);
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                }
+                let path = request.split_whitespace().nth(1).unwrap_or("/");
+                let mut s = stream;
+                let Some(i) = routes.iter().position(|r| r.path == path) else {
+                    let _ = write!(s, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                    return;
+                };
+                hits[i].fetch_add(1, Ordering::SeqCst);
+                let r = &routes[i];
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Type: {}\r\n{}Cache-Control: no-store\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
+                    r.content_type,
+                    r.headers,
+                    r.body.len(),
+                    r.body
+                );
+            });
+        }
+    });
+    (base, hits)
+}
+
 /// A loopback URL on which nothing listens.
 pub fn closed_port_url() -> String {
     let l = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
