@@ -601,6 +601,11 @@ impl BrowserHandle {
         self.shared.with_host(move |h| h.set_windowless_frame_rate(fps as i32))
     }
 
+    /// The paint rate last set (or the one the browser was made with).
+    pub fn frame_rate(&self) -> u32 {
+        *self.shared.frame_rate.lock()
+    }
+
     /// Asks for a full repaint.
     pub fn invalidate(&self) -> Result<(), BrowserError> {
         self.shared.with_host(|h| h.invalidate(cef::PaintElementType::from(sys::cef_paint_element_type_t::PET_VIEW)))

@@ -27,7 +27,7 @@ use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use thiserror::Error;
 
 /// Default deadline of [`DevToolsChannel::call`].
@@ -197,6 +197,8 @@ pub struct DevToolsChannel {
     pump: Arc<Pump>,
     /// Child sessions the channel's own callers keep from raw subscribers.
     private: Mutex<PrivateSessions>,
+    /// When the last command (own or raw) was sent: a page someone drives.
+    last_sent: Mutex<Option<Instant>>,
 }
 
 /// Child sessions opened with [`DevToolsChannel::attach_private`] (the tool
@@ -237,6 +239,7 @@ impl DevToolsChannel {
             outstanding: AtomicUsize::new(0),
             pump,
             private: Mutex::new(PrivateSessions::default()),
+            last_sent: Mutex::new(None),
         }
     }
 
@@ -390,6 +393,13 @@ impl DevToolsChannel {
         rx
     }
 
+    /// True while a command waits for its reply or one was sent within
+    /// `recent`: a page a client or an agent is driving (kept painting at its
+    /// full rate wherever its node is).
+    pub fn driven_within(&self, recent: Duration) -> bool {
+        self.outstanding.load(Ordering::Acquire) > 0 || self.last_sent.lock().is_some_and(|t| t.elapsed() < recent)
+    }
+
     /// Number of commands still waiting for a reply.
     pub fn pending_count(&self) -> usize {
         self.pending.lock().len()
@@ -493,6 +503,7 @@ impl DevToolsChannel {
 impl DevToolsChannel {
     /// Counted before sending: the reply may arrive inside the send.
     fn sent(&self) {
+        *self.last_sent.lock() = Some(Instant::now());
         self.outstanding.fetch_add(1, Ordering::AcqRel);
         self.pump.devtools_sent();
     }
@@ -721,6 +732,19 @@ mod tests {
         let fake = Arc::new(FakeBrowser { channel: Mutex::new(Arc::downgrade(&ch)), sent: Mutex::new(vec![]) });
         ch.attach(fake.clone());
         (ch, fake)
+    }
+
+    #[test]
+    fn a_page_is_driven_while_a_command_waits_and_shortly_after() {
+        let (ch, _fake) = setup();
+        assert!(!ch.driven_within(Duration::from_secs(10)), "nothing sent yet");
+        // Left unanswered: driven whatever the window.
+        let pending = ch.request("Runtime.evaluate", json!({"expression": "1"}), None).unwrap();
+        assert!(ch.driven_within(Duration::ZERO));
+        ch.deliver(br#"{"id":1,"result":{}}"#);
+        pending.wait(Duration::from_secs(1)).unwrap().unwrap();
+        assert!(ch.driven_within(Duration::from_secs(10)), "answered just now");
+        assert!(!ch.driven_within(Duration::ZERO), "nothing waits and the window is over");
     }
 
     #[test]

@@ -337,6 +337,8 @@ impl ImplLifeSpanHandler for BridgeLifeSpan {
         *shared.host.lock() = Some(CefRef(host.clone()));
         // The focus the app gave (none yet, for most): CEF focuses a new windowless page itself.
         host.set_focus(i32::from(shared.focus_given()));
+        // A rate the app set before the engine made the browser (its settings had the old one).
+        host.set_windowless_frame_rate(*shared.frame_rate.lock() as i32);
         shared.devtools.attach(Arc::new(HostSender(CefRef(host))));
         tracing::debug!(id = %shared.id, cef_id, popup, "browser created");
         match (popup, shared.opener) {

@@ -299,7 +299,10 @@ impl Runtime {
                 if let Some((_, painted)) = self.browsers.loaded.get_mut(&id) {
                     *painted = true;
                 }
-                self.redraw = true;
+                // A frame nobody sees waits, not uploaded, for the next frame that shows it.
+                if self.tab_for(id).is_some_and(|t| self.frame_visible(&t)) {
+                    self.redraw = true;
+                }
             }
             BrowserEvent::LoadingStateChanged { id, loading: true, .. } => {
                 self.browsers.loaded.remove(&id);

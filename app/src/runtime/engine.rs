@@ -84,6 +84,10 @@ pub trait LiveBrowser: Send + Sync {
     fn close(&self) -> Result<(), BrowserError>;
     /// Asks for a full repaint.
     fn invalidate(&self) -> Result<(), BrowserError>;
+    /// Sets how often the page paints (1..=60 frames a second).
+    fn set_frame_rate(&self, fps: u32) -> Result<(), BrowserError>;
+    /// The paint rate last set.
+    fn frame_rate(&self) -> u32;
     /// Gives or takes keyboard focus.
     fn set_focus(&self, focused: bool) -> Result<(), BrowserError>;
     /// Mouse moved to view coordinates (or left the view).
@@ -209,6 +213,12 @@ impl LiveBrowser for BrowserHandle {
     }
     fn invalidate(&self) -> Result<(), BrowserError> {
         BrowserHandle::invalidate(self)
+    }
+    fn set_frame_rate(&self, fps: u32) -> Result<(), BrowserError> {
+        BrowserHandle::set_frame_rate(self, fps)
+    }
+    fn frame_rate(&self) -> u32 {
+        BrowserHandle::frame_rate(self)
     }
     fn set_focus(&self, focused: bool) -> Result<(), BrowserError> {
         BrowserHandle::set_focus(self, focused)

@@ -19,6 +19,7 @@ pub mod facade;
 mod facade_channel;
 pub mod handle;
 pub mod headless;
+pub mod on_screen;
 pub mod page_nav;
 pub mod page_tabs;
 pub mod scene;
@@ -137,6 +138,8 @@ pub struct Runtime {
     unsaved: model::autosave::Unsaved,
     home: Option<PathBuf>,
     redraw: bool,
+    /// What the window shows and when pages were last paced.
+    pacing: on_screen::Pacing,
     quit: bool,
     last_pump: Instant,
 }
@@ -211,6 +214,7 @@ impl Runtime {
             unsaved: model::autosave::Unsaved::default(),
             home,
             redraw: true,
+            pacing: on_screen::Pacing::default(),
             quit: false,
             last_pump: Instant::now(),
         };
@@ -511,6 +515,7 @@ impl Runtime {
         while let Ok(ev) = self.events.try_recv() {
             self.on_browser_event(ev);
         }
+        self.pace_pages_if_due();
         self.save_if_due();
     }
 

@@ -99,10 +99,20 @@ impl Gfx {
 impl Runtime {
     /// The active project as a renderer scene.
     pub fn scene(&self) -> Scene {
+        self.scene_within(None)
+    }
+
+    /// The scene the window shows: terminals off screen are not read (their
+    /// grids are the costly part of a scene; the frame that shows one reads it).
+    pub fn scene_on_screen(&self) -> Scene {
+        self.scene_within(self.pacing.view.as_ref())
+    }
+
+    fn scene_within(&self, view: Option<&super::on_screen::OnScreen>) -> Scene {
         let mut scene = Scene::default();
         let Some(p) = self.project() else { return scene };
         for node in p.nodes_by_z() {
-            scene.nodes.push(self.node_view(node));
+            scene.nodes.push(self.node_view(node, view.is_none_or(|v| v.shows(&node.rect))));
             // Each link once, from its lesser end.
             scene.links.extend(
                 node.links
@@ -123,7 +133,7 @@ impl Runtime {
         shown_title(node, program, &folder, crate::model::persist::home_dir().as_deref(), &shell)
     }
 
-    fn node_view(&self, node: &Node) -> NodeView {
+    fn node_view(&self, node: &Node, seen: bool) -> NodeView {
         let content = match &node.kind {
             NodeKind::Browser { .. } => match self.browsers.for_node(&node.id) {
                 Some((tab, _)) => NodeContent::Texture { key: tab_key(tab), generation: 0 },
@@ -131,9 +141,10 @@ impl Runtime {
             },
             NodeKind::Sticky { text } => NodeContent::Text(text.clone()),
             NodeKind::Group { .. } => NodeContent::Empty,
-            NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. } => {
+            NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. } if seen => {
                 self.terminal_content(&node.id)
             }
+            NodeKind::Terminal { .. } | NodeKind::Agent { .. } | NodeKind::Artifact { .. } => NodeContent::Empty,
         };
         let badge = self
             .browsers
@@ -186,10 +197,15 @@ impl Runtime {
         })
     }
 
-    /// Uploads every browser frame painted since the last upload; returns how many.
+    /// Uploads every browser frame painted since the last upload (`all`: every
+    /// page's last frame), returns how many; without `all`, frames of pages
+    /// nobody sees stay pending for the frame that shows them.
     pub fn upload_frames(&mut self, renderer: &mut Renderer, all: bool) -> usize {
         let mut uploaded = 0;
         for (tab, b) in self.browsers.iter() {
+            if !all && !self.frame_visible(tab) {
+                continue;
+            }
             let frame = if all { b.last_frame() } else { b.take_frame() };
             let Some(f) = frame else { continue };
             uploaded += 1;

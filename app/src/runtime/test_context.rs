@@ -22,7 +22,7 @@ use crossbeam_channel::Sender;
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -260,6 +260,10 @@ pub(crate) struct FakeBrowser {
     pub(crate) history: Mutex<Vec<&'static str>>,
     /// Every find-in-page request (text, forward, find_next), and `None` for each stop.
     pub(crate) finds: Mutex<Vec<Option<(String, bool, bool)>>>,
+    /// The paint rate the runtime set last.
+    pub(crate) frame_rate: Mutex<u32>,
+    /// How many full repaints the runtime asked for.
+    pub(crate) invalidations: AtomicUsize,
     events: Sender<BrowserEvent>,
 }
 
@@ -287,6 +291,8 @@ impl FakeBrowser {
             file_chooser: Mutex::new(None),
             history: Mutex::new(vec![]),
             finds: Mutex::new(vec![]),
+            frame_rate: Mutex::new(options.frame_rate),
+            invalidations: AtomicUsize::new(0),
             events,
         }
     }
@@ -417,7 +423,15 @@ impl LiveBrowser for FakeBrowser {
         Ok(())
     }
     fn invalidate(&self) -> Result<(), BrowserError> {
+        self.invalidations.fetch_add(1, Ordering::Relaxed);
         Ok(())
+    }
+    fn set_frame_rate(&self, fps: u32) -> Result<(), BrowserError> {
+        *self.frame_rate.lock() = fps.clamp(1, 60);
+        Ok(())
+    }
+    fn frame_rate(&self) -> u32 {
+        *self.frame_rate.lock()
     }
     fn set_focus(&self, _focused: bool) -> Result<(), BrowserError> {
         Ok(())

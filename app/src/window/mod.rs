@@ -36,6 +36,7 @@ pub mod tabs;
 
 use crate::model::{self, Command, NodeId, NodeKind, Point, ProjectId};
 use crate::runtime::agent_catalog::AgentCatalog;
+use crate::runtime::on_screen::OnScreen;
 use crate::runtime::page_nav::{NavError, PageAction};
 use crate::runtime::{attention, headless, scene, scene::Gfx, stop_signals, Runtime, RuntimeConfig, Waker};
 use canvas_render::{BarPart, Camera, RenderError, Vec2};
@@ -202,6 +203,8 @@ struct App {
     ui_scale: f32,
     /// The last surface acquire gave nothing; retried once on the next turn.
     retried: bool,
+    /// The window is fully covered or minimised (X11's visibility notify).
+    occluded: bool,
     error: Option<anyhow::Error>,
 }
 
@@ -236,6 +239,7 @@ impl App {
             cursor: CursorKind::Default,
             dirty: true,
             retried: false,
+            occluded: false,
             error: None,
         }
     }
@@ -243,6 +247,24 @@ impl App {
     fn viewport(&self) -> Vec2 {
         let (w, h) = self.ws.as_ref().map_or((1, 1), WindowSurface::size);
         Vec2::new(w as f32, h as f32)
+    }
+
+    /// Tells the runtime what the window shows, so it paces pages and skips
+    /// redraws for what is off screen.
+    fn share_view(&mut self) {
+        if self.ws.is_none() {
+            return;
+        }
+        let r = self.camera.visible_world_rect(self.viewport());
+        let world = model::Rect { x: f64::from(r.x), y: f64::from(r.y), w: f64::from(r.w), h: f64::from(r.h) };
+        let zoom = f64::from(self.camera.zoom());
+        let view = match self.occluded {
+            true => OnScreen::nothing(),
+            false => OnScreen { world, zoom },
+        };
+        if let Some(rt) = self.rt.as_mut() {
+            rt.set_on_screen(Some(view));
+        }
     }
 
     fn title_height(rt: &Runtime) -> f64 {
@@ -1195,10 +1217,11 @@ impl App {
         let dialogs = self.sync_page_dialogs();
         let pickers = self.sync_file_pickers();
         let picker_views = self.file_picker_views(&pickers);
+        self.share_view();
         let (Some(rt), Some(ws)) = (self.rt.as_mut(), self.ws.as_mut()) else { return };
         let Some(mut gfx) = rt.gfx.take() else { return };
         rt.upload_frames(&mut gfx.renderer, false);
-        let mut scene = rt.scene();
+        let mut scene = rt.scene_on_screen();
         for v in scene.nodes.iter_mut() {
             let Some(bar) = v.bar.as_mut() else { continue };
             let is = |id: &NodeId| scene::stable_key(id.as_str()) == v.id;
@@ -1341,6 +1364,12 @@ impl ApplicationHandler<Wake> for App {
             }
             WindowEvent::ScaleFactorChanged { scale_factor, .. } => self.set_ui_scale(scale_factor),
             WindowEvent::RedrawRequested => self.render(),
+            WindowEvent::Occluded(hidden) => {
+                // Covered or minimised (X11 says so): pages slow down, nothing redraws for them.
+                self.occluded = hidden;
+                self.share_view();
+                self.dirty = !hidden;
+            }
             WindowEvent::ModifiersChanged(m) => self.mods = input::mods(m.state()),
             WindowEvent::Focused(false) => {
                 let effects = self.interaction.cancel();
@@ -1440,6 +1469,7 @@ impl ApplicationHandler<Wake> for App {
                 self.dirty = true;
             }
         }
+        self.share_view();
         let Some(rt) = self.rt.as_mut() else { return };
         rt.tick();
         self.forget_gone_fields();

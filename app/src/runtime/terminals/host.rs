@@ -17,7 +17,8 @@ pub(super) struct NodeHost {
 
 impl TerminalHost for NodeHost {
     fn wakeup(&self) {
-        let _ = self.app.post(|rt| rt.request_redraw());
+        let id = self.node.clone();
+        let _ = self.app.post(move |rt| rt.node_changed(&id));
     }
     fn title_changed(&self, title: Option<String>) {
         // The program's title is live state shown in the title bar, not an edit

@@ -1,0 +1,269 @@
+//! What the person can see, and what that costs: a big canvas pays only for
+//! the nodes on screen.
+//!
+//! The window tells the runtime which part of the canvas it shows
+//! ([`Runtime::set_on_screen`]); headless there is no view and everything
+//! runs at full rate (shots and control planes see every page live). With a
+//! view:
+//! - a page paints at a [`Pace`]: full rate when it is on screen and big
+//!   enough to read, a few frames a second when it is on screen but too small
+//!   to read, one a second when it is out of view or a tab its node does not
+//!   show — the engine's windowless frame rate, so animations and
+//!   `requestAnimationFrame` loops cost next to nothing; back on screen it is
+//!   set to full rate and repainted at once. A page a CDP client or an agent is
+//!   driving keeps its full rate wherever it is (screenshots, screencasts and
+//!   waits for animation frames must not slow down because the person looks
+//!   elsewhere);
+//! - output of an off-screen terminal and frames of an off-screen page ask for
+//!   no redraw (and off-screen frames are not uploaded): the next frame that
+//!   shows them takes their latest state.
+
+use super::Runtime;
+use crate::model::{NodeId, NodeKind, Rect, TabAddress};
+use std::time::{Duration, Instant};
+
+/// How recently a page must have been sent a DevTools command to count as
+/// driven (a client between two steps of its script).
+pub const DRIVEN_WITHIN: Duration = Duration::from_secs(10);
+
+/// How often pacing is re-checked when the view stays still (a driven page
+/// whose client went quiet slows down within this much).
+const PACE_EVERY: Duration = Duration::from_millis(250);
+
+/// Below this zoom (screen pixels per CSS pixel) a page's text is not
+/// readable: at 0.4 a 16 px font is 6 px tall.
+const READABLE_ZOOM: f64 = 0.4;
+
+/// The smallest on-screen body, in screen pixels, worth full-rate painting.
+const READABLE_PIXELS: (f64, f64) = (200.0, 120.0);
+
+/// The part of the canvas the window shows.
+#[derive(Debug, Clone, Copy)]
+pub struct OnScreen {
+    /// The visible world rectangle.
+    pub world: Rect,
+    /// Screen pixels per world unit.
+    pub zoom: f64,
+}
+
+impl OnScreen {
+    /// A view that shows nothing: the window is minimised or covered. (A NaN
+    /// rectangle intersects nothing: every comparison with NaN is false.)
+    pub fn nothing() -> OnScreen {
+        OnScreen { world: Rect { x: f64::NAN, y: f64::NAN, w: 0.0, h: 0.0 }, zoom: 1.0 }
+    }
+
+    /// The same view, bit for bit (so [`OnScreen::nothing`] equals itself).
+    fn same_as(&self, other: &OnScreen) -> bool {
+        let bits = |v: &OnScreen| [v.world.x, v.world.y, v.world.w, v.world.h, v.zoom].map(f64::to_bits);
+        bits(self) == bits(other)
+    }
+
+    /// Whether any of `rect` is visible.
+    pub fn shows(&self, rect: &Rect) -> bool {
+        self.world.intersects(rect)
+    }
+
+    /// Whether `rect` is within a quarter of a screen of the view: pages
+    /// there are kept live so that a pan does not reveal a slowed page.
+    pub fn near(&self, rect: &Rect) -> bool {
+        let (dx, dy) = (self.world.w / 4.0, self.world.h / 4.0);
+        self.world.expanded(dx, dy, dx, dy).intersects(rect)
+    }
+
+    /// Whether a page in `rect` is big enough on screen to read.
+    pub fn readable(&self, rect: &Rect) -> bool {
+        self.zoom >= READABLE_ZOOM && rect.w * self.zoom >= READABLE_PIXELS.0 && rect.h * self.zoom >= READABLE_PIXELS.1
+    }
+}
+
+/// How often a page paints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pace {
+    /// On screen and readable, or driven: the engine's full rate.
+    Live,
+    /// On screen but too small to read: a few frames a second show it moving.
+    Glance,
+    /// Out of view or in a tab not shown: a frame a second.
+    Away,
+}
+
+impl Pace {
+    /// Frames a second for the engine.
+    pub fn fps(self) -> u32 {
+        match self {
+            Pace::Live => cef_bridge::DEFAULT_FRAME_RATE,
+            Pace::Glance => 5,
+            Pace::Away => 1,
+        }
+    }
+
+    /// The pace of a page in a node at `rect`: `view` is what the window
+    /// shows (none headless), `shown` whether the page is its node's shown
+    /// tab, `driven` whether a client drives it.
+    pub fn of(view: Option<&OnScreen>, rect: &Rect, shown: bool, driven: bool) -> Pace {
+        let Some(view) = view else { return Pace::Live };
+        if driven {
+            Pace::Live
+        } else if !shown || !view.near(rect) {
+            Pace::Away
+        } else if !view.readable(rect) {
+            Pace::Glance
+        } else {
+            Pace::Live
+        }
+    }
+}
+
+/// What [`Runtime::pace_pages`] needs between turns.
+#[derive(Debug, Default)]
+pub struct Pacing {
+    /// What the window shows (none headless).
+    pub(crate) view: Option<OnScreen>,
+    /// When pacing last ran.
+    last: Option<Instant>,
+}
+
+impl Runtime {
+    /// Tells the runtime what the window shows (`None`: no view, as headless).
+    pub fn set_on_screen(&mut self, view: Option<OnScreen>) {
+        let same = match (&self.pacing.view, &view) {
+            (Some(a), Some(b)) => a.same_as(b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        if !same {
+            self.pacing.view = view;
+            self.pace_pages();
+        }
+    }
+
+    /// Whether a node is on screen (always, without a view).
+    pub fn on_screen(&self, id: &NodeId) -> bool {
+        let Some(view) = &self.pacing.view else { return true };
+        self.project().and_then(|p| p.node(id)).is_some_and(|n| view.shows(&n.rect))
+    }
+
+    /// A node's content changed (a terminal's output): redraw if anyone can see it.
+    pub fn node_changed(&mut self, id: &NodeId) {
+        if self.on_screen(id) {
+            self.request_redraw();
+        }
+    }
+
+    /// Whether a tab's new frame is worth a redraw: its node shows it, on screen.
+    pub(crate) fn frame_visible(&self, tab: &TabAddress) -> bool {
+        self.browsers.is_shown(tab) && self.on_screen(&tab.node)
+    }
+
+    /// Re-paces pages when the view changed or [`PACE_EVERY`] passed.
+    pub(crate) fn pace_pages_if_due(&mut self) {
+        if self.pacing.last.is_none_or(|t| t.elapsed() >= PACE_EVERY) {
+            self.pace_pages();
+        }
+    }
+
+    /// Sets every page's frame rate from where its node is (see the module doc);
+    /// a page that speeds up is repainted at once.
+    pub fn pace_pages(&mut self) {
+        self.pacing.last = Some(Instant::now());
+        let Some(project) = self.workspace.active() else { return };
+        for (tab, b) in self.browsers.iter() {
+            let Some(node) = project.node(&tab.node) else { continue };
+            if !matches!(node.kind, NodeKind::Browser { .. }) {
+                continue;
+            }
+            let driven = b.devtools().driven_within(DRIVEN_WITHIN);
+            let fps = Pace::of(self.pacing.view.as_ref(), &node.rect, self.browsers.is_shown(tab), driven).fps();
+            let was = b.frame_rate();
+            if was == fps {
+                continue;
+            }
+            tracing::debug!(%tab, was, fps, "page paced");
+            if let Err(e) = b.set_frame_rate(fps) {
+                tracing::debug!(%tab, error = %e, "page not paced");
+            } else if fps > was {
+                let _ = b.invalidate();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::engine::LiveBrowser;
+
+    fn view() -> OnScreen {
+        OnScreen { world: Rect { x: 0.0, y: 0.0, w: 1600.0, h: 1000.0 }, zoom: 1.0 }
+    }
+
+    fn rect(x: f64, y: f64, w: f64, h: f64) -> Rect {
+        Rect { x, y, w, h }
+    }
+
+    #[test]
+    fn pages_are_paced_by_where_and_how_big_they_are() {
+        let v = view();
+        let page = rect(100.0, 100.0, 800.0, 600.0);
+        assert_eq!(Pace::of(None, &page, true, false), Pace::Live, "headless: everything live");
+        assert_eq!(Pace::of(None, &page, false, false), Pace::Live);
+        assert_eq!(Pace::of(Some(&v), &page, true, false), Pace::Live);
+        assert_eq!(Pace::of(Some(&v), &page, false, false), Pace::Away, "a tab not shown");
+        let far = rect(10_000.0, 0.0, 800.0, 600.0);
+        assert_eq!(Pace::of(Some(&v), &far, true, false), Pace::Away);
+        assert_eq!(Pace::of(Some(&v), &far, true, true), Pace::Live, "driven pages keep their rate");
+        assert_eq!(Pace::of(Some(&v), &page, false, true), Pace::Live);
+        // Just past the right edge: kept live so a pan does not reveal a slow page.
+        let beside = rect(1700.0, 0.0, 800.0, 600.0);
+        assert_eq!(Pace::of(Some(&v), &beside, true, false), Pace::Live);
+        let small = rect(100.0, 100.0, 150.0, 100.0);
+        assert_eq!(Pace::of(Some(&v), &small, true, false), Pace::Glance, "too small to read");
+        let zoomed_out = OnScreen { world: rect(0.0, 0.0, 8000.0, 5000.0), zoom: 0.2 };
+        assert_eq!(Pace::of(Some(&zoomed_out), &page, true, false), Pace::Glance, "zoomed too far out");
+        assert_eq!(Pace::of(Some(&OnScreen::nothing()), &page, true, false), Pace::Away, "the window is covered");
+        assert!(!OnScreen::nothing().shows(&page));
+        assert!(Pace::Live.fps() > Pace::Glance.fps() && Pace::Glance.fps() > Pace::Away.fps());
+        assert_eq!(Pace::Away.fps(), 1);
+    }
+
+    #[test]
+    fn the_runtime_paces_pages_as_the_view_moves_and_repaints_those_that_speed_up() {
+        let mut ctx = crate::runtime::test_context::TestContext::new();
+        let kind = NodeKind::browser("https://example.com/").unwrap();
+        let id = ctx.add(kind, "Example", (0.0, 0.0, 800.0, 600.0));
+        let page = ctx.page_of(id.as_str()).expect("a page");
+        ctx.rt.pace_pages();
+        assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "no view: full rate");
+        ctx.rt.set_on_screen(Some(OnScreen { world: rect(20_000.0, 0.0, 1600.0, 1000.0), zoom: 1.0 }));
+        assert_eq!(page.frame_rate(), 1, "out of view");
+        assert!(!ctx.rt.on_screen(&id));
+        let before = page.invalidations.load(std::sync::atomic::Ordering::Relaxed);
+        ctx.rt.set_on_screen(Some(view()));
+        assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "back in view");
+        assert!(page.invalidations.load(std::sync::atomic::Ordering::Relaxed) > before, "repainted at once");
+        assert!(ctx.rt.on_screen(&id));
+        // Out of view but driven by a client: full rate.
+        ctx.rt.set_on_screen(Some(OnScreen { world: rect(20_000.0, 0.0, 1600.0, 1000.0), zoom: 1.0 }));
+        assert_eq!(page.frame_rate(), 1);
+        let pending = page.devtools().request("Runtime.evaluate", serde_json::json!({"expression": "1"}), None);
+        assert!(pending.is_ok());
+        ctx.rt.pace_pages();
+        assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "driven");
+    }
+
+    #[test]
+    fn off_screen_output_asks_for_no_redraw() {
+        let mut ctx = crate::runtime::test_context::TestContext::new();
+        let id = ctx.add(NodeKind::Sticky { text: "x".into() }, "Note", (0.0, 0.0, 300.0, 200.0));
+        ctx.rt.take_redraw();
+        ctx.rt.node_changed(&id);
+        assert!(ctx.rt.take_redraw(), "no view: every change redraws");
+        ctx.rt.set_on_screen(Some(OnScreen { world: rect(5000.0, 5000.0, 1600.0, 1000.0), zoom: 1.0 }));
+        ctx.rt.take_redraw();
+        ctx.rt.node_changed(&id);
+        assert!(!ctx.rt.take_redraw(), "nobody sees it");
+        ctx.rt.set_on_screen(Some(view()));
+        ctx.rt.node_changed(&id);
+        assert!(ctx.rt.take_redraw());
+    }
+}
