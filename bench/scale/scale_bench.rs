@@ -172,8 +172,34 @@ fn restore(data: &Path, folder: &Path) -> Result<()> {
     let t0 = Instant::now();
     let (mut rt, waker) = start(data, folder)?;
     let engine = t0.elapsed();
-    wait_live(&mut rt, &waker, Duration::from_secs(120))?;
+    let count = |kind: &str| rt.project().map_or(0, |p| p.nodes().filter(|n| n.kind.name() == kind).count());
+    let (pages, terminals) = (count("browser"), count("terminal"));
+    let (mut terminals_at, mut pages_at) = (None, None);
+    let mut last = (usize::MAX, usize::MAX);
+    rt.run_until(&waker, Duration::from_secs(120), |rt| {
+        let (p, t) = live(rt);
+        if std::env::var_os("SCALE_TRACE").is_some() && (p, t) != last {
+            last = (p, t);
+            println!("  {:6.2} s: {p} pages, {t} terminals live", t0.elapsed().as_secs_f64());
+        }
+        if t == terminals && terminals_at.is_none() {
+            terminals_at = Some(t0.elapsed());
+        }
+        if p == pages && rt.browsers.settled(Duration::ZERO) && pages_at.is_none() {
+            pages_at = Some(t0.elapsed());
+        }
+        terminals_at.is_some() && pages_at.is_some()
+    });
+    let (Some(terminals_at), Some(pages_at)) = (terminals_at, pages_at) else {
+        let (p, t) = live(&rt);
+        bail!("after 120 s: {p} of {pages} pages and {t} of {terminals} terminals live");
+    };
     let total = t0.elapsed();
+    println!(
+        "  terminals all live at {:.2} s, pages all loaded and painted at {:.2} s",
+        terminals_at.as_secs_f64(),
+        pages_at.as_secs_f64()
+    );
     let nodes = rt.project().map_or(0, |p| p.nodes().count());
     println!(
         "restore, headless: {nodes} nodes live in {:.2} s (engine start {:.2} s, workspace to all live {:.2} s)",
