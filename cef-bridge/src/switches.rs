@@ -43,11 +43,6 @@ pub const SWITCHES: &[Switch] = &[
     // Rendering on these machines (NOTES-cef): software only.
     flag("disable-gpu", "GPU acceleration (software rendering; WebGL still works through SwiftShader)"),
     flag("disable-gpu-compositing", "GPU compositing (off-screen frames are copied from shared memory)"),
-    // Many pages of one site (a dev server on many nodes) share a renderer
-    // process instead of one each: a big canvas starts in seconds and each
-    // further page costs its documents, not a process (Chromium's
-    // process-per-site model; sites stay isolated from each other).
-    flag("process-per-site", "a renderer process per page: pages of one site share one"),
     // Logging: see `stderr`.
     Switch {
         name: "enable-logging",
