@@ -147,8 +147,12 @@ fn live(rt: &Runtime) -> (usize, usize) {
                 pages += usize::from(painted);
             }
             NodeKind::Terminal { .. } => {
-                let t = rt.terminals.get(&n.id);
-                terminals += usize::from(t.is_some_and(|t| t.term.read_text(200).contains("terminal")));
+                // The app's own grid: `read_text` would ask tmux (a subprocess per call).
+                let mut shown = false;
+                if let Some(t) = rt.terminals.get(&n.id) {
+                    t.term.lock_screen(&mut |screen| shown = screen.read_text(200).contains("terminal"));
+                }
+                terminals += usize::from(shown);
             }
             _ => {}
         }
