@@ -13,6 +13,10 @@
 //! canvas (6 static pages, 20 notes) for the idle-CPU measurement of the
 //! windowed app.
 
+#[path = "../bench_main.rs"]
+mod bench_main;
+use bench_main::stats;
+
 use anyhow::{bail, Context, Result};
 use canvas_render::{wgpu, Camera, RenderTarget, Vec2};
 use std::path::Path;
@@ -84,12 +88,6 @@ fn write_fixture(data: &Path, folder: &Path, base: &str) -> Result<()> {
     let ws = Workspace::from_projects(vec![project], Some(ProjectId::new("bench")?))?;
     model::persist::save_workspace(data, &ws, None)?;
     Ok(())
-}
-
-fn stats(mut v: Vec<f64>) -> (f64, f64) {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let at = |q: f64| v[((v.len() as f64 - 1.0) * q).round() as usize];
-    (at(0.5), at(0.99))
 }
 
 /// The minimal compositor: one textured-quad pipeline, one bind group per texture.
@@ -474,26 +472,11 @@ fn frames(base: &str, count: usize) -> Result<()> {
 }
 
 fn main() -> std::process::ExitCode {
-    if let Some(code) = cef_bridge::run_subprocess_if_child() {
-        return std::process::ExitCode::from(u8::try_from(code).unwrap_or(1));
-    }
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
-        .with_writer(std::io::stderr)
-        .try_init();
-    let args: Vec<String> = std::env::args().collect();
-    let result = match args.get(1).map(String::as_str) {
+    bench_main::run("canvas-bench", |args| match args.get(1).map(String::as_str) {
         Some("frames") if args.len() >= 3 => frames(&args[2], args.get(3).and_then(|n| n.parse().ok()).unwrap_or(300)),
         Some("fixture") if args.len() == 5 => write_fixture(Path::new(&args[2]), Path::new(&args[3]), &args[4]),
         _ => Err(anyhow::anyhow!(
             "usage: canvas-bench frames BASE_URL [FRAMES] | canvas-bench fixture DATA_DIR PROJECT_DIR BASE_URL"
         )),
-    };
-    match result {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("canvas-bench: {e:#}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    })
 }

@@ -22,6 +22,10 @@
 //!   every terminal read, as before the runtime knew the view): median and
 //!   p99 of each and their ratio.
 
+#[path = "../bench_main.rs"]
+mod bench_main;
+use bench_main::stats;
+
 use anyhow::{bail, Context, Result};
 use canvas_render::{wgpu, Camera, RenderTarget, Vec2};
 use std::path::{Path, PathBuf};
@@ -216,12 +220,6 @@ fn restore(data: &Path, folder: &Path) -> Result<()> {
     Ok(())
 }
 
-fn stats(mut v: Vec<f64>) -> (f64, f64) {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let at = |q: f64| v[((v.len() as f64 - 1.0) * q).round() as usize];
-    (at(0.5), at(0.99))
-}
-
 /// The camera's top-left corners of a serpentine sweep over `bounds` at `zoom`.
 fn sweep(bounds: &Rect, zoom: f64, frames: usize) -> Vec<(f64, f64)> {
     let (vw, vh) = (f64::from(VIEW.0) / zoom, f64::from(VIEW.1) / zoom);
@@ -327,32 +325,19 @@ fn pan(data: &Path, folder: &Path, frames: usize) -> Result<()> {
 }
 
 fn main() -> std::process::ExitCode {
-    if let Some(code) = cef_bridge::run_subprocess_if_child() {
-        return std::process::ExitCode::from(u8::try_from(code).unwrap_or(1));
-    }
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
-        .with_writer(std::io::stderr)
-        .try_init();
-    let args: Vec<String> = std::env::args().collect();
-    let path = |i: usize| PathBuf::from(&args[i]);
-    let result = match args.get(1).map(String::as_str) {
-        Some("fixture") if args.len() == 6 => write_fixture(&path(2), &path(3), &args[4], &args[5]),
-        Some("pages") if args.len() == 6 => match args[5].parse() {
-            Ok(n) => write_pages(&path(2), &path(3), &args[4], n),
-            Err(_) => Err(anyhow::anyhow!("N must be a number, not {}", args[5])),
-        },
-        Some("restore") if args.len() == 4 => restore(&path(2), &path(3)),
-        Some("pan") if args.len() >= 4 => pan(&path(2), &path(3), args.get(4).and_then(|n| n.parse().ok()).unwrap_or(400)),
-        _ => Err(anyhow::anyhow!(
-            "usage: scale-bench fixture DATA_DIR PROJECT_DIR BASE_URL pages|notes | scale-bench pages DATA_DIR PROJECT_DIR URL N | scale-bench restore DATA_DIR PROJECT_DIR | scale-bench pan DATA_DIR PROJECT_DIR [FRAMES]"
-        )),
-    };
-    match result {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("scale-bench: {e:#}");
-            std::process::ExitCode::FAILURE
+    bench_main::run("scale-bench", |args| {
+        let path = |i: usize| PathBuf::from(&args[i]);
+        match args.get(1).map(String::as_str) {
+            Some("fixture") if args.len() == 6 => write_fixture(&path(2), &path(3), &args[4], &args[5]),
+            Some("pages") if args.len() == 6 => match args[5].parse() {
+                Ok(n) => write_pages(&path(2), &path(3), &args[4], n),
+                Err(_) => Err(anyhow::anyhow!("N must be a number, not {}", args[5])),
+            },
+            Some("restore") if args.len() == 4 => restore(&path(2), &path(3)),
+            Some("pan") if args.len() >= 4 => pan(&path(2), &path(3), args.get(4).and_then(|n| n.parse().ok()).unwrap_or(400)),
+            _ => Err(anyhow::anyhow!(
+                "usage: scale-bench fixture DATA_DIR PROJECT_DIR BASE_URL pages|notes | scale-bench pages DATA_DIR PROJECT_DIR URL N | scale-bench restore DATA_DIR PROJECT_DIR | scale-bench pan DATA_DIR PROJECT_DIR [FRAMES]"
+            )),
         }
-    }
+    })
 }
