@@ -317,18 +317,8 @@ fn frames(base: &str, count: usize) -> Result<()> {
     let device = gfx.gpu.device.clone();
     let queue = gfx.gpu.queue.clone();
     rt.gfx = Some(gfx);
-    let format = wgpu::TextureFormat::Rgba8Unorm;
-    let target = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("bench target"),
-        size: wgpu::Extent3d { width: TARGET.0, height: TARGET.1, depth_or_array_layers: 1 },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
-    let view = target.create_view(&Default::default());
+    let format = bench_main::TARGET_FORMAT;
+    let (target, view) = bench_main::render_target(&device, TARGET, "bench target");
     let wait = |device: &wgpu::Device| {
         device
             .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })

@@ -244,18 +244,8 @@ fn pan(data: &Path, folder: &Path, frames: usize) -> Result<()> {
     rt.gfx = Some(Gfx::headless().map_err(|e| anyhow::anyhow!("GPU: {e}"))?);
     let gfx = rt.gfx.as_ref().context("GPU gone")?;
     let device = gfx.gpu.device.clone();
-    let format = wgpu::TextureFormat::Rgba8Unorm;
-    let target = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("bench view"),
-        size: wgpu::Extent3d { width: VIEW.0, height: VIEW.1, depth_or_array_layers: 1 },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
-    let view = target.create_view(&Default::default());
+    let format = bench_main::TARGET_FORMAT;
+    let (_target, view) = bench_main::render_target(&device, VIEW, "bench view");
     let bounds =
         rt.project().and_then(|p| p.nodes().map(|n| n.rect).reduce(|a, b| a.union(&b))).context("an empty canvas")?;
     let zoom = 0.5;
@@ -270,7 +260,7 @@ fn pan(data: &Path, folder: &Path, frames: usize) -> Result<()> {
             if view_aware {
                 let r = camera.visible_world_rect(Vec2::new(VIEW.0 as f32, VIEW.1 as f32));
                 let world = Rect::new(f64::from(r.x), f64::from(r.y), f64::from(r.w), f64::from(r.h));
-                rt.set_on_screen(Some(OnScreen { world, zoom }));
+                rt.set_on_screen(Some(OnScreen::new(world, zoom)));
             } else {
                 rt.set_on_screen(None);
             }

@@ -19,7 +19,7 @@
 //!   shows them takes their latest state.
 
 use super::Runtime;
-use crate::model::{NodeId, NodeKind, Rect, TabAddress};
+use crate::model::{NodeId, Rect, TabAddress};
 use std::time::{Duration, Instant};
 
 /// How recently a page must have been sent a DevTools command to count as
@@ -38,37 +38,34 @@ const READABLE_ZOOM: f64 = 0.4;
 const READABLE_PIXELS: (f64, f64) = (200.0, 120.0);
 
 /// The part of the canvas the window shows.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OnScreen {
-    /// The visible world rectangle.
-    pub world: Rect,
+    /// The visible world rectangle; none while the window is covered or minimised.
+    world: Option<Rect>,
     /// Screen pixels per world unit.
-    pub zoom: f64,
+    zoom: f64,
 }
 
 impl OnScreen {
-    /// A view that shows nothing: the window is minimised or covered. (A NaN
-    /// rectangle intersects nothing: every comparison with NaN is false.)
-    pub fn nothing() -> OnScreen {
-        OnScreen { world: Rect { x: f64::NAN, y: f64::NAN, w: 0.0, h: 0.0 }, zoom: 1.0 }
+    /// A window showing `world` at `zoom` screen pixels per world unit.
+    pub fn new(world: Rect, zoom: f64) -> OnScreen {
+        OnScreen { world: Some(world), zoom }
     }
 
-    /// The same view, bit for bit (so [`OnScreen::nothing`] equals itself).
-    fn same_as(&self, other: &OnScreen) -> bool {
-        let bits = |v: &OnScreen| [v.world.x, v.world.y, v.world.w, v.world.h, v.zoom].map(f64::to_bits);
-        bits(self) == bits(other)
+    /// A view that shows nothing: the window is minimised or covered.
+    pub fn nothing() -> OnScreen {
+        OnScreen { world: None, zoom: 1.0 }
     }
 
     /// Whether any of `rect` is visible.
     pub fn shows(&self, rect: &Rect) -> bool {
-        self.world.intersects(rect)
+        self.world.is_some_and(|w| w.intersects(rect))
     }
 
     /// Whether `rect` is within a quarter of a screen of the view: pages
     /// there are kept live so that a pan does not reveal a slowed page.
     pub fn near(&self, rect: &Rect) -> bool {
-        let (dx, dy) = (self.world.w / 4.0, self.world.h / 4.0);
-        self.world.expanded(dx, dy, dx, dy).intersects(rect)
+        self.world.is_some_and(|w| w.expanded(w.w / 4.0, w.h / 4.0, w.w / 4.0, w.h / 4.0).intersects(rect))
     }
 
     /// Whether a page in `rect` is big enough on screen to read.
@@ -127,11 +124,7 @@ pub struct Pacing {
 impl Runtime {
     /// Tells the runtime what the window shows (`None`: no view, as headless).
     pub fn set_on_screen(&mut self, view: Option<OnScreen>) {
-        let same = match (&self.pacing.view, &view) {
-            (Some(a), Some(b)) => a.same_as(b),
-            (a, b) => a.is_none() && b.is_none(),
-        };
-        if !same {
+        if self.pacing.view != view {
             self.pacing.view = view;
             self.pace_pages();
         }
@@ -169,9 +162,6 @@ impl Runtime {
         let Some(project) = self.workspace.active() else { return };
         for (tab, b) in self.browsers.iter() {
             let Some(node) = project.node(&tab.node) else { continue };
-            if !matches!(node.kind, NodeKind::Browser { .. }) {
-                continue;
-            }
             let driven = b.devtools().driven_within(DRIVEN_WITHIN);
             let fps = Pace::of(self.pacing.view.as_ref(), &node.rect, self.browsers.is_shown(tab), driven).fps();
             let was = b.frame_rate();
@@ -191,10 +181,11 @@ impl Runtime {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::NodeKind;
     use crate::runtime::engine::LiveBrowser;
 
     fn view() -> OnScreen {
-        OnScreen { world: Rect { x: 0.0, y: 0.0, w: 1600.0, h: 1000.0 }, zoom: 1.0 }
+        OnScreen::new(rect(0.0, 0.0, 1600.0, 1000.0), 1.0)
     }
 
     fn rect(x: f64, y: f64, w: f64, h: f64) -> Rect {
@@ -218,7 +209,7 @@ mod tests {
         assert_eq!(Pace::of(Some(&v), &beside, true, false), Pace::Live);
         let small = rect(100.0, 100.0, 150.0, 100.0);
         assert_eq!(Pace::of(Some(&v), &small, true, false), Pace::Glance, "too small to read");
-        let zoomed_out = OnScreen { world: rect(0.0, 0.0, 8000.0, 5000.0), zoom: 0.2 };
+        let zoomed_out = OnScreen::new(rect(0.0, 0.0, 8000.0, 5000.0), 0.2);
         assert_eq!(Pace::of(Some(&zoomed_out), &page, true, false), Pace::Glance, "zoomed too far out");
         assert_eq!(Pace::of(Some(&OnScreen::nothing()), &page, true, false), Pace::Away, "the window is covered");
         assert!(!OnScreen::nothing().shows(&page));
@@ -234,7 +225,7 @@ mod tests {
         let page = ctx.page_of(id.as_str()).expect("a page");
         ctx.rt.pace_pages();
         assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "no view: full rate");
-        ctx.rt.set_on_screen(Some(OnScreen { world: rect(20_000.0, 0.0, 1600.0, 1000.0), zoom: 1.0 }));
+        ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
         assert_eq!(page.frame_rate(), 1, "out of view");
         assert!(!ctx.rt.on_screen(&id));
         let before = page.invalidations.load(std::sync::atomic::Ordering::Relaxed);
@@ -243,7 +234,7 @@ mod tests {
         assert!(page.invalidations.load(std::sync::atomic::Ordering::Relaxed) > before, "repainted at once");
         assert!(ctx.rt.on_screen(&id));
         // Out of view but driven by a client: full rate.
-        ctx.rt.set_on_screen(Some(OnScreen { world: rect(20_000.0, 0.0, 1600.0, 1000.0), zoom: 1.0 }));
+        ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
         assert_eq!(page.frame_rate(), 1);
         let pending = page.devtools().request("Runtime.evaluate", serde_json::json!({"expression": "1"}), None);
         assert!(pending.is_ok());
@@ -258,7 +249,7 @@ mod tests {
         ctx.rt.take_redraw();
         ctx.rt.node_changed(&id);
         assert!(ctx.rt.take_redraw(), "no view: every change redraws");
-        ctx.rt.set_on_screen(Some(OnScreen { world: rect(5000.0, 5000.0, 1600.0, 1000.0), zoom: 1.0 }));
+        ctx.rt.set_on_screen(Some(OnScreen::new(rect(5000.0, 5000.0, 1600.0, 1000.0), 1.0)));
         ctx.rt.take_redraw();
         ctx.rt.node_changed(&id);
         assert!(!ctx.rt.take_redraw(), "nobody sees it");

@@ -260,7 +260,7 @@ impl App {
         let zoom = f64::from(self.camera.zoom());
         let view = match self.occluded {
             true => OnScreen::nothing(),
-            false => OnScreen { world, zoom },
+            false => OnScreen::new(world, zoom),
         };
         if let Some(rt) = self.rt.as_mut() {
             rt.set_on_screen(Some(view));
