@@ -298,6 +298,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let (w, h) = outcome.result?;
             eprintln!("termsprawl: wrote {} ({w}x{h})", req.output.display());
             match outcome.compare {
+                // As `termsprawl diff`: 2 when no comparison could be made, 1 when different.
+                Some(c) if c.status == shot::compare::CompareStatus::Error => {
+                    eprintln!("termsprawl: {}", c.message.unwrap_or_else(|| "comparison failed".into()));
+                    Ok(ExitCode::from(2))
+                }
                 Some(c) if !c.ok() => {
                     let diff = c.diff_image.map(|p| format!("; diff image {}", p.display())).unwrap_or_default();
                     eprintln!("termsprawl: {}{diff}", c.message.unwrap_or_else(|| "comparison failed".into()));
@@ -314,7 +319,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// `shot --manifest`: exit 0 when every entry is ok, 1 when one failed, 2 when the manifest is refused.
+/// `shot --manifest`: exit 0 when every entry is ok, 1 when one failed, 2 when the manifest is refused or
+/// an entry's baseline comparison could not be made (as `termsprawl diff`).
 fn run_manifest(a: ShotArgs) -> Result<ExitCode> {
     let path = a.manifest.clone().unwrap_or_default();
     if let Some(flag) = a.prepare.given().first() {
@@ -369,7 +375,15 @@ fn run_manifest(a: ShotArgs) -> Result<ExitCode> {
         report.junit().write(path)?;
     }
     println!("{}", report.summary());
-    Ok(if report.ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let no_comparison =
+        outcomes.iter().any(|o| o.compare.as_ref().is_some_and(|c| c.status == shot::compare::CompareStatus::Error));
+    Ok(if report.ok {
+        ExitCode::SUCCESS
+    } else if no_comparison {
+        ExitCode::from(2)
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn run_app(args: AppArgs) -> Result<()> {

@@ -33,11 +33,12 @@ pub struct CompareSpec {
 pub enum CompareStatus {
     /// Within the limits.
     Passed,
-    /// Different beyond the limits (or of another size).
+    /// Different beyond the limits.
     Failed,
     /// The baseline was (re)written from the shot.
     Updated,
-    /// No comparison could be made (missing or unreadable baseline).
+    /// No comparison could be made (missing or unreadable baseline, or one
+    /// of another size than the shot).
     Error,
 }
 
@@ -142,9 +143,11 @@ pub fn check(png: &[u8], output: &Path, spec: &CompareSpec, update: bool) -> Com
     };
     let c = match pixel_diff::compare(&baseline, &shot, &options) {
         Ok(c) => c,
+        // As `termsprawl diff` has it: sizes that differ are no comparison (an
+        // error, exit 2), not a difference.
         Err(e @ pixel_diff::DiffError::SizeMismatch { .. }) => {
             stale();
-            return CompareReport::new(&spec.baseline, CompareStatus::Failed, Some(format!("{e} (baseline first)")));
+            return error(format!("{e} (baseline first)"));
         }
         Err(e) => return error(e.to_string()),
     };
@@ -241,7 +244,7 @@ mod tests {
 
         let small = png(5, 5, |_, _| [255; 4]);
         let r = check(&small, &out, &spec, false);
-        assert_eq!(r.status, CompareStatus::Failed);
+        assert_eq!(r.status, CompareStatus::Error, "another size is no comparison");
         assert!(r.message.unwrap().contains("differ in size"));
 
         std::fs::write(&base, b"not a png").unwrap();

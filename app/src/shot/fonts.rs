@@ -35,5 +35,12 @@ mod tests {
             ]
         );
         assert!(!FONTS_CONF.contains("<include"), "no system configuration may be pulled in");
+        // Within those folders only the named packages' files: every other file is rejected.
+        let reject = FONTS_CONF.split("<rejectfont>").nth(1).and_then(|r| r.split("</rejectfont>").next());
+        assert_eq!(reject.map(str::trim), Some("<glob>/usr/share/fonts/*</glob>"));
+        let accepted: Vec<&str> =
+            FONTS_CONF.lines().filter_map(|l| l.trim().strip_prefix("<glob>")?.strip_suffix("</glob>")).collect();
+        assert_eq!(accepted.len(), 15, "{accepted:?}");
+        assert!(accepted[..14].iter().all(|g| dirs.iter().any(|d| g.starts_with(d))), "{accepted:?}");
     }
 }
