@@ -31,8 +31,10 @@ const PAGE: &str = r#"<!doctype html><title>tools page</title>
 const SECOND: &str = "<!doctype html><title>second</title><p>page two</p>";
 
 /// The page model's test page: iframes from the same origin, another origin
-/// (port `{B}`) and another site (`localhost`), an open shadow root, hidden,
-/// covered and removable buttons, an off-page drawer, and a forged ref attribute.
+/// (port `{B}`) and another site (`localhost`), one of each under an overlay
+/// of this page, a chain nested deeper than inspect follows, an open
+/// shadow root, hidden, covered and removable buttons, an off-page drawer,
+/// and a forged ref attribute.
 const FRAMES: &str = r#"<!doctype html><title>frames</title>
 <nav aria-label="Drawer" style="position:fixed;left:-310px;top:0;width:300px"><a href="/d1">d1</a><a href="/d2">d2</a><a href="/d3">d3</a></nav>
 <button id=top onclick="document.getElementById('gone').remove()">Remove</button>
@@ -44,14 +46,23 @@ const FRAMES: &str = r#"<!doctype html><title>frames</title>
 <script>document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<button onclick="this.textContent=\'shadow clicked\'">Shadow button</button>';</script>
 <iframe title=same src="/inner?same" width=300 height=80></iframe>
 <iframe title=origin src="http://127.0.0.1:{B}/inner?origin" width=300 height=80></iframe>
-<iframe title=site src="http://localhost:{B}/inner?site" width=300 height=80></iframe>"#;
+<iframe title=site src="http://localhost:{B}/inner?site" width=300 height=80></iframe>
+<div style="position:relative;display:inline-block"><iframe title=under src="/inner?under" width=300 height=80></iframe><div class=veil style="position:absolute;inset:0"></div></div>
+<div style="position:relative;display:inline-block"><iframe title=under-origin src="http://127.0.0.1:{B}/inner?under-origin" width=300 height=80></iframe><div class=veil style="position:absolute;inset:0"></div></div>
+<div style="position:relative;display:inline-block"><iframe title=under-site src="http://localhost:{B}/inner?under-site" width=300 height=80></iframe><div class=veil style="position:absolute;inset:0"></div></div>
+<iframe title=deep src="/nest?4" width=300 height=80></iframe>"#;
+
+/// Frame `n{N}` of the nested chain, holding `/nest?{N-1}` (`/nest?0` is an [`INNER`] page).
+const NEST: &str =
+    r#"<!doctype html><title>nest</title><iframe title=n{N} src="/nest?{M}" width=260 height=60></iframe>"#;
 
 /// What each iframe of [`FRAMES`] shows: a button and a field named after the frame.
 const INNER: &str = r#"<!doctype html><title>inner</title><button onclick="this.textContent='clicked {Q}'">Inner {Q}</button> <input placeholder="Field {Q}">"#;
 
 /// A loopback HTTP server: `/second` serves the second page, `/frames?B`
 /// the page model's page (its other-origin frames on port B), `/inner?Q`
-/// an iframe's page, `/many` 400 links, anything else the first page.
+/// an iframe's page, `/nest?N` a frame N deep, `/many` 400 links, anything
+/// else the first page.
 fn serve() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://127.0.0.1:{}/", listener.local_addr().unwrap().port());
@@ -77,6 +88,11 @@ fn serve() -> String {
                     FRAMES.replace("{B}", query)
                 } else if path.starts_with("/inner") {
                     INNER.replace("{Q}", query)
+                } else if path.starts_with("/nest") {
+                    match query.parse::<u32>().unwrap_or(0) {
+                        0 => INNER.replace("{Q}", "deep"),
+                        n => NEST.replace("{N}", &n.to_string()).replace("{M}", &(n - 1).to_string()),
+                    }
                 } else if path.starts_with("/many") {
                     let links: String = (0..400).map(|i| format!("<p><a href=\"/l{i}\">link {i}</a>")).collect();
                     format!("<!doctype html><title>many</title>{links}")
@@ -396,9 +412,17 @@ fn page_model() {
     let end = Instant::now() + Duration::from_secs(15);
     let m = loop {
         let m = ok(data, "agent-1", "browser_inspect", json!({"nodeId": b}));
-        let read = ["button Inner same", "button Inner origin", "button Inner site"]
-            .iter()
-            .all(|e| element_ref(&m, e).is_some());
+        let read = [
+            "button Inner same",
+            "button Inner origin",
+            "button Inner site",
+            "button Inner under",
+            "button Inner under-origin",
+            "button Inner under-site",
+            "frame ! n1",
+        ]
+        .iter()
+        .all(|e| element_ref(&m, e).is_some());
         if read {
             break m;
         }
@@ -417,6 +441,14 @@ fn page_model() {
     assert!(m["offscreen"].as_str().unwrap().starts_with("3 elements outside the page"), "{m}");
     assert!(m["offscreen"].as_str().unwrap().contains("navigation Drawer 3"), "{m}");
     assert!(m.get("more").is_none(), "a small page comes whole: {m}");
+    // A frame nested deeper than inspect follows is named, with why and how to read it.
+    let unread = m["unreadFrames"].as_array().unwrap_or_else(|| panic!("no unreadFrames in {m}"));
+    assert_eq!(unread.len(), 1, "{m}");
+    assert!(unread[0].as_str().unwrap().starts_with("! n1 (not read: nested more than 4 frames deep"), "{m}");
+    assert!(element_ref(&m, "button Inner deep").is_none(), "{m}");
+    let n1 = element_ref(&m, "frame ! n1").unwrap();
+    let deep = ok(data, "agent-1", "browser_inspect", json!({"nodeId": b, "within": n1}));
+    assert!(element_ref(&deep, "button Inner deep").is_some(), "within reads it: {deep}");
     // The forged attribute names nothing: refs are app-side, and inspect wrote no attribute.
     let forged = element_ref(&m, "button Forged").unwrap();
     assert_ne!(forged, "e1");
@@ -432,6 +464,20 @@ fn page_model() {
         let field = element_ref(&m, &format!("textbox Field {q}")).unwrap();
         ok(data, "agent-1", "browser_type", json!({"nodeId": b, "ref": field, "text": format!("hi {q}")}));
     }
+    // In a frame under an overlay of the page around it (same origin, another origin,
+    // another site): covered, so neither the click nor the typing happens (checked
+    // below, once the other frames' clicks show).
+    for q in ["under", "under-origin", "under-site"] {
+        let button = element_ref(&m, &format!("button Inner {q}")).unwrap_or_else(|| panic!("{q} in {m}"));
+        let e = err(data, "agent-1", "browser_click", json!({"nodeId": b, "ref": button}));
+        assert!(
+            e.contains("covered by div.veil of the page around its frame") && e.contains("nothing was done"),
+            "{q}: {e}"
+        );
+        let field = element_ref(&m, &format!("textbox Field {q}")).unwrap();
+        let e = err(data, "agent-1", "browser_type", json!({"nodeId": b, "ref": field, "text": "x"}));
+        assert!(e.contains("covered by div.veil of the page around its frame"), "{q}: {e}");
+    }
     let after = eventually(10, "clicks and typing in the frames", || {
         let m = ok(data, "agent-1", "browser_inspect", json!({"nodeId": b}));
         let done = element_ref(&m, "button shadow clicked").is_some()
@@ -442,9 +488,26 @@ fn page_model() {
         done.then_some(m)
     });
     assert_eq!(element_ref(&after, "button Forged"), Some(forged), "refs are stable across calls");
+    let listed = after["elements"].as_str().unwrap();
+    for q in ["under", "under-origin", "under-site"] {
+        assert!(
+            element_ref(&after, &format!("button Inner {q}")).is_some() && !listed.contains(&format!("clicked {q}")),
+            "the covered button's handler never ran: {after}"
+        );
+        assert!(!listed.contains(&format!("Field {q} =")), "nothing was typed into the covered field: {after}");
+    }
     // Hidden, covered and gone elements fail clearly, and nothing is clicked.
     let e = err(data, "agent-1", "browser_click", json!({"nodeId": b, "selector": "#hid"}));
     assert!(e.contains("not visible"), "{e}");
+    let e = err(data, "agent-1", "browser_type", json!({"nodeId": b, "selector": "#hid", "text": "x"}));
+    assert!(e.contains("not visible") && e.contains("nothing was done"), "{e}");
+    let e = err(
+        data,
+        "agent-1",
+        "browser_type",
+        json!({"nodeId": b, "ref": element_ref(&m, "button Covered one").unwrap(), "text": "x"}),
+    );
+    assert!(e.contains("covered by div"), "{e}");
     let e = err(
         data,
         "agent-1",

@@ -126,7 +126,10 @@ try {
     let visible = 0;
     let offPage = 0;
     for (const f of page.frames()) {
-      const c = await f.evaluate(COUNT).catch(() => ({ visible: 0, offPage: 0 }));
+      // A frame that cannot be counted fails the run: counting it as 0 would flatter the ratio.
+      const c = await f.evaluate(COUNT).catch((e) => {
+        throw new Error(`counting the elements of frame ${f.url() || '(no url)'} of ${url} failed: ${e.message}`);
+      });
       visible += c.visible;
       offPage += c.offPage;
     }
@@ -154,6 +157,8 @@ try {
   const worst = Math.max(...rows.map((r) => r.ratio));
   const ok = worst <= 1 / 3 && sum('termsprawl') / sum('playwright') <= 1 / 5 && rows.every((r) => r.listed >= r.visible);
   console.log(`goal (each ≤ 0.33, set ≤ 0.20, every visible element listed): ${ok ? 'met' : 'NOT met'}`);
+  // Exit status says it too, so a script or CI step can rely on it (set here: cleanup runs first).
+  if (!ok) process.exitCode = 1;
 } finally {
   await browser?.close().catch(() => {});
   await mcp?.close().catch(() => {});

@@ -5,8 +5,8 @@
 
 use super::context::{beside, caller_project, model_error, target_node, KindTag, OpContext, ToolShared};
 use super::page_model::{
-    self, collect, describe, element_line, frame_ids, page_starts, release, Landmark, Listed, NodeRef, Root, Scan,
-    Session, LOCATE_FN,
+    self, collect, describe, element_line, frame_ids, page_starts, release, Item, Landmark, Listed, NodeRef, Root,
+    Scan, Session, LOCATE_FN,
 };
 use crate::model::{NodeId, NodeKind};
 use crate::runtime::engine::Browser;
@@ -500,13 +500,7 @@ impl Reader<'_> {
         if hidden > 0 {
             v["hidden"] = json!(hidden);
         }
-        let unread: Vec<String> = self
-            .scans
-            .iter()
-            .flat_map(|s| {
-                s.report.items.iter().filter(|i| i.role == "frame" && i.name.starts_with('!')).map(|i| i.name.clone())
-            })
-            .collect();
+        let unread = unread_frames(&self.scans);
         if !unread.is_empty() {
             v["unreadFrames"] = json!(unread);
         }
@@ -524,22 +518,23 @@ impl Reader<'_> {
             .map(|(k, _)| k)
             .collect();
         let mut children = std::collections::HashMap::new();
-        if depth < MAX_FRAME_DEPTH {
-            for k in frames {
+        for k in frames {
+            // Every frame left unread is said in the answer, never dropped silently.
+            let why = if depth >= MAX_FRAME_DEPTH {
+                format!("nested more than {MAX_FRAME_DEPTH} frames deep; inspect it with within=<its ref>")
+            } else {
                 match self.read_frame(main, index, k) {
                     Ok(Some(child)) => {
                         children.insert(k, child);
+                        continue;
                     }
-                    Ok(None) => {}
+                    Ok(None) => "its document could not be reached (still loading, or not a frame)".to_owned(),
                     // Nothing more will answer.
                     Err(e) if main.dt.crashed() => return Err(e),
-                    // Said in the answer, never dropped silently.
-                    Err(e) => {
-                        let item = &mut self.scans[index].report.items[k];
-                        item.name = format!("! {} (not read: {})", item.name, e.message());
-                    }
+                    Err(e) => e.message().to_owned(),
                 }
-            }
+            };
+            mark_unread(&mut self.scans[index].report.items[k], &why);
         }
         for k in 0..self.scans[index].report.items.len() {
             out.push((index, k, depth));
@@ -669,6 +664,20 @@ impl Reader<'_> {
     }
 }
 
+/// Marks an iframe item as not read, saying why; [`unread_frames`] lists it.
+fn mark_unread(item: &mut Item, why: &str) {
+    item.name = format!("! {} (not read: {why})", item.name);
+}
+
+/// The iframes of the scans that were not read, as their marked names.
+fn unread_frames(scans: &[Scan]) -> Vec<String> {
+    scans
+        .iter()
+        .flat_map(|s| s.report.items.iter().filter(|i| i.role == "frame" && i.name.starts_with('!')))
+        .map(|i| i.name.clone())
+        .collect()
+}
+
 /// A ref as the agent wrote it, parsed.
 fn parse_ref(r: &str) -> Result<NodeRef, ToolError> {
     NodeRef::parse(r).ok_or_else(|| {
@@ -738,11 +747,12 @@ fn locate(
             (None, None) => return Err(ToolError::invalid_argument("pass a selector or ref")),
         };
         let s = Session { dt, id: session.as_deref() };
-        let at = s.call_on(&object, LOCATE_FN, &json!({"focus": focus}), true)?;
-        let value = at.get("value").cloned().unwrap_or(Value::Null);
-        if let Some(e) = value.get("error").and_then(Value::as_str) {
+        let fail = |value: &Value| -> Result<Value, ToolError> {
+            let Some(e) = value.get("error").and_then(Value::as_str) else {
+                return Ok(value.clone());
+            };
             let detail = value.get("detail").and_then(Value::as_str).unwrap_or("");
-            return Err(match e {
+            Err(match e {
                 "gone" => element_ref.map(gone_ref).unwrap_or_else(|| ToolError::page_error("the element was removed")),
                 "hidden" => {
                     ToolError::refused(format!("{what}: the element is not visible ({detail}); nothing was done"))
@@ -752,7 +762,18 @@ fn locate(
                 }
                 "unfocusable" => ToolError::refused(format!("{what}: the element cannot take keyboard focus")),
                 other => ToolError::page_error(other.to_owned()),
-            });
+            })
+        };
+        let run = |focus: bool| -> Result<Value, ToolError> {
+            let at = s.call_on(&object, LOCATE_FN, &json!({"focus": focus}), true)?;
+            fail(&at.get("value").cloned().unwrap_or(Value::Null))
+        };
+        // Checked in its own frame first (and scrolled there), then in every page around it;
+        // focus only once nothing covers it, so a refused type leaves the focus alone.
+        let inner = run(false)?;
+        check_parents(main, s, &object, &inner, &fail)?;
+        if focus {
+            run(true)?;
         }
         // The point in the top viewport: the box quads of the element (scrolled
         // into view just now), shifted by the iframe's box for an out-of-process frame.
@@ -780,6 +801,129 @@ fn locate(
     }
     release(main);
     result
+}
+
+/// Checks that each page around an element's frame shows the frame at the
+/// element's centre, walking up through parents of the same origin: `this`
+/// is the element (`owner` false) or a frame owner element (`owner` true),
+/// `x`, `y` the point in the viewport of the frame below. Answers the point
+/// in the last page reached and whether that page is the top one; a parent
+/// of another origin hides its frame element, so the walk stops below it.
+const PARENT_HIT_FN: &str = r#"function (args) {
+  const what = (n) => n ? n.localName + (n.id ? '#' + n.id : '') + (typeof n.className === 'string' && n.className.trim() ? '.' + n.className.trim().split(/\s+/).join('.') : '') : 'nothing';
+  let x = args.x, y = args.y, w = this.ownerDocument.defaultView;
+  let fe = args.owner ? this : w.frameElement;
+  while (fe) {
+    w = fe.ownerDocument.defaultView;
+    // The frame's content box starts inside its border and padding.
+    const r = fe.getBoundingClientRect(), cs = w.getComputedStyle(fe);
+    // A transformed frame maps points in ways this cannot follow: its own frame's check stands.
+    if (cs.transform && cs.transform !== 'none') return {x, y, top: true};
+    x += r.left + fe.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+    y += r.top + fe.clientTop + (parseFloat(cs.paddingTop) || 0);
+    if (x < 0 || y < 0 || x >= w.innerWidth || y >= w.innerHeight) return {error: 'hidden', detail: 'its frame shows it outside the page'};
+    const scope = fe.getRootNode();
+    const hit = (scope.elementFromPoint ? scope : fe.ownerDocument).elementFromPoint(x, y);
+    if (hit !== fe) return {error: 'covered', detail: 'covered by ' + what(hit) + ' of the page around its frame'};
+    fe = w.frameElement;
+  }
+  return {x, y, top: w === w.top};
+}"#;
+
+/// The document of the last page [`PARENT_HIT_FN`] reaches from `this`.
+const PARENT_DOC_FN: &str = r#"function () {
+  let w = this.ownerDocument.defaultView;
+  while (w.frameElement) w = w.frameElement.ownerDocument.defaultView;
+  return w.document;
+}"#;
+
+/// Most frame boundaries [`check_parents`] crosses (a bound on a changing page).
+const MAX_PARENT_STEPS: usize = 16;
+
+/// Fails, as [`LOCATE_FN`] does, when a page around the element's frame
+/// covers the element's centre (`at`: [`LOCATE_FN`]'s point in its frame):
+/// a click there would land on the overlay, not the element. Same-origin
+/// parents are walked in the page; at a parent of another origin the frame's
+/// owner element is found through DevTools (in the same process, or in the
+/// page's own session for an out-of-process frame) and the walk goes on there.
+fn check_parents<'a>(
+    main: Session<'a>,
+    s: Session<'a>,
+    object: &str,
+    at: &Value,
+    fail: &dyn Fn(&Value) -> Result<Value, ToolError>,
+) -> Result<(), ToolError> {
+    let coord = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let (mut x, mut y) = (coord(at, "x"), coord(at, "y"));
+    let (mut session, mut object, mut owner) = (s, object.to_owned(), false);
+    for _ in 0..MAX_PARENT_STEPS {
+        let args = json!({"x": x, "y": y, "owner": owner});
+        let reached = session.call_on(&object, PARENT_HIT_FN, &args, true)?;
+        let reached = fail(&reached.get("value").cloned().unwrap_or(Value::Null))?;
+        (x, y) = (coord(&reached, "x"), coord(&reached, "y"));
+        if reached.get("top") == Some(&Value::Bool(true)) {
+            return Ok(());
+        }
+        // Which frame the walk stopped in: the one whose document is the page reached.
+        let doc = session.call_on(&object, PARENT_DOC_FN, &json!({}), false)?;
+        let Some(doc) = doc.get("objectId").and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let Some(Some((doc_backend, _))) = describe(session, &[doc])?.into_iter().next() else {
+            return Ok(());
+        };
+        let frames = frame_ids(session)?;
+        let Some(at_frame) = frame_of_document(session, &frames, doc_backend)? else {
+            // The frame left the page meanwhile: the click's own checks answer for it.
+            return Ok(());
+        };
+        // The root of a child session is an out-of-process frame: its owner is in the page's session.
+        if frames.first() == Some(&at_frame) {
+            if session.id.is_none() {
+                return Ok(());
+            }
+            session = main;
+        }
+        // An out-of-process frame inside another one has its owner in a session this
+        // does not hold: the walk ends there, as the click's point does (one level).
+        let Ok(owner_node) = session.try_call("DOM.getFrameOwner", json!({"frameId": at_frame}))? else {
+            return Ok(());
+        };
+        let Some(backend) = owner_node.get("backendNodeId").and_then(Value::as_u64) else {
+            return Ok(());
+        };
+        object = resolve_node(session, backend).ok_or_else(|| page_error("the element's frame was removed"))?;
+        owner = true;
+    }
+    Ok(())
+}
+
+/// The frame (of `frames`, a session's) whose document has backend node id `doc`.
+fn frame_of_document(s: Session, frames: &[String], doc: u64) -> Result<Option<String>, ToolError> {
+    for f in frames {
+        // An isolated world reaches the document of a frame of any origin.
+        let Ok(world) = s.try_call("Page.createIsolatedWorld", json!({"frameId": f, "worldName": "termsprawl"}))?
+        else {
+            continue;
+        };
+        let Some(context) = world.get("executionContextId").and_then(Value::as_i64) else {
+            continue;
+        };
+        let Ok(r) = s.try_call(
+            "Runtime.evaluate",
+            json!({"expression": "document", "contextId": context, "objectGroup": "termsprawl-inspect"}),
+        )?
+        else {
+            continue;
+        };
+        let Some(object) = r.pointer("/result/objectId").and_then(Value::as_str) else {
+            continue;
+        };
+        if describe(s, &[object])?.into_iter().next().flatten().map(|d| d.0) == Some(doc) {
+            return Ok(Some(f.clone()));
+        }
+    }
+    Ok(None)
 }
 
 /// `browser_click`: real mouse events at the element's centre.
@@ -968,6 +1112,29 @@ mod tests {
         );
         assert_eq!(summary(&typing_events("😀")), ["insert 😀"]);
         assert!(typing_events("").is_empty());
+    }
+
+    #[test]
+    fn every_unread_frame_is_named_with_its_reason() {
+        let report = |items: Value| -> page_model::FrameReport {
+            serde_json::from_value(json!({"url": "http://a/", "items": items})).expect("a report")
+        };
+        let mut top = report(json!([
+            {"n": 0, "role": "button", "name": "Go"},
+            {"n": 1, "role": "frame", "name": "deep"},
+            {"n": 2, "role": "frame", "name": "read"},
+        ]));
+        mark_unread(&mut top.items[1], "nested more than 4 frames deep");
+        let scans = vec![
+            Scan { report: top, handles: vec![], session: None, frame: None },
+            Scan {
+                report: report(json!([{"n": 0, "role": "frame", "name": "x"}])),
+                handles: vec![],
+                session: None,
+                frame: None,
+            },
+        ];
+        assert_eq!(unread_frames(&scans), ["! deep (not read: nested more than 4 frames deep)"]);
     }
 
     // The operations in-process, against fake pages.
