@@ -14,170 +14,17 @@
 //! (the default mode of a fresh HOME lets `touch` run unasked).
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod support;
+use support::claude_api::{claude_bin_dir, claude_home, stand_in, Gate, API_KEY};
 use support::{ctl, eventually, kill_tmux, skip_unless_strict};
 
 const APP: &str = env!("CARGO_BIN_EXE_termsprawl");
-/// The dummy key (claude checks only its shape; the stand-in ignores it).
-const API_KEY: &str =
-    "sk-ant-api03-status-e2e-dummy-key-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
-
-/// The claude CLI the npm setup installed, if it is there.
-fn claude_bin_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cdp/node_modules/.bin");
-    dir.join("claude").is_file().then(|| dir.canonicalize().ok()).flatten()
-}
-
-/// Replies the stand-in may send: each released one lets one request through.
-#[derive(Default)]
-struct Gate {
-    released: Mutex<usize>,
-    changed: Condvar,
-    seen: Mutex<usize>,
-}
-
-impl Gate {
-    fn release(&self) {
-        *self.released.lock().unwrap() += 1;
-        self.changed.notify_all();
-    }
-
-    /// Waits (at most a minute, so nothing hangs) until request number `n` (from 1) may be answered.
-    fn wait_for_turn(&self, n: usize) {
-        let released = self.released.lock().unwrap();
-        let _unused = self.changed.wait_timeout_while(released, Duration::from_secs(60), |r| *r < n).unwrap();
-    }
-}
-
-/// The Messages API stand-in: `POST /v1/messages` (streamed), `count_tokens`, anything else `{}`.
-fn stand_in(gate: Arc<Gate>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let gate = gate.clone();
-            std::thread::spawn(move || answer(stream, &gate));
-        }
-    });
-    url
-}
-
-fn answer(stream: TcpStream, gate: &Gate) {
-    let mut reader = BufReader::new(&stream);
-    let mut first = String::new();
-    if reader.read_line(&mut first).is_err() {
-        return;
-    }
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let (ctype, reply) = if first.starts_with("POST /v1/messages") && !first.contains("count_tokens") {
-        let n = {
-            let mut seen = gate.seen.lock().unwrap();
-            *seen += 1;
-            *seen
-        };
-        gate.wait_for_turn(n);
-        ("text/event-stream", message_events(&request))
-    } else if first.contains("count_tokens") {
-        ("application/json", r#"{"input_tokens":10}"#.to_owned())
-    } else {
-        ("application/json", "{}".to_owned())
-    };
-    let head = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        reply.len()
-    );
-    let _ = (&stream).write_all(head.as_bytes()).and_then(|()| (&stream).write_all(reply.as_bytes()));
-}
-
-/// The SSE of one assistant message: a Bash `tool_use` when the prompt asks to
-/// "run touch" (and no tool result came back yet), else a line of text.
-fn message_events(request: &Value) -> String {
-    let messages = request["messages"].as_array().cloned().unwrap_or_default();
-    let last = messages.last().cloned().unwrap_or(Value::Null);
-    let answered = last["content"].as_array().is_some_and(|c| c.iter().any(|p| p["type"] == "tool_result"));
-    let asked = messages.iter().any(|m| m["role"] == "user" && m.to_string().contains("please run touch"));
-    let tool = asked && !answered && request["tools"].as_array().is_some_and(|t| !t.is_empty());
-    eprintln!("stand-in: {} messages, tool_use: {tool}", messages.len());
-    let mut events = vec![(
-        "message_start",
-        json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
-            "model": request["model"], "content": [], "stop_reason": null, "stop_sequence": null,
-            "usage": {"input_tokens": 10, "output_tokens": 1}}}),
-    )];
-    let stop = if tool {
-        let input = json!({"command": "touch made-by-claude.txt", "description": "Create a file"}).to_string();
-        events.push((
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0,
-            "content_block": {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}}}),
-        ));
-        events.push((
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0,
-            "delta": {"type": "input_json_delta", "partial_json": input}}),
-        ));
-        "tool_use"
-    } else {
-        events.push((
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0,
-            "content_block": {"type": "text", "text": ""}}),
-        ));
-        events.push((
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0,
-            "delta": {"type": "text_delta", "text": "Hello from the stand-in."}}),
-        ));
-        "end_turn"
-    };
-    events.push(("content_block_stop", json!({"type": "content_block_stop", "index": 0})));
-    events.push((
-        "message_delta",
-        json!({"type": "message_delta",
-        "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 5}}),
-    ));
-    events.push(("message_stop", json!({"type": "message_stop"})));
-    events.iter().map(|(name, data)| format!("event: {name}\ndata: {data}\n\n")).collect()
-}
-
-/// A fresh HOME in which claude starts straight at its prompt in `project`.
-fn claude_home(home: &Path, project: &Path) {
-    std::fs::create_dir_all(home.join(".claude")).unwrap();
-    let tail = &API_KEY[API_KEY.len() - 20..];
-    let state = json!({
-        "hasCompletedOnboarding": true,
-        "theme": "dark",
-        "customApiKeyResponses": {"approved": [tail], "rejected": []},
-        "projects": {project.display().to_string(): {"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
-    });
-    std::fs::write(home.join(".claude.json"), state.to_string()).unwrap();
-    let settings = json!({"permissions": {"defaultMode": "default"}});
-    std::fs::write(home.join(".claude/settings.json"), settings.to_string()).unwrap();
-}
-
 struct App {
     child: Child,
 }
@@ -304,6 +151,29 @@ fn real_claude_hooks_drive_agent_status() {
     // fired on a slow run, waiting for input): each node has its own state.
     let first_now = status(&data, &first);
     assert!(["done", "waiting-for-input"].contains(&first_now["state"].as_str().unwrap_or("")), "{first_now}");
+
+    // The hooks reported with each node's token, which is in no log, in no
+    // hook command line (claude runs them from the settings file as written),
+    // and in no running process's argv or environment.
+    let log = std::fs::read_to_string(root.join("app.log")).unwrap();
+    for node in [&first, &second] {
+        let tools = data.join("agent-tools");
+        let session = std::fs::read_to_string(tools.join("sessions").join(format!("{node}.json"))).unwrap();
+        let session: Value = serde_json::from_str(&session).unwrap();
+        let token = session["token"].as_str().unwrap_or_default().to_owned();
+        assert_eq!(token.len(), 64, "{node}'s session has no token");
+        assert!(!log.contains(&token), "{node}'s token is in the app's log");
+        let settings = std::fs::read_to_string(tools.join("launch").join(node).join("settings.json")).unwrap();
+        assert!(settings.contains("hook") && !settings.contains(&token), "{node}'s hook commands carry its token");
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            for part in ["cmdline", "environ"] {
+                // Processes come and go; ones not this user's cannot be read.
+                let Ok(bytes) = std::fs::read(entry.path().join(part)) else { continue };
+                let shows = bytes.windows(token.len()).any(|w| w == token.as_bytes());
+                assert!(!shows, "{node}'s token is in the {part} of process {:?}", entry.file_name());
+            }
+        }
+    }
 
     drop(app);
     kill_tmux(&data);

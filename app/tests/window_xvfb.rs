@@ -1785,3 +1785,99 @@ fn a_file_input_opens_a_picker_in_the_project_folder_answered_by_typing_and_by_c
     let text = wait_for_layout(&folder, "chosen alpha.txt:5", Duration::from_secs(5));
     assert!(text.contains("chosen alpha.txt:5"), "cancelling changed the page's choice:\n{text}");
 }
+
+/// Pixels in `region` within 12 of `rgb` on every channel.
+fn pixels_of(shot: &Screenshot, region: (u32, u32, u32, u32), rgb: [u8; 3]) -> u64 {
+    let area = u64::from(region.2.saturating_sub(region.0)) * u64::from(region.3.saturating_sub(region.1));
+    (shot.share(region, rgb, 12) * area as f64).round() as u64
+}
+
+#[test]
+fn the_real_claude_started_from_the_palette_reports_through_its_hooks_and_its_badge_follows() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    use support::claude_api::{claude_bin_dir, claude_home, stand_in, Gate, API_KEY};
+    let Some(claude) = claude_bin_dir() else {
+        return support::skip_unless_strict("claude from the palette", "tests/cdp/node_modules/.bin/claude is missing");
+    };
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let (dir, data, folder, runtime) =
+        fixture_with(|_| NodeKind::Sticky { text: "notes".into() }, Rect::new(40.0, 60.0, 240.0, 160.0), camera);
+    let _tmux = TmuxServerGuard(data.clone());
+    let folder = folder.canonicalize().unwrap();
+    let home = dir.path().join("home");
+    claude_home(&home, &folder);
+    // The model is a stand-in on 127.0.0.1 (see support/claude_api.rs): each
+    // reply waits for the test's go, so "working" can be seen.
+    let gate = std::sync::Arc::new(Gate::default());
+    let api = stand_in(gate.clone());
+    let path = format!("{}:/usr/bin:/bin", claude.display());
+    let env: Vec<(&str, &Path)> = vec![
+        ("HOME", home.as_path()),
+        ("PATH", Path::new(&path)),
+        ("SHELL", Path::new("/bin/sh")),
+        ("ANTHROPIC_BASE_URL", Path::new(&api)),
+        ("ANTHROPIC_API_KEY", Path::new(API_KEY)),
+        ("DISABLE_TELEMETRY", Path::new("1")),
+        ("DISABLE_ERROR_REPORTING", Path::new("1")),
+        ("DISABLE_AUTOUPDATER", Path::new("1")),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", Path::new("1")),
+    ];
+    let display = Display::start();
+    let mut app = App::start_with_args(&display, &data, &folder, &runtime, &env, &["--agent", "tester"]);
+    support::eventually(90, "the first frame", || (app.frames() > 0).then_some(()));
+    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+
+    // The palette's "New agent" → claude: an agent node with claude's hooks,
+    // which report it at its prompt.
+    palette(&display, "new agent", Some("claude"));
+    let node = support::eventually(60, "the claude node", || {
+        saved_nodes(&folder).into_iter().find(|n| n["kind"]["agent"] == "claude" || n["agent"] == "claude")
+    });
+    let id = node["id"].as_str().unwrap().to_owned();
+    let state = |app: &App, want: &str| {
+        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            support::eventually(120, &format!("claude {want} by its hooks"), || {
+                let v = support::ctl(&data, "tester", "agent_status", serde_json::json!({"nodeId": id})).ok()?;
+                let a = v["agents"][0].clone();
+                (a["state"] == want && a["source"] == "hooks").then_some(a)
+            })
+        }));
+        found.unwrap_or_else(|_| panic!("claude never {want}\n{}", app.log_tail()))
+    };
+    state(&app, "waiting-for-input");
+    // Its hooks run as it starts; give its input box a moment to take keys.
+    std::thread::sleep(Duration::from_millis(1500));
+
+    // The node took the keyboard: a prompt typed into the window goes to claude.
+    let (x, y, w, _) = saved_rect(&saved_nodes(&folder).into_iter().find(|n| n["id"] == id.as_str()).unwrap());
+    let cam = saved_camera(&data, "proj").unwrap_or(camera);
+    let title_bar = |s: &Screenshot| {
+        let sx = |wx: f64| ((wx - cam.x) * cam.zoom).clamp(0.0, f64::from(s.width)) as u32;
+        let sy = |wy: f64| ((wy - cam.y) * cam.zoom).clamp(0.0, f64::from(s.height)) as u32;
+        (sx(x), sy(y), sx(x + w), sy(y + TITLE))
+    };
+    display.xdotool(&["type", "--delay", "40", "say hello"]);
+    display.xdotool(&["key", "Return"]);
+    state(&app, "working");
+    const BUSY_RGB: [u8; 3] = [0x9e, 0xce, 0x6a];
+    const DONE_RGB: [u8; 3] = [0x7a, 0xa2, 0xf7];
+    let shot =
+        wait_for_screen(&display, &mut app, Duration::from_secs(20), |s| pixels_of(s, title_bar(s), BUSY_RGB) >= 8);
+    assert!(
+        pixels_of(&shot, title_bar(&shot), BUSY_RGB) >= 8,
+        "no working badge on the node (screenshot: {:?})",
+        save_failure(&shot, "claude-working")
+    );
+    // Its reply arrives: the Stop hook says done, and so does the badge.
+    gate.release();
+    state(&app, "done");
+    let shot =
+        wait_for_screen(&display, &mut app, Duration::from_secs(20), |s| pixels_of(s, title_bar(s), DONE_RGB) >= 8);
+    assert!(
+        pixels_of(&shot, title_bar(&shot), DONE_RGB) >= 8 && pixels_of(&shot, title_bar(&shot), BUSY_RGB) == 0,
+        "the badge did not turn to done (screenshot: {:?})",
+        save_failure(&shot, "claude-done")
+    );
+    println!("screenshot: {}", save_failure(&shot, "claude-from-palette").display());
+    assert!(app.still_running(), "{}", app.log_tail());
+}

@@ -2,6 +2,7 @@
 //! socket: reopening a node re-attaches (`new-session -A`) with scrollback
 //! intact. The app's own tmux config is never read (`-f /dev/null`).
 
+use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -420,6 +421,18 @@ impl TmuxSession {
     /// Whether the session is alive.
     pub fn exists(&self) -> bool {
         self.run("has-session", &["-t", &self.target()]).is_ok_and(|out| out.status.success())
+    }
+
+    /// The names of every session on this session's socket, asked once
+    /// (`list-sessions`): restoring a canvas asks this instead of one
+    /// `has-session` per terminal. No server running means none.
+    pub fn sessions_on_socket(&self) -> HashSet<String> {
+        match self.run("list-sessions", &["-F", "#{session_name}"]) {
+            Ok(out) if out.status.success() => {
+                String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect()
+            }
+            _ => HashSet::new(),
+        }
     }
 
     /// Ends the session and everything running in it (when its node is closed for good).

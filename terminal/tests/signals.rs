@@ -16,6 +16,7 @@ fn a_scripted_program_signals_each_sequence_and_bad_ones_do_nothing() {
     let mut config = TerminalConfig::new(std::env::temp_dir(), TermSize::new(80, 24));
     let script = r"printf '\033]133;A\007$ \033]133;C\007'
 printf '\033]9;4;1;30\007\033]9;hello\007\033]777;notify;T;B\033\\'
+printf '\033]99;i=1:d=0;Deploy\033\\\033]99;i=1:p=body;shipped\033\\\033]99;e=1;aGk=\007'
 printf '\033]9;%05000d\007\033]7501;state=bogus\007\033]133;D;x\007'
 printf '\033]7501;state=done:app=script\033\\\033]133;D;4\007\007'";
     config.command = Some(CommandSpec { program: "sh".into(), args: vec!["-c".into(), script.into()] });
@@ -31,6 +32,8 @@ printf '\033]7501;state=done:app=script\033\\\033]133;D;4\007\007'";
             TerminalSignal::Progress(Progress::Normal(30)),
             TerminalSignal::Notification { title: None, body: "hello".into() },
             TerminalSignal::Notification { title: Some("T".into()), body: "B".into() },
+            TerminalSignal::Notification { title: Some("Deploy".into()), body: "shipped".into() },
+            TerminalSignal::Notification { title: None, body: "hi".into() },
             TerminalSignal::ProgramStatus(ProgramStatus {
                 state: ProgramState::Done,
                 kind: None,

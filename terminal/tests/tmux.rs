@@ -200,6 +200,22 @@ fn programs_started_as_the_server_exits_all_run() {
 }
 
 #[test]
+fn sessions_on_socket_lists_every_session_and_none_without_a_server() {
+    let Some(tmux) = tmux_or_skip("session list") else { return };
+    let data = tempfile::tempdir().unwrap();
+    let a = TmuxSession::new(tmux.clone(), data.path(), "list-a").unwrap();
+    let b = TmuxSession::new(tmux, data.path(), "list-b").unwrap();
+    let _guard = ServerGuard(a.socket().to_owned());
+    assert!(a.sessions_on_socket().is_empty(), "no server yet: no sessions");
+    let (_host_a, _term_a) = ready_shell(&a, data.path());
+    let (_host_b, _term_b) = ready_shell(&b, data.path());
+    let names = b.sessions_on_socket();
+    assert_eq!(names, ["list-a", "list-b"].map(String::from).into_iter().collect());
+    assert!(a.kill().unwrap());
+    assert_eq!(b.sessions_on_socket(), ["list-b"].map(String::from).into_iter().collect());
+}
+
+#[test]
 fn titles_pass_through_tmux_and_its_own_name_never_shows() {
     let Some(tmux) = tmux_or_skip("titles") else { return };
     let data = tempfile::tempdir().unwrap();

@@ -232,9 +232,12 @@ impl App {
         });
     }
 
-    /// Opens the agent node, selects it and gives it the keyboard.
-    fn open_new_agent(&mut self, new: NewAgent) {
+    /// Opens the agent node, selects it and gives it the keyboard. Its spot
+    /// is checked again: a worktree's git work or a question took a while, and
+    /// a node may have been put there meanwhile.
+    fn open_new_agent(&mut self, mut new: NewAgent) {
         let Some(rt) = self.rt.as_mut() else { return };
+        new.at = rt.free_spot(AGENT_SIZE, Some(crate::model::Point::new(new.at.0, new.at.1)));
         match rt.open_agent(new) {
             Ok(id) => {
                 rt.selection.click(id.clone());
@@ -364,10 +367,9 @@ impl App {
         let Some((wt, dir, beside)) = self.selected_worktree() else { return };
         let size = (760.0, 480.0);
         // Beside its agent, unless a context menu chose the spot.
-        let spot = match at {
-            Some(_) => self.new_node_spot(at, size),
-            None => (beside.x + beside.w + 40.0, beside.y),
-        };
+        // Beside its agent, unless a context menu chose the spot; never over another node.
+        let near = at.unwrap_or(crate::model::Point::new(beside.x + beside.w + 40.0, beside.y));
+        let spot = self.new_node_spot(Some(near), size);
         let Some(rt) = self.rt.as_mut() else { return };
         let kind = NodeKind::Artifact { path: dir, view: ArtifactView::Diff, base: Some(wt.base.clone()) };
         let title = format!("diff {} against {}", wt.branch, wt.base);

@@ -1,6 +1,7 @@
 //! Shared pieces of the app's end-to-end tests.
 #![allow(dead_code)]
 
+pub mod claude_api;
 pub mod junit;
 
 use std::io::{BufRead, BufReader, Write};

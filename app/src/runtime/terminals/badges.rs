@@ -3,6 +3,7 @@
 use super::activity::StateSource;
 use super::status::{AgentActivity, AgentNodeStatus, NotLaunched};
 use canvas_render::{Badge, Color};
+use std::time::SystemTime;
 use terminal::ExitStatus;
 
 /// Quiet states: exited cleanly, starting.
@@ -30,10 +31,28 @@ fn exited_badge(status: &ExitStatus) -> Badge {
     Badge { text: exit_text(status), color: Color::hex(if status.success() { NEUTRAL } else { ALARM }) }
 }
 
-/// The badge of an agent node: its state, marked "(guess)" when only the
-/// quiet-time heuristic speaks for it.
-pub fn agent_badge(activity: &AgentActivity) -> Badge {
-    let guess = if activity.source == StateSource::QuietTime { " (guess)" } else { "" };
+/// How long a state has lasted, as a badge says it: nothing under a minute
+/// (a fresh state needs no clock), then `4m`, `3h`, `2d` (whole units, so
+/// the text changes at most once a minute).
+pub fn time_in_state(since: SystemTime, now: SystemTime) -> Option<String> {
+    let secs = now.duration_since(since).ok()?.as_secs();
+    match secs {
+        0..60 => None,
+        60..3600 => Some(format!("{}m", secs / 60)),
+        3600..172_800 => Some(format!("{}h", secs / 3600)),
+        _ => Some(format!("{}d", secs / 86_400)),
+    }
+}
+
+/// The badge of an agent node as of `now`: its state and how long it has
+/// been in it, marked "(guess)" when only the quiet-time heuristic speaks
+/// for it.
+pub fn agent_badge(activity: &AgentActivity, now: SystemTime) -> Badge {
+    let mut guess = if activity.source == StateSource::QuietTime { " (guess)" } else { "" }.to_owned();
+    if let Some(age) = time_in_state(activity.since, now) {
+        guess.push_str(" · ");
+        guess.push_str(&age);
+    }
     let badge = |text: &str, color: u32| Badge { text: format!("{text}{guess}"), color: Color::hex(color) };
     match &activity.status {
         AgentNodeStatus::Starting => badge("starting", NEUTRAL),
@@ -42,7 +61,10 @@ pub fn agent_badge(activity: &AgentActivity) -> Badge {
         AgentNodeStatus::WaitingForInput => badge("waiting for input", ATTENTION),
         AgentNodeStatus::Done => badge("done", DONE),
         AgentNodeStatus::Error => badge("error", ALARM),
-        AgentNodeStatus::Exited(s) => exited_badge(s),
+        AgentNodeStatus::Exited(s) => {
+            let exited = exited_badge(s);
+            Badge { text: format!("{}{guess}", exited.text), color: exited.color }
+        }
         AgentNodeStatus::NotLaunched(NotLaunched::NeedsSetup { looked_for }) => {
             Badge { text: format!("needs setup: {looked_for}"), color: Color::hex(ALARM) }
         }
@@ -102,14 +124,32 @@ mod tests {
             (AgentNodeStatus::NotLaunched(NotLaunched::Misconfigured("bad".into())), "not launched", 0xf7768e),
             (AgentNodeStatus::Pending, "starting", 0x9aa5ce),
         ];
-        let activity =
-            |status, source| AgentActivity { status, since: std::time::SystemTime::UNIX_EPOCH, source, detail: None };
+        let activity = |status, source| AgentActivity { status, since: SystemTime::UNIX_EPOCH, source, detail: None };
+        let fresh = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(59);
         for (status, text, color) in cases {
-            let badge = agent_badge(&activity(status.clone(), StateSource::Hooks));
+            let badge = agent_badge(&activity(status.clone(), StateSource::Hooks), fresh);
             assert_eq!(pair(badge), (text.to_owned(), Color::hex(color)), "{status:?}");
         }
-        let guessed = agent_badge(&activity(AgentNodeStatus::WaitingForInput, StateSource::QuietTime));
+        let guessed = agent_badge(&activity(AgentNodeStatus::WaitingForInput, StateSource::QuietTime), fresh);
         assert_eq!(guessed.text, "waiting for input (guess)");
+        let later = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(7 * 60 + 5);
+        let waited = agent_badge(&activity(AgentNodeStatus::WaitingForInput, StateSource::QuietTime), later);
+        assert_eq!(waited.text, "waiting for input (guess) · 7m");
+        let exited = agent_badge(&activity(AgentNodeStatus::Exited(exit(3, None)), StateSource::Process), later);
+        assert_eq!(pair(exited), ("exited 3 · 7m".into(), Color::hex(0xf7768e)));
+        let asked = agent_badge(&activity(AgentNodeStatus::NeedsPermission, StateSource::Hooks), later);
+        assert_eq!(asked.text, "needs permission · 7m");
+    }
+
+    #[test]
+    fn time_in_state_reads_in_whole_units_from_a_minute() {
+        let t0 = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        let at = |s: u64| time_in_state(t0, t0 + std::time::Duration::from_secs(s));
+        assert_eq!([at(0), at(59)], [None, None]);
+        assert_eq!([at(60), at(3599)], [Some("1m".into()), Some("59m".into())]);
+        assert_eq!([at(3600), at(47 * 3600)], [Some("1h".into()), Some("47h".into())]);
+        assert_eq!(at(3 * 86_400 + 5), Some("3d".into()));
+        assert_eq!(time_in_state(t0, SystemTime::UNIX_EPOCH), None, "a clock that went back shows no age");
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! identity environment, the launch hook's say, persistence (tmux or a
 //! saved snapshot), then the [`PtySpawner`].
 //!
-//! [`start`] does all of it against a [`LaunchSite`]: what the runtime
-//! lends a launch (tmux, the hook, the spawner, the callback host), so the
-//! same steps run in unit tests without a runtime or a PTY.
+//! [`prepare`] decides it all on the main thread against a [`LaunchSite`]:
+//! what the runtime lends a launch (tmux, the hook, the spawner, the
+//! callback host), so the same steps run in unit tests without a runtime or
+//! a PTY; [`spawn_all`] then starts the PTYs of a whole sync side by side.
 
 use super::agents::resolve_agent;
 use super::artifact_views::artifact_command;
@@ -17,7 +18,7 @@ use super::status::NotLaunched;
 use crate::model::{AgentKind, ArtifactView, NodeId, ProjectId, Rect};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use terminal::persist;
 use terminal::tmux::TmuxSession;
 use terminal::{CommandSpec, Persistence, TermSize, TerminalConfig, TerminalHost};
@@ -58,10 +59,10 @@ impl LaunchEnv {
 pub(super) trait LaunchSite {
     /// The tmux session node `id` runs in as session `name` (`None`: a plain PTY).
     fn tmux_session(&mut self, id: &NodeId, name: &str) -> Option<TmuxSession>;
+    /// Whether `session` is already running (a launch re-attaches to it).
+    fn session_running(&mut self, session: &TmuxSession) -> bool;
     /// The launch hook's decision (launch as is when none is installed).
     fn decide(&mut self, launch: &mut PtyLaunch) -> LaunchDecision;
-    /// What starts the PTY.
-    fn spawner(&self) -> Arc<dyn PtySpawner>;
     /// Where node `id`'s terminal reports.
     fn host(&self, id: &NodeId) -> Arc<dyn TerminalHost>;
 }
@@ -88,15 +89,92 @@ fn command_spec(argv: &[String]) -> Option<CommandSpec> {
     argv.split_first().map(|(program, args)| CommandSpec { program: program.clone(), args: args.to_vec() })
 }
 
-/// Starts what `w` wants in a `size` terminal.
-pub(super) fn start(
+/// A launch decided on the main thread, its PTY not started yet: what
+/// [`Ready::spawn`] needs, on any thread.
+pub(super) struct Ready {
+    spec: SpawnSpec,
+    host: Arc<dyn TerminalHost>,
+    project: ProjectId,
+    agent: Option<AgentKind>,
+    agent_executable: Option<PathBuf>,
+    warm: bool,
+    /// It starts (or attaches to) a tmux session.
+    tmux: bool,
+}
+
+/// Where a launch stands after [`prepare`].
+pub(super) enum Prepared {
+    /// Everything decided; the PTY is to be started.
+    Ready(Box<Ready>),
+    /// Ended without a PTY (deferred, or not launched and why).
+    Done(Started),
+}
+
+/// How many PTYs [`spawn_all`] starts at once. Starting one is mostly
+/// waiting on child processes (tmux's `new-session`, its client, the
+/// program), not this process's CPU, so more than the cores pays.
+const PARALLEL_SPAWNS: usize = 8;
+
+/// Starts every ready launch, [`PARALLEL_SPAWNS`] at a time, and answers
+/// each one's outcome with its node (in the order they finished). Restoring
+/// a canvas of a hundred terminals one after another kept the main thread
+/// in `tmux new-session` for seconds.
+pub(super) fn spawn_all(mut ready: Vec<Ready>, spawner: &dyn PtySpawner) -> Vec<(NodeId, Started)> {
+    let mut done = Vec::with_capacity(ready.len());
+    // With no session of the batch running there may be no tmux server yet:
+    // one launch starts it before the rest attach to it, instead of all racing
+    // to start one (each loser retries, see `TmuxSession::create`).
+    if !ready.iter().any(|r| r.warm) {
+        if let Some(i) = ready.iter().position(|r| r.tmux) {
+            let first = ready.remove(i);
+            done.push((first.spec.node.clone(), first.spawn(spawner)));
+        }
+    }
+    let lanes = PARALLEL_SPAWNS.min(ready.len());
+    let queue = Mutex::new(ready.into_iter());
+    let finished = Mutex::new(done);
+    std::thread::scope(|scope| {
+        for _ in 0..lanes {
+            scope.spawn(|| loop {
+                let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
+                let Some(r) = next else { break };
+                let node = r.spec.node.clone();
+                let started = r.spawn(spawner);
+                finished.lock().unwrap_or_else(PoisonError::into_inner).push((node, started));
+            });
+        }
+    });
+    finished.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Ready {
+    /// Starts the PTY.
+    pub(super) fn spawn(self, spawner: &dyn PtySpawner) -> Started {
+        let node = self.spec.node.clone();
+        let session = self.spec.session.clone();
+        match spawner.spawn(self.spec, self.host) {
+            Ok(term) => {
+                tracing::debug!(node = %node, session = %session, warm = self.warm, "terminal started");
+                let mut live = LiveTerminal::started(term, self.project, session, self.agent, self.warm);
+                live.agent_executable = self.agent_executable;
+                Started::Live(Box::new(live))
+            }
+            Err(e) => Started::Failed(format!("terminal {node} did not start: {e}")),
+        }
+    }
+}
+
+/// Decides everything about what `w` wants in a `size` terminal (command,
+/// environment, the hook's say, persistence) without starting it.
+pub(super) fn prepare(
     site: &mut dyn LaunchSite,
     w: Wanted,
     size: TermSize,
     project: &ProjectId,
     folder: &Path,
     env: &LaunchEnv,
-) -> Started {
+) -> Prepared {
+    let done = Prepared::Done;
     let data = &env.data_dir;
     let mut agent_executable = None;
     let mut command = w.command.as_deref().and_then(command_spec);
@@ -104,7 +182,10 @@ pub(super) fn start(
         match artifact_command(path, *view, base.as_deref(), &env.var, env.path_var.as_deref()) {
             Ok(argv) => command = command_spec(&argv),
             Err(why) => {
-                return Started::NotLaunched { notice: format!("artifact {}: {}", path.display(), why.message()), why }
+                return done(Started::NotLaunched {
+                    notice: format!("artifact {}: {}", path.display(), why.message()),
+                    why,
+                })
             }
         }
     }
@@ -120,12 +201,15 @@ pub(super) fn start(
             }
             Err(why @ NotLaunched::NeedsLogin { .. }) => needs_login = Some((kind, why)),
             Err(why) => {
-                return Started::NotLaunched { notice: format!("agent node {} ({kind}): {}", w.id, why.message()), why }
+                return done(Started::NotLaunched {
+                    notice: format!("agent node {} ({kind}): {}", w.id, why.message()),
+                    why,
+                })
             }
         }
     }
     let tmux_session = site.tmux_session(&w.id, &w.session);
-    let warm = tmux_session.as_ref().is_some_and(TmuxSession::exists);
+    let warm = tmux_session.as_ref().is_some_and(|s| site.session_running(s));
     let mut launch = PtyLaunch {
         node: w.id.clone(),
         project: project.clone(),
@@ -143,16 +227,16 @@ pub(super) fn start(
     // Tool-runtime integration point: credentials and first instructions for agent PTYs.
     match site.decide(&mut launch) {
         LaunchDecision::Launch => {}
-        LaunchDecision::Defer => return Started::Deferred,
+        LaunchDecision::Defer => return done(Started::Deferred),
         LaunchDecision::Refuse(why) => {
-            return Started::NotLaunched {
+            return done(Started::NotLaunched {
                 notice: format!("node {} not launched: {why}", w.id),
                 why: NotLaunched::Refused(why),
-            }
+            })
         }
     }
     if let Some((kind, why)) = needs_login {
-        return Started::NotLaunched { notice: format!("agent node {} ({kind}): {}", w.id, why.message()), why };
+        return done(Started::NotLaunched { notice: format!("agent node {} ({kind}): {}", w.id, why.message()), why });
     }
     let mut config = TerminalConfig::new(w.cwd, size);
     config.command = launch.command;
@@ -169,16 +253,16 @@ pub(super) fn start(
         },
     };
     let host = site.host(&w.id);
-    let spec = SpawnSpec { node: w.id.clone(), session: w.session.clone(), config };
-    match site.spawner().spawn(spec, host) {
-        Ok(term) => {
-            tracing::debug!(node = %w.id, session = %w.session, warm, "terminal started");
-            let mut live = LiveTerminal::started(term, project.clone(), w.session, w.agent, warm);
-            live.agent_executable = launch.agent_executable;
-            Started::Live(Box::new(live))
-        }
-        Err(e) => Started::Failed(format!("terminal {} did not start: {e}", w.id)),
-    }
+    let tmux = matches!(config.persistence, Persistence::Tmux(_));
+    Prepared::Ready(Box::new(Ready {
+        spec: SpawnSpec { node: w.id, session: w.session, config },
+        host,
+        project: project.clone(),
+        agent: w.agent,
+        agent_executable: launch.agent_executable,
+        warm,
+        tmux,
+    }))
 }
 
 #[cfg(test)]
@@ -219,16 +303,32 @@ mod tests {
         fn tmux_session(&mut self, _: &NodeId, _: &str) -> Option<TmuxSession> {
             None
         }
+        fn session_running(&mut self, _: &TmuxSession) -> bool {
+            false
+        }
         fn decide(&mut self, launch: &mut PtyLaunch) -> LaunchDecision {
             let decision = self.hook.as_mut().map_or(LaunchDecision::Launch, |hook| hook(launch));
             self.asked.push(launch.clone());
             decision
         }
-        fn spawner(&self) -> Arc<dyn PtySpawner> {
-            self.spawner.clone()
-        }
         fn host(&self, _: &NodeId) -> Arc<dyn TerminalHost> {
             Arc::new(Quiet)
+        }
+    }
+
+    /// [`prepare`], then [`Ready::spawn`] on the site's spawner: one launch start to end.
+    fn start(
+        site: &mut TestSite,
+        w: Wanted,
+        size: TermSize,
+        project: &ProjectId,
+        folder: &Path,
+        env: &LaunchEnv,
+    ) -> Started {
+        let spawner = site.spawner.clone();
+        match prepare(site, w, size, project, folder, env) {
+            Prepared::Ready(ready) => ready.spawn(&*spawner),
+            Prepared::Done(started) => started,
         }
     }
 
@@ -305,6 +405,61 @@ mod tests {
         let spec = site.specs().pop().unwrap();
         assert_eq!(spec.config.command, None);
         assert!(matches!(&spec.config.persistence, Persistence::Restore(b) if b == b"old screen\r\n"));
+    }
+
+    /// Starts fakes, counting how many starts overlap.
+    #[derive(Default)]
+    struct Overlapping {
+        inner: RecordingSpawner,
+        in_flight: std::sync::atomic::AtomicUsize,
+        most: std::sync::atomic::AtomicUsize,
+    }
+
+    impl PtySpawner for Overlapping {
+        fn spawn(
+            &self,
+            spec: SpawnSpec,
+            host: Arc<dyn TerminalHost>,
+        ) -> Result<Box<dyn terminal::RunningTerminal>, terminal::TerminalError> {
+            use std::sync::atomic::Ordering::SeqCst;
+            let now = self.in_flight.fetch_add(1, SeqCst) + 1;
+            self.most.fetch_max(now, SeqCst);
+            // Long enough for the other lanes to be inside a start too.
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            self.in_flight.fetch_sub(1, SeqCst);
+            self.inner.spawn(spec, host)
+        }
+    }
+
+    #[test]
+    fn a_sync_pass_starts_its_terminals_side_by_side_each_once() {
+        let f = fixture();
+        let mut site = TestSite::new(None);
+        let spawner = Overlapping { inner: RecordingSpawner::starting(), ..Default::default() };
+        let ready: Vec<Ready> = (0..20)
+            .map(|i| {
+                match prepare(&mut site, wanted(&f, &format!("t-{i}"), None, None), SIZE, &f.project, &f.folder, &f.env)
+                {
+                    Prepared::Ready(r) => *r,
+                    Prepared::Done(_) => panic!("t-{i} not ready"),
+                }
+            })
+            .collect();
+        assert!(site.specs().is_empty(), "prepare starts nothing");
+        let started = spawn_all(ready, &spawner);
+        let mut nodes: Vec<String> = started
+            .iter()
+            .map(|(id, s)| {
+                assert!(matches!(s, Started::Live(_)), "{id} did not start");
+                id.to_string()
+            })
+            .collect();
+        nodes.sort_by_key(|n| n[2..].parse::<u32>().unwrap());
+        assert_eq!(nodes, (0..20).map(|i| format!("t-{i}")).collect::<Vec<_>>());
+        assert_eq!(spawner.inner.specs().len(), 20, "each started once");
+        let most = spawner.most.load(std::sync::atomic::Ordering::SeqCst);
+        assert!((2..=PARALLEL_SPAWNS).contains(&most), "{most} starts overlapped");
+        assert!(spawn_all(vec![], &spawner).is_empty());
     }
 
     #[test]

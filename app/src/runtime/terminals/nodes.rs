@@ -83,6 +83,10 @@ pub struct TerminalNodes {
     pub(super) tmux: Option<Option<Tmux>>,
     pub(super) hook: Option<LaunchHook>,
     pub(super) spawner: Arc<dyn PtySpawner>,
+    /// The wall clock of the last tick (a badge's time in state is redrawn when it moved on).
+    pub(super) last_tick_wall: Option<SystemTime>,
+    /// The tmux sessions running, asked once per sync pass (`None` outside one).
+    pub(super) running_sessions: Option<HashSet<String>>,
     pub(super) ticker: bool,
     pub(super) last_snapshot: Option<Instant>,
     pub(super) sessions: SessionWorker,
@@ -101,6 +105,8 @@ impl Default for TerminalNodes {
             tmux: None,
             hook: None,
             spawner: Arc::new(TerminalSpawner),
+            running_sessions: None,
+            last_tick_wall: None,
             ticker: false,
             last_snapshot: None,
             sessions: SessionWorker::default(),

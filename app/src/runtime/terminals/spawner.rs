@@ -19,7 +19,7 @@ pub struct SpawnSpec {
 }
 
 /// Starts PTYs for terminal and agent nodes.
-pub trait PtySpawner {
+pub trait PtySpawner: Send + Sync {
     /// Starts `spec`, reporting to `host`.
     fn spawn(&self, spec: SpawnSpec, host: Arc<dyn TerminalHost>) -> Result<Box<dyn RunningTerminal>, TerminalError>;
 }

@@ -4,20 +4,19 @@
 
 use super::super::scene;
 use super::super::Runtime;
-use super::badges::{agent_badge, terminal_badge};
+use super::badges::{agent_badge, terminal_badge, time_in_state};
 use super::grid::grid_view;
 use super::hook::{LaunchDecision, LaunchHook, PtyLaunch};
 use super::host::NodeHost;
-use super::launch::{self, LaunchEnv, LaunchSite, Started, Wanted};
+use super::launch::{self, LaunchEnv, LaunchSite, Prepared, Started, Wanted};
 use super::naming::{session_name, valid_session_name};
 use super::nodes::closed_for_good;
 use super::snapshots::{screen_snapshot, SessionJob, SNAPSHOT_EVERY};
-use super::spawner::PtySpawner;
 use super::status::{AgentActivity, AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
 use super::ticker::{self, TICK_EVERY};
-use crate::model::{AgentKind, NodeId, NodeKind, ProjectId, Rect};
+use crate::model::{AgentKind, NodeId, NodeKind, Rect};
 use canvas_render::{Badge, NodeContent};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use terminal::tmux::{Tmux, TmuxSession};
@@ -43,15 +42,17 @@ impl LaunchSite for Runtime {
         }
     }
 
+    fn session_running(&mut self, session: &TmuxSession) -> bool {
+        // One `list-sessions` per sync pass, not one `has-session` per terminal.
+        let running = self.terminals.running_sessions.get_or_insert_with(|| session.sessions_on_socket());
+        running.contains(session.name())
+    }
+
     fn decide(&mut self, launch: &mut PtyLaunch) -> LaunchDecision {
         match self.terminals.hook.clone() {
             Some(hook) => hook(self, launch),
             None => LaunchDecision::Launch,
         }
-    }
-
-    fn spawner(&self) -> Arc<dyn PtySpawner> {
-        self.terminals.spawner.clone()
     }
 
     fn host(&self, id: &NodeId) -> Arc<dyn TerminalHost> {
@@ -81,7 +82,7 @@ impl Runtime {
     /// Test seam: PTYs start through `spawner` and never inside tmux (so a
     /// test neither needs a PTY nor leaves tmux sessions behind).
     #[cfg(test)]
-    pub(crate) fn use_pty_spawner(&mut self, spawner: Arc<dyn PtySpawner>) {
+    pub(crate) fn use_pty_spawner(&mut self, spawner: Arc<dyn super::spawner::PtySpawner>) {
         self.terminals.spawner = spawner;
         self.terminals.tmux = Some(None);
     }
@@ -155,6 +156,9 @@ impl Runtime {
         self.terminals.not_launched.retain(|id, _| wanted.iter().any(|w| &w.id == id));
         self.terminals.deferred.clear();
         let Some(project_id) = project_id else { return };
+        let env = LaunchEnv::of_process(self.data_dir().to_path_buf());
+        let mut ready = vec![];
+        self.terminals.running_sessions = None;
         for w in wanted {
             let size = self.terminal_size_for(&w.rect);
             if let Some(t) = self.terminals.map.get(&w.id) {
@@ -169,7 +173,17 @@ impl Runtime {
             if self.terminals.not_launched.contains_key(&w.id) {
                 continue;
             }
-            self.start_terminal(w, size, &project_id, &folder);
+            let id = w.id.clone();
+            match launch::prepare(self, w, size, &project_id, &folder, &env) {
+                Prepared::Ready(r) => ready.push(*r),
+                Prepared::Done(started) => self.started(id, started),
+            }
+        }
+        self.terminals.running_sessions = None;
+        // The PTYs (and tmux sessions) of a whole restore start side by side.
+        let spawner = self.terminals.spawner.clone();
+        for (id, started) in launch::spawn_all(ready, &*spawner) {
+            self.started(id, started);
         }
     }
 
@@ -229,10 +243,9 @@ impl Runtime {
         self.request_redraw();
     }
 
-    fn start_terminal(&mut self, w: Wanted, size: TermSize, project: &ProjectId, folder: &Path) {
-        let id = w.id.clone();
-        let env = LaunchEnv::of_process(self.data_dir().to_path_buf());
-        match launch::start(self, w, size, project, folder, &env) {
+    /// Takes in how a node's launch ended.
+    fn started(&mut self, id: NodeId, started: Started) {
+        match started {
             Started::Live(live) => {
                 self.terminals.map.insert(id, *live);
                 self.terminals.publish_activity();
@@ -275,6 +288,14 @@ impl Runtime {
                 changed |= t.activity.tick(now, wall, t.term.last_output_at(), AGENT_IDLE_AFTER);
             }
         }
+        // A badge's time in state moves on once a minute: redraw when one did.
+        let before = self.terminals.last_tick_wall.replace(wall).unwrap_or(wall);
+        let terminals = &self.terminals;
+        changed |= terminals
+            .map
+            .keys()
+            .filter_map(|id| terminals.agent_activity(id))
+            .any(|a| time_in_state(a.since, before) != time_in_state(a.since, wall));
         if changed {
             self.request_redraw();
         }
@@ -344,7 +365,7 @@ impl Runtime {
     pub(crate) fn node_badge(&self, id: &NodeId) -> Option<Badge> {
         let t = self.terminals.map.get(id);
         if let Some(activity) = self.agent_activity(id).filter(|_| t.is_none_or(|t| t.agent.is_some())) {
-            return Some(agent_badge(&activity));
+            return Some(agent_badge(&activity, SystemTime::now()));
         }
         let t = t?;
         terminal_badge(t.exited.as_ref(), t.bell)
