@@ -198,9 +198,13 @@ impl TmuxSession {
     fn server_options(&self) -> Vec<OsString> {
         let mut args: Vec<OsString> = self.base_args();
         let default_terminal = if has_terminfo("tmux-256color") { "tmux-256color" } else { "screen-256color" };
-        let options: [&[&str]; 10] = [
+        let options: [&[&str]; 11] = [
             &["start-server"],
             &["set-option", "-g", "status", "off"],
+            // The app's focus in/out (a node taking the keyboard) reaches the
+            // pane's program when it asked for focus reports (codex notifies
+            // only while unfocused; editors check files on focus).
+            &["set-option", "-g", "focus-events", "on"],
             &["set-option", "-g", "history-limit", &HISTORY_LIMIT.to_string()],
             &["set-option", "-s", "escape-time", "10"],
             &["set-option", "-g", "mouse", "on"],

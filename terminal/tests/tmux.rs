@@ -71,6 +71,7 @@ fn session_survives_dropping_the_terminal_and_kill_ends_it() {
     assert!(session.exists());
     assert_eq!(tmux_option(session.socket(), "history-limit"), "50000");
     assert_eq!(tmux_option(session.socket(), "status"), "off");
+    assert_eq!(tmux_option(session.socket(), "focus-events"), "on", "focus reports reach the pane's program");
 
     // Closing the app: the client detaches, the session keeps running.
     drop(term);

@@ -245,6 +245,15 @@ pub fn write_launch_config(
                 // Codex runs its notify program with the event's JSON as the last argument.
                 "-c".into(),
                 format!("notify={}", json!(hook_command(&ctl, "codex", node, data_dir))),
+                // Approvals and plan prompts reach only codex's TUI notifications, sent
+                // as OSC 9 (codex-cli 0.171 checks the method's name): the node's
+                // terminal signals catch them and call the person. Codex sends them
+                // only while its terminal is unfocused (focus reporting, which tmux
+                // passes on with `focus-events`).
+                "-c".into(),
+                r#"tui.notification_method="osc9""#.into(),
+                "-c".into(),
+                r#"tui.notifications=["approval-requested","plan-mode-prompt"]"#.into(),
             ];
             Ok(LaunchConfig { args, ..LaunchConfig::default() })
         }
@@ -349,6 +358,8 @@ mod tests {
                 r#"mcp_servers.termsprawl.env={TERMSPRAWL_NODE_ID="agent-7",TERMSPRAWL_DATA_DIR="/data dir"}"#,
                 format!(r#"notify=[{ctl},"--data-dir","/data dir","--node","agent-7","hook","--agent","codex"]"#)
                     .as_str(),
+                r#"tui.notification_method="osc9""#,
+                r#"tui.notifications=["approval-requested","plan-mode-prompt"]"#,
             ]
         );
         // Nothing else is written for codex: its own config stays the user's.
@@ -533,5 +544,4 @@ mod tests {
         #[cfg(target_os = "linux")]
         assert_eq!(default, Path::new("/etc/gemini-cli/system-defaults.json"));
     }
-
 }
