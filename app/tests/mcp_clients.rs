@@ -192,8 +192,8 @@ fn mcp_typescript_sdks_speak_every_revision_over_stdio_and_http() {
     let mut command = fx.command(node());
     command.arg("tests/mcp/typescript_sdks.cjs");
     let output = run(command);
-    // v1: two transports × four revisions; v2: two × five.
-    assert_eq!(passed(&output, "mcp-typescript"), (2 * 4 + 2 * 5) * CHECKS_PER_SESSION);
+    // v1: two transports × four revisions and 2024-10-07 (answered with 2025-11-25); v2: two × five.
+    assert_eq!(passed(&output, "mcp-typescript"), (2 * 5 + 2 * 5) * CHECKS_PER_SESSION);
 }
 
 /// The proxy the conformance suite needs (it sends no token); killed on drop.
@@ -233,9 +233,17 @@ fn mcp_conformance_suite_passes_against_the_http_endpoint() {
         command.args(["server", "--url", url, "--scenario", scenario]);
         run(command)
     };
-    // Every generic server scenario for the revisions served (logging is not
-    // offered, so logging-set-level does not apply).
-    for scenario in ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"] {
+    // Every generic server scenario for the revisions served, the streamable
+    // HTTP ones included (several POST streams at once, SSE polling); logging
+    // is not offered, so logging-set-level does not apply.
+    for scenario in [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "dns-rebinding-protection",
+        "server-sse-multiple-streams",
+        "server-sse-polling",
+    ] {
         let output = suite(&format!("http://127.0.0.1:{}/mcp", proxy.port), scenario);
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(output.status.success() && stdout.contains(" 0 failed"), "{scenario}:\n{stdout}");

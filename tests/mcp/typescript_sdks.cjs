@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The official TypeScript MCP SDKs against termsprawl at every revision each
 // speaks, over stdio (`termsprawl-ctl mcp`) and streamable HTTP (`POST /mcp`):
-// v1 (`@modelcontextprotocol/sdk`, initialize only: 2024-11-05 … 2025-11-25)
+// v1 (`@modelcontextprotocol/sdk`, initialize only: 2024-11-05 … 2025-11-25,
+// and 2024-10-07, answered with 2025-11-25)
 // and v2 (`@modelcontextprotocol/client`: the same over initialize, and
 // 2026-07-28 through its `server/discover` probe). Both are pinned in
 // tests/cdp/package.json and installed by setup.
@@ -30,6 +31,8 @@ const v2 = {
 
 const HANDSHAKE = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 const MODERN = '2026-07-28';
+/** The oldest revision SDK v1 offers, which the server no longer serves. */
+const OLDEST_V1 = '2024-10-07';
 const env = process.env;
 const TOOLS = env.TERMSPRAWL_TOOLS.split(',');
 
@@ -81,11 +84,11 @@ async function connect(name, kind, version) {
   return { client, negotiated: () => client.getNegotiatedProtocolVersion() };
 }
 
-async function exercise(name, kind, version) {
+async function exercise(name, kind, version, expected = version) {
   const label = `${name} ${kind} ${version}`;
   const { client, negotiated } = await connect(name, kind, version);
   try {
-    check(`${label} negotiated`, negotiated() === version, negotiated());
+    check(`${label} negotiated`, negotiated() === expected, negotiated());
     const listed = await client.listTools();
     const names = listed.tools.map((t) => t.name);
     check(`${label} tools/list`, JSON.stringify(names) === JSON.stringify(TOOLS), names);
@@ -119,11 +122,14 @@ async function main() {
   const runs = [];
   for (const kind of ['stdio', 'http']) {
     for (const version of HANDSHAKE) runs.push(['v1', kind, version]);
+    // v1 also offers 2024-10-07, which the server does not serve: as the spec
+    // says, it answers with the latest it has, which v1 accepts.
+    runs.push(['v1', kind, OLDEST_V1, HANDSHAKE[HANDSHAKE.length - 1]]);
     for (const version of [...HANDSHAKE, MODERN]) runs.push(['v2', kind, version]);
   }
-  for (const [name, kind, version] of runs) {
+  for (const [name, kind, version, expected] of runs) {
     try {
-      await exercise(name, kind, version);
+      await exercise(name, kind, version, expected);
     } catch (error) {
       check(`${name} ${kind} ${version} session`, false, String(error && error.stack));
     }
