@@ -358,8 +358,18 @@ impl Runtime {
         }
         match self.terminals.map.get(id) {
             Some(t) => NodeContent::Terminal(grid_view(&t.term.snapshot(), self.focus.as_ref() == Some(id))),
+            None if self.is_external_agent(id) => NodeContent::Text(format!(
+                "External agent: it runs outside this window and works on the canvas with its tool session, \
+                 from any shell:\n\n  termsprawl-ctl --node {id} call canvas_list"
+            )),
             None => NodeContent::Empty,
         }
+    }
+
+    /// Whether `id` is an external agent's node (its program is not the app's to run).
+    fn is_external_agent(&self, id: &NodeId) -> bool {
+        let node = self.project().and_then(|p| p.node(id));
+        matches!(node.map(|n| &n.kind), Some(NodeKind::Agent { agent: AgentKind::External, .. }))
     }
 
     pub(crate) fn node_badge(&self, id: &NodeId) -> Option<Badge> {
@@ -369,5 +379,31 @@ impl Runtime {
         }
         let t = t?;
         terminal_badge(t.exited.as_ref(), t.bell)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{AgentKind, NodeKind};
+    use crate::runtime::test_context::TestContext;
+    use canvas_render::NodeContent;
+
+    #[test]
+    fn an_external_agents_node_says_how_it_is_reached_and_other_unstarted_nodes_stay_empty() {
+        let mut ctx = TestContext::new();
+        let cwd = ctx.folder();
+        let external = ctx.add(
+            NodeKind::Agent { agent: AgentKind::External, cwd, worktree: None },
+            "ci-bot",
+            (0.0, 0.0, 400.0, 300.0),
+        );
+        match ctx.rt.terminal_content(&external) {
+            NodeContent::Text(t) => {
+                assert!(t.contains(&format!("termsprawl-ctl --node {external} call canvas_list")), "{t}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let sticky = ctx.add(NodeKind::Sticky { text: "x".into() }, "note", (500.0, 0.0, 200.0, 200.0));
+        assert!(matches!(ctx.rt.terminal_content(&sticky), NodeContent::Empty));
     }
 }
