@@ -319,8 +319,9 @@ const SERVERS = {
   },
   // A target=_blank link clicked: Chromium announces the new page with the
   // clicker as its opener at once (Puppeteer's 'popup' event, which
-  // chrome-devtools-mcp's "Opened pages" needs); the facade opens the node but
-  // names no opener yet (issue 13), so this runs as todo. playwright-mcp lists
+  // chrome-devtools-mcp's "Opened pages" needs); the facade opens it as a tab
+  // of the clicker's node, a browser of its own that the app makes, so it
+  // names no opener yet (issue 13), and this runs as todo. playwright-mcp lists
   // the popup on both (its script above).
   'chrome-devtools-mcp popup': {
     todo: 'the facade names no openerId for a popup (no Puppeteer/Playwright popup event)',
