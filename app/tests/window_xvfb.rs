@@ -1006,7 +1006,9 @@ fn collect_lines(child: &mut Child) -> std::sync::Arc<std::sync::Mutex<Vec<Strin
 /// A terminal node whose shell waits for the file `go` in the project folder,
 /// then prints, rings the bell, and copies what is typed into `typed.txt`.
 fn bell_terminal(folder: &Path) -> NodeKind {
-    let script = "while [ ! -e go ]; do sleep 0.2; done; printf 'ready\\a\\n'; cat > typed.txt";
+    // Its program names itself (OSC 2) a moment before the bell: the title a notification carries.
+    let script = "while [ ! -e go ]; do sleep 0.2; done; printf '\\033]2;bell maker\\007'; sleep 0.5; \
+                  printf 'ready\\a\\n'; cat > typed.txt";
     NodeKind::Terminal {
         cwd: folder.to_path_buf(),
         command: Some(vec!["bash".into(), "-c".into(), script.into()]),
@@ -1086,10 +1088,9 @@ fn a_bell_while_the_window_is_away_notifies_the_desktop_and_activating_it_shows_
         text.iter().any(|s| s.contains("rang the bell")).then(|| text.join("\n"))
     });
     assert!(notify.contains("string \"termsprawl\""), "the app names itself:\n{notify}");
-    // The summary is the node's title, which its program sets (tmux's own here; not saved until the
-    // layout is): the unit tests pin the text, this only that one is there.
+    // The summary is the node's title as the window shows it: the one its program set.
     let summary = notify.lines().nth(4).unwrap_or_default().trim();
-    assert!(summary.starts_with("string \"") && summary.len() > "string \"\"".len(), "a summary:\n{notify}");
+    assert_eq!(summary, "string \"bell maker\"", "the summary is the node's title:\n{notify}");
     assert!(notify.contains("string \"rang the bell — project\""), "the body is the reason and project:\n{notify}");
     assert!(notify.contains("string \"default\""), "it can be activated:\n{notify}");
     let shot = wait_for_screen(&display, &mut app, Duration::from_secs(20), |s| {

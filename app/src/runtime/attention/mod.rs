@@ -277,7 +277,8 @@ impl Runtime {
         if self.attention.mutes.is_muted(p.folder()) {
             return;
         }
-        let title = p.node(&w.node).map_or_else(|| w.node.to_string(), |n| n.title.clone());
+        // The title the window shows for it (its program's, a name the person gave…).
+        let title = p.node(&w.node).map_or_else(|| w.node.to_string(), |n| self.node_title(n));
         let (summary, body) = notification_text(&title, &w.reason, p.name());
         notifier.show(w.node.clone(), summary, body);
     }
