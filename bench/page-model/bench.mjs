@@ -140,7 +140,9 @@ try {
   browser = undefined;
   const bin = path.join(repo, 'tests/cdp/node_modules/.bin/playwright-mcp');
   mcp = new Client({ name: 'page-model-bench', version: '1' });
-  await mcp.connect(new StdioClientTransport({ command: bin, args: ['--cdp-endpoint', `${app.cdp}/?token=${app.token}`], env: { ...process.env, HOME: home }, stderr: 'ignore' }));
+  // Its snapshots and console logs go to the run's temporary HOME, not the checkout.
+  const outputs = path.join(home, 'playwright-mcp');
+  await mcp.connect(new StdioClientTransport({ command: bin, args: ['--cdp-endpoint', `${app.cdp}/?token=${app.token}`, '--output-dir', outputs], env: { ...process.env, HOME: home }, stderr: 'ignore' }));
   for (const r of rows) {
     await mcp.callTool({ name: 'browser_navigate', arguments: { url: r.url } });
     r.playwright = tokens(mcpText(await mcp.callTool({ name: 'browser_snapshot', arguments: {} })));
