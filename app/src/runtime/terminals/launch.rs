@@ -148,6 +148,11 @@ pub(super) fn spawn_all(mut ready: Vec<Ready>, spawner: &dyn PtySpawner) -> Vec<
 }
 
 impl Ready {
+    /// The node it is for.
+    pub(super) fn node(&self) -> &NodeId {
+        &self.spec.node
+    }
+
     /// Starts the PTY.
     pub(super) fn spawn(self, spawner: &dyn PtySpawner) -> Started {
         let node = self.spec.node.clone();

@@ -80,6 +80,8 @@ pub struct TerminalNodes {
     pub(super) map: HashMap<NodeId, LiveTerminal>,
     pub(super) not_launched: HashMap<NodeId, NotLaunched>,
     pub(super) deferred: HashSet<NodeId>,
+    /// Nodes whose PTYs a worker thread is starting (a restore: see `sync_terminals`).
+    pub(super) starting: HashSet<NodeId>,
     pub(super) tmux: Option<Option<Tmux>>,
     pub(super) hook: Option<LaunchHook>,
     pub(super) spawner: Arc<dyn PtySpawner>,
@@ -102,6 +104,7 @@ impl Default for TerminalNodes {
             map: HashMap::new(),
             not_launched: HashMap::new(),
             deferred: HashSet::new(),
+            starting: HashSet::new(),
             tmux: None,
             hook: None,
             spawner: Arc::new(TerminalSpawner),
@@ -150,7 +153,7 @@ impl TerminalNodes {
         if let Some(why) = self.not_launched.get(id) {
             return Some(unstarted(AgentNodeStatus::NotLaunched(why.clone())));
         }
-        if self.deferred.contains(id) {
+        if self.deferred.contains(id) || self.starting.contains(id) {
             return Some(unstarted(AgentNodeStatus::Pending));
         }
         let t = self.map.get(id)?;
@@ -179,7 +182,7 @@ impl TerminalNodes {
 
     /// Republishes every agent's activity for the tool server's thread.
     pub(super) fn publish_activity(&self) {
-        let ids = self.map.keys().chain(self.deferred.iter());
+        let ids = self.map.keys().chain(self.deferred.iter()).chain(self.starting.iter());
         let all = ids.filter_map(|id| Some((id.to_string(), self.agent_activity(id)?.wire()?))).collect();
         self.board.replace(all);
     }

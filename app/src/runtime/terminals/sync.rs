@@ -22,6 +22,10 @@ use std::time::{Duration, Instant, SystemTime};
 use terminal::tmux::{Tmux, TmuxSession};
 use terminal::{TermSize, TerminalHost};
 
+/// From this many PTYs in one sync pass they start on a worker thread
+/// (fewer, as when a node is opened, start at once: callers read them next).
+const IN_BACKGROUND_FROM: usize = 4;
+
 /// Cell size assumed before a renderer exists (DejaVu/Hack at 14 px).
 const FALLBACK_CELL: (f32, f32) = (8.0, 17.0);
 
@@ -170,7 +174,7 @@ impl Runtime {
                 }
                 continue;
             }
-            if self.terminals.not_launched.contains_key(&w.id) {
+            if self.terminals.not_launched.contains_key(&w.id) || self.terminals.starting.contains(&w.id) {
                 continue;
             }
             let id = w.id.clone();
@@ -182,9 +186,46 @@ impl Runtime {
         self.terminals.running_sessions = None;
         // The PTYs (and tmux sessions) of a whole restore start side by side.
         let spawner = self.terminals.spawner.clone();
-        for (id, started) in launch::spawn_all(ready, &*spawner) {
-            self.started(id, started);
+        if ready.len() < IN_BACKGROUND_FROM {
+            for (id, started) in launch::spawn_all(ready, &*spawner) {
+                self.started(id, started);
+            }
+            return;
         }
+        // Many at once (a restore, a project switch): on a worker thread, so the
+        // main thread goes on pumping the engine and pages load meanwhile; the
+        // nodes read "starting" until their terminals arrive.
+        let ids: Vec<NodeId> = ready.iter().map(launch::Ready::node).cloned().collect();
+        self.terminals.starting.extend(ids.iter().cloned());
+        self.terminals.publish_activity();
+        let app = self.handle();
+        let spawned = std::thread::Builder::new().name("term-start".into()).spawn(move || {
+            let all = launch::spawn_all(ready, &*spawner);
+            // The app stopped: dropping them hangs up (a tmux session lives on).
+            let _ = app.post(move |rt| rt.take_started(all));
+        });
+        if let Err(e) = spawned {
+            tracing::warn!("terminals not started, retried at the next sync: {e}");
+            for id in &ids {
+                self.terminals.starting.remove(id);
+            }
+        }
+    }
+
+    /// Takes in the terminals a worker thread started for `sync_terminals`,
+    /// then syncs again: a node closed or resized meanwhile is put away or
+    /// resized, a project switched away from is detached.
+    fn take_started(&mut self, all: Vec<(NodeId, Started)>) {
+        for (id, started) in all {
+            self.terminals.starting.remove(&id);
+            let focused = self.focus.as_ref() == Some(&id);
+            self.started(id.clone(), started);
+            if let Some(t) = self.terminals.map.get(&id).filter(|_| focused) {
+                t.term.with_screen(|s| s.set_focused(true));
+            }
+        }
+        self.sync_terminals();
+        self.request_redraw();
     }
 
     /// Ends or detaches the live terminal of a node that is no longer shown.
@@ -405,5 +446,34 @@ mod tests {
         }
         let sticky = ctx.add(NodeKind::Sticky { text: "x".into() }, "note", (500.0, 0.0, 200.0, 200.0));
         assert!(matches!(ctx.rt.terminal_content(&sticky), NodeContent::Empty));
+    }
+
+    #[test]
+    fn many_terminals_of_a_project_start_off_the_main_thread_each_once_and_a_closed_one_is_put_away() {
+        let mut ctx = TestContext::with_terminals();
+        let cwd = ctx.folder();
+        let terminal = || NodeKind::Terminal { cwd: cwd.clone(), command: None, tmux_session: None };
+        let ids: Vec<_> =
+            (0..6).map(|i| ctx.add(terminal(), &format!("t{i}"), (i as f64 * 500.0, 0.0, 400.0, 300.0))).collect();
+        assert!(ids.iter().all(|id| ctx.rt.terminals.map.contains_key(id)), "one at a time: started at once");
+        // Away to another project and back: all six start in one pass, on a worker thread.
+        let first = ctx.folder();
+        let other = ctx.root().join("other");
+        ctx.rt.open_project(&other);
+        assert!(ctx.rt.terminals.map.is_empty(), "put away with their project");
+        let before = ctx.spawner.specs().len();
+        ctx.rt.open_project(&first);
+        assert_eq!(ctx.rt.terminals.starting.len(), 6, "starting, not yet live");
+        // One closes before its terminal arrives: it is put away when it does.
+        ctx.rt.apply(crate::model::Command::RemoveNodes { ids: vec![ids[0].clone()] }).unwrap();
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !ctx.rt.terminals.starting.is_empty() && std::time::Instant::now() < end {
+            ctx.rt.tick();
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(ctx.rt.terminals.starting.is_empty(), "the worker's terminals never arrived");
+        assert!(!ctx.rt.terminals.map.contains_key(&ids[0]), "the closed node's terminal stayed");
+        assert!(ids[1..].iter().all(|id| ctx.rt.terminals.map.contains_key(id)));
+        assert_eq!(ctx.spawner.specs().len() - before, 6, "each started once");
     }
 }
