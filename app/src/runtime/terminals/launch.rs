@@ -98,8 +98,6 @@ pub(super) struct Ready {
     agent: Option<AgentKind>,
     agent_executable: Option<PathBuf>,
     warm: bool,
-    /// It starts (or attaches to) a tmux session.
-    tmux: bool,
 }
 
 /// Where a launch stands after [`prepare`].
@@ -110,9 +108,10 @@ pub(super) enum Prepared {
     Done(Started),
 }
 
-/// How many PTYs [`spawn_all`] starts at once. Starting one is mostly
-/// waiting on child processes (tmux's `new-session`, its client, the
-/// program), not this process's CPU, so more than the cores pays.
+/// How many PTYs [`spawn_all`] starts at once. Starting a tmux-backed one is
+/// about six processes (the session, its wrapper, the pipe, the program, the
+/// attaching client); side by side the 2 cores stay busy, where one at a time
+/// waits on each (measured: 0.77-0.94x the time, README "scale: restore").
 const PARALLEL_SPAWNS: usize = 8;
 
 /// Starts every ready launch, [`PARALLEL_SPAWNS`] at a time, and answers
@@ -125,7 +124,7 @@ pub(super) fn spawn_all(mut ready: Vec<Ready>, spawner: &dyn PtySpawner) -> Vec<
     // one launch starts it before the rest attach to it, instead of all racing
     // to start one (each loser retries, see `TmuxSession::create`).
     if !ready.iter().any(|r| r.warm) {
-        if let Some(i) = ready.iter().position(|r| r.tmux) {
+        if let Some(i) = ready.iter().position(Ready::tmux) {
             let first = ready.remove(i);
             done.push((first.spec.node.clone(), first.spawn(spawner)));
         }
@@ -151,6 +150,11 @@ impl Ready {
     /// The node it is for.
     pub(super) fn node(&self) -> &NodeId {
         &self.spec.node
+    }
+
+    /// Whether it starts (or attaches to) a tmux session.
+    fn tmux(&self) -> bool {
+        matches!(self.spec.config.persistence, Persistence::Tmux(_))
     }
 
     /// Starts the PTY.
@@ -258,7 +262,6 @@ pub(super) fn prepare(
         },
     };
     let host = site.host(&w.id);
-    let tmux = matches!(config.persistence, Persistence::Tmux(_));
     Prepared::Ready(Box::new(Ready {
         spec: SpawnSpec { node: w.id, session: w.session, config },
         host,
@@ -266,7 +269,6 @@ pub(super) fn prepare(
         agent: w.agent,
         agent_executable: launch.agent_executable,
         warm,
-        tmux,
     }))
 }
 

@@ -902,7 +902,8 @@ fn check_parents<'a>(
 fn frame_of_document(s: Session, frames: &[String], doc: u64) -> Result<Option<String>, ToolError> {
     for f in frames {
         // An isolated world reaches the document of a frame of any origin.
-        let Ok(world) = s.try_call("Page.createIsolatedWorld", json!({"frameId": f, "worldName": "termsprawl"}))?
+        let Ok(world) =
+            s.try_call("Page.createIsolatedWorld", json!({"frameId": f, "worldName": page_model::WORLD}))?
         else {
             continue;
         };
@@ -911,7 +912,7 @@ fn frame_of_document(s: Session, frames: &[String], doc: u64) -> Result<Option<S
         };
         let Ok(r) = s.try_call(
             "Runtime.evaluate",
-            json!({"expression": "document", "contextId": context, "objectGroup": "termsprawl-inspect"}),
+            json!({"expression": "document", "contextId": context, "objectGroup": page_model::GROUP}),
         )?
         else {
             continue;

@@ -398,9 +398,9 @@ pub(crate) struct Session<'a> {
 }
 
 /// Object group of everything inspect holds in the page, released at the end.
-const GROUP: &str = "termsprawl-inspect";
+pub(crate) const GROUP: &str = "termsprawl-inspect";
 /// Name of the isolated world the collector runs in.
-const WORLD: &str = "termsprawl";
+pub(crate) const WORLD: &str = "termsprawl";
 
 impl<'a> Session<'a> {
     /// Sends `method` without waiting.
