@@ -38,6 +38,12 @@ impl BrowserEngine for LentEngine {
     fn browser(&self, id: BrowserId) -> Option<Browser> {
         self.engine.browser(id).map(|b| Arc::new(b) as Browser)
     }
+    fn create_context(&self) -> Result<cef_bridge::RequestContextId, EngineError> {
+        self.engine.create_request_context()
+    }
+    fn dispose_context(&self, id: cef_bridge::RequestContextId) -> bool {
+        self.engine.dispose_request_context(id)
+    }
     fn download_policy(&self) -> cef_bridge::DownloadPolicy {
         self.engine.download_policy()
     }

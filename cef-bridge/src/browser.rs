@@ -65,12 +65,14 @@ mod sealed {
     impl Sealed for cef::Registration {}
     impl Sealed for cef::JsdialogCallback {}
     impl Sealed for cef::FileDialogCallback {}
+    impl Sealed for cef::RequestContext {}
 }
 
 impl CrossThread for cef::BrowserHost {}
 impl CrossThread for cef::Browser {}
 impl CrossThread for cef::Registration {}
 impl CrossThread for cef::JsdialogCallback {}
+impl CrossThread for cef::RequestContext {}
 
 /// A CEF object that may be moved across threads: one of the [`CrossThread`] types.
 ///
@@ -89,12 +91,14 @@ pub struct BrowserOptions {
     pub height: u32,
     /// Paint rate in frames per second (1..=60).
     pub frame_rate: u32,
+    /// The isolated request context the page lives in; `None`: the person's profile.
+    pub context: Option<crate::RequestContextId>,
 }
 
 impl BrowserOptions {
     /// Options for a view of `width`×`height` showing `url` at the default frame rate.
     pub fn new(url: impl Into<String>, width: u32, height: u32) -> Self {
-        Self { url: url.into(), width, height, frame_rate: DEFAULT_FRAME_RATE }
+        Self { url: url.into(), width, height, frame_rate: DEFAULT_FRAME_RATE, context: None }
     }
 }
 
@@ -188,6 +192,8 @@ pub(crate) struct BrowserShared {
     pub(crate) page: Mutex<PageState>,
     pub(crate) cef_id: Mutex<Option<i32>>,
     pub(crate) opener: Option<BrowserId>,
+    /// The isolated request context it lives in (a popup: its opener's).
+    pub(crate) context: Option<crate::RequestContextId>,
     pub(crate) frame_rate: Mutex<u32>,
     pub(crate) closed: AtomicBool,
     /// Device pixels per CSS pixel (the `f32` bits), reported through `get_screen_info`.
@@ -208,6 +214,7 @@ impl BrowserShared {
         size: (i32, i32),
         url: &str,
         opener: Option<BrowserId>,
+        context: Option<crate::RequestContextId>,
         frame_rate: u32,
         pump: Arc<Pump>,
     ) -> Self {
@@ -223,6 +230,7 @@ impl BrowserShared {
             page: Mutex::new(PageState { url: url.to_string(), ..Default::default() }),
             cef_id: Mutex::new(None),
             opener,
+            context,
             frame_rate: Mutex::new(frame_rate),
             closed: AtomicBool::new(false),
             scale: AtomicU32::new(1.0f32.to_bits()),
@@ -360,6 +368,11 @@ impl BrowserHandle {
     /// This browser's id.
     pub fn id(&self) -> BrowserId {
         self.shared.id
+    }
+
+    /// The isolated request context the page lives in (`None`: the person's profile).
+    pub fn context(&self) -> Option<crate::RequestContextId> {
+        self.shared.context
     }
 
     /// The browser's DevTools channel.
@@ -699,7 +712,8 @@ mod tests {
 
     #[test]
     fn a_page_is_created_unfocused_unless_the_app_focused_it_first() {
-        let shared = BrowserShared::new(BrowserId(1), (10, 10), "about:blank", None, 60, Arc::new(Pump::new(None)));
+        let shared =
+            BrowserShared::new(BrowserId(1), (10, 10), "about:blank", None, None, 60, Arc::new(Pump::new(None)));
         assert!(!shared.focus_given(), "nobody gave a new page focus");
         shared.want_focus(true);
         assert!(shared.focus_given(), "focus given before creation is kept");

@@ -7,6 +7,7 @@ use crate::events::{BrowserEvent, BrowserId};
 use crate::host::EngineHost;
 use crate::pump::Pump;
 use crate::registry::Registry;
+use crate::request_contexts::{RequestContextId, RequestContexts};
 use parking_lot::Mutex;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,6 +21,8 @@ pub(crate) struct EngineContext {
     pub(crate) pump: Arc<Pump>,
     /// Downloads folder and ended downloads.
     pub(crate) downloads: Downloads,
+    /// Isolated request contexts (CDP browser contexts).
+    pub(crate) request_contexts: RequestContexts,
     /// Chromium switches added to the browser process's command line.
     pub(crate) switches: Vec<(String, Option<String>)>,
     host: Arc<dyn EngineHost>,
@@ -40,6 +43,7 @@ impl EngineContext {
             registry: Registry::default(),
             pump: Arc::new(Pump::new(Some(host.clone()))),
             downloads,
+            request_contexts: RequestContexts::default(),
             switches,
             host,
             ready: AtomicBool::new(false),
@@ -60,10 +64,11 @@ impl EngineContext {
         size: (i32, i32),
         url: &str,
         opener: Option<BrowserId>,
+        context: Option<RequestContextId>,
         frame_rate: u32,
     ) -> Arc<BrowserShared> {
-        let shared =
-            Arc::new(BrowserShared::new(self.registry.next_id(), size, url, opener, frame_rate, self.pump.clone()));
+        let id = self.registry.next_id();
+        let shared = Arc::new(BrowserShared::new(id, size, url, opener, context, frame_rate, self.pump.clone()));
         self.registry.insert(shared.clone());
         shared
     }

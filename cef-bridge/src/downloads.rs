@@ -9,6 +9,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::RequestContextId;
+
 /// Where downloads go.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum DownloadBehavior {
@@ -23,19 +25,50 @@ pub enum DownloadBehavior {
     Deny,
 }
 
-/// A handle to an engine's download behaviour, cloneable and usable from any thread.
+/// A handle to an engine's download behaviours, cloneable and usable from
+/// any thread: one for the person's profile, one per isolated context (each
+/// starts at the default, as a new Chromium browser context does).
 #[derive(Debug, Clone, Default)]
-pub struct DownloadPolicy(Arc<Mutex<DownloadBehavior>>);
+pub struct DownloadPolicy(Arc<Mutex<Behaviors>>);
+
+#[derive(Debug, Default)]
+struct Behaviors {
+    profile: DownloadBehavior,
+    contexts: HashMap<RequestContextId, DownloadBehavior>,
+}
 
 impl DownloadPolicy {
-    /// Sets where the next downloads go (one already started keeps its place).
+    /// Sets where the next downloads of the person's profile go (one already started keeps its place).
     pub fn set(&self, behavior: DownloadBehavior) {
-        *self.0.lock() = behavior;
+        self.0.lock().profile = behavior;
     }
 
-    /// Where the next download goes.
+    /// Sets where the next downloads of pages in `context` go (`None`: the person's profile).
+    pub fn set_for(&self, context: Option<RequestContextId>, behavior: DownloadBehavior) {
+        let mut all = self.0.lock();
+        match context {
+            None => all.profile = behavior,
+            Some(c) if behavior == DownloadBehavior::Default => {
+                all.contexts.remove(&c);
+            }
+            Some(c) => {
+                all.contexts.insert(c, behavior);
+            }
+        }
+    }
+
+    /// Where the next download of the person's profile goes.
     pub fn get(&self) -> DownloadBehavior {
-        self.0.lock().clone()
+        self.0.lock().profile.clone()
+    }
+
+    /// Where the next download of a page in `context` goes (`None`: the person's profile).
+    pub fn get_for(&self, context: Option<RequestContextId>) -> DownloadBehavior {
+        let all = self.0.lock();
+        match context {
+            None => all.profile.clone(),
+            Some(c) => all.contexts.get(&c).cloned().unwrap_or_default(),
+        }
     }
 }
 
@@ -87,7 +120,7 @@ impl Downloads {
 
     /// Places download `id` by the policy; `None` when it cannot be saved at
     /// all (no randomness for its guid, or its folder cannot be made).
-    pub(crate) fn place(&self, id: u32, suggested: &str) -> Option<Placement> {
+    pub(crate) fn place(&self, id: u32, suggested: &str, context: Option<RequestContextId>) -> Option<Placement> {
         let guid = match local_guard::random_uuid() {
             Ok(g) => g,
             Err(e) => {
@@ -95,7 +128,7 @@ impl Downloads {
                 return None;
             }
         };
-        let path = match self.policy.get() {
+        let path = match self.policy.get_for(context) {
             DownloadBehavior::Deny => None,
             DownloadBehavior::Default => Some(free_path_in(&self.dir, suggested)?),
             DownloadBehavior::Allow(dir) => Some(free_path_in(&dir, suggested)?),
@@ -179,18 +212,18 @@ mod tests {
     fn the_policy_places_each_download_and_progress_is_told_once() {
         let root = tempfile::tempdir().unwrap();
         let d = Downloads::new(root.path().join("sub"));
-        let a = d.place(1, "a.txt").unwrap();
+        let a = d.place(1, "a.txt", None).unwrap();
         assert_eq!(a.path.as_deref(), Some(root.path().join("sub").join("a.txt").as_path()));
         assert!(root.path().join("sub").is_dir(), "the folder is made on demand");
 
         let other = root.path().join("client");
         d.policy().set(DownloadBehavior::Allow(other.clone()));
-        assert_eq!(d.place(2, "a.txt").unwrap().path, Some(other.join("a.txt")));
+        assert_eq!(d.place(2, "a.txt", None).unwrap().path, Some(other.join("a.txt")));
         d.policy().set(DownloadBehavior::AllowAndName(other.clone()));
-        let named = d.place(3, "a.txt").unwrap();
+        let named = d.place(3, "a.txt", None).unwrap();
         assert_eq!(named.path, Some(other.join(&named.guid)));
         d.policy().set(DownloadBehavior::Deny);
-        assert_eq!(d.place(4, "a.txt").unwrap().path, None);
+        assert_eq!(d.place(4, "a.txt", None).unwrap().path, None);
         assert_ne!(a.guid, named.guid);
 
         assert_eq!(d.progress(1, 0, 10, DownloadState::InProgress), Some(a.guid.clone()));
@@ -198,5 +231,25 @@ mod tests {
         assert_eq!(d.progress(1, 10, 10, DownloadState::Completed), Some(a.guid.clone()));
         assert_eq!(d.progress(1, 10, 10, DownloadState::Canceled), None, "nothing after the end");
         assert_eq!(d.progress(9, 1, 1, DownloadState::InProgress), None, "unknown downloads are not told");
+    }
+
+    #[test]
+    fn each_isolated_context_has_its_own_behaviour_starting_at_the_default() {
+        let root = tempfile::tempdir().unwrap();
+        let d = Downloads::new(root.path().join("mine"));
+        let (one, two) = (RequestContextId::from_raw(1), RequestContextId::from_raw(2));
+        let agent = root.path().join("agent");
+        d.policy().set(DownloadBehavior::Deny);
+        assert_eq!(
+            d.place(1, "a.txt", Some(one)).unwrap().path,
+            Some(root.path().join("mine").join("a.txt")),
+            "a new context starts at the default, not at the profile's CDP behaviour"
+        );
+        d.policy().set_for(Some(two), DownloadBehavior::Allow(agent.clone()));
+        assert_eq!(d.place(2, "b.txt", Some(two)).unwrap().path, Some(agent.join("b.txt")));
+        assert_eq!(d.place(3, "b.txt", None).unwrap().path, None, "the profile keeps its own");
+        assert_eq!(d.policy().get_for(Some(one)), DownloadBehavior::Default);
+        d.policy().set_for(Some(two), DownloadBehavior::Default);
+        assert_eq!(d.policy().get_for(Some(two)), DownloadBehavior::Default);
     }
 }

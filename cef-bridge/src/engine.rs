@@ -57,6 +57,12 @@ pub enum EngineError {
     /// Creating a browser failed.
     #[error(transparent)]
     Browser(#[from] BrowserError),
+    /// A browser was asked for in an isolated context that is not live.
+    #[error("no isolated browser context {0}")]
+    NoSuchContext(crate::RequestContextId),
+    /// CEF refused to create an isolated request context.
+    #[error("CEF could not create an isolated browser context")]
+    ContextCreateFailed,
 }
 
 /// Where the browser profile (cookies, logins, cache) lives.
@@ -330,7 +336,11 @@ impl Engine {
             .into());
         }
         let fps = options.frame_rate.clamp(1, 60);
-        let shared = self.ctx.new_browser(size, &options.url, None, fps);
+        let mut request_context = match options.context {
+            Some(id) => Some(self.ctx.request_contexts.get(id).ok_or(EngineError::NoSuchContext(id))?),
+            None => None,
+        };
+        let shared = self.ctx.new_browser(size, &options.url, None, options.context, fps);
         let window = cef::WindowInfo {
             windowless_rendering_enabled: 1,
             parent_window: 0,
@@ -349,13 +359,25 @@ impl Engine {
             Some(&CefStringUtf16::from(options.url.as_str())),
             Some(&settings),
             Option::<&mut cef::DictionaryValue>::None,
-            Option::<&mut cef::RequestContext>::None,
+            request_context.as_mut(),
         );
         if ok != 1 {
             self.ctx.registry.remove(shared.id);
             return Err(BrowserError::CreateFailed.into());
         }
         Ok(BrowserHandle { shared })
+    }
+
+    /// Creates an isolated request context: an in-memory profile of its own
+    /// (cookies, storage, cache, permissions) for the browsers created in it.
+    pub fn create_request_context(&self) -> Result<crate::RequestContextId, EngineError> {
+        self.ctx.request_contexts.create().ok_or(EngineError::ContextCreateFailed)
+    }
+
+    /// Drops an isolated context; its browsers must be closed first (each
+    /// holds the context until it closes). False when it was not live.
+    pub fn dispose_request_context(&self, id: crate::RequestContextId) -> bool {
+        self.ctx.request_contexts.remove(id)
     }
 
     /// A handle to a live browser by id (e.g. a popup announced by an event).

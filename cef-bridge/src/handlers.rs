@@ -322,8 +322,10 @@ impl ImplLifeSpanHandler for BridgeLifeSpan {
         let (shared, popup) = match ctx.registry.get(self.client) {
             Some(s) if s.cef_id.lock().is_none() && b.is_popup() == 0 => (s, false),
             _ => {
-                let opener = ctx.take_pending_opener().and_then(|c| ctx.registry.by_cef(c)).map(|s| s.id);
-                (ctx.new_browser(DEFAULT_POPUP_SIZE, &url, opener, DEFAULT_FRAME_RATE), true)
+                // CEF gives a popup its opener's request context; the state says so too.
+                let opener = ctx.take_pending_opener().and_then(|c| ctx.registry.by_cef(c));
+                let context = opener.as_ref().and_then(|s| s.context);
+                (ctx.new_browser(DEFAULT_POPUP_SIZE, &url, opener.map(|s| s.id), context, DEFAULT_FRAME_RATE), true)
             }
         };
         ctx.registry.bind_cef_id(shared.id, cef_id);
@@ -606,7 +608,7 @@ impl ImplDownloadHandler for BridgeDownload {
         let (Some(shared), Some(item)) = (shared_of(&self.ctx, browser), item) else { return 0 };
         let name = suggested_name.map(string_from_cef).unwrap_or_default();
         let url = item.get_url().map(|u| string_from_cef(&u)).unwrap_or_default();
-        let Some(placed) = self.ctx.downloads.place(item.get_id(), &name) else { return 0 };
+        let Some(placed) = self.ctx.downloads.place(item.get_id(), &name, shared.context) else { return 0 };
         self.ctx.emit(BrowserEvent::DownloadStarted {
             id: shared.id,
             guid: placed.guid.clone(),

@@ -105,15 +105,28 @@ fn set(manager: &impl ImplPreferenceManager, pref: &Pref) -> Result<(), String> 
 /// Sets every preference of [`PREFERENCES`] (on CEF's UI thread, once its
 /// context is initialised); one that cannot be set is logged and skipped.
 pub(crate) fn apply() {
-    let profile = cef::request_context_get_global_context();
     let local_state = cef::preference_manager_get_global();
-    for pref in PREFERENCES {
-        let result = match (pref.store, &profile, &local_state) {
-            (PrefStore::Profile, Some(m), _) => set(m, pref),
-            (PrefStore::LocalState, _, Some(m)) => set(m, pref),
-            _ => Err("no preference store".into()),
+    if let Some(profile) = cef::request_context_get_global_context() {
+        apply_to_profile(&profile);
+    } else {
+        tracing::warn!("no global request context: the profile preferences are not set");
+    }
+    for pref in PREFERENCES.iter().filter(|p| p.store == PrefStore::LocalState) {
+        let result = match &local_state {
+            Some(m) => set(m, pref),
+            None => Err("no preference store".into()),
         };
         if let Err(error) = result {
+            tracing::warn!(name = pref.name, %error, "could not set a Chromium preference");
+        }
+    }
+}
+
+/// Sets the profile preferences of [`PREFERENCES`] on one request context
+/// (the global one, or an isolated context once CEF initialised it).
+pub(crate) fn apply_to_profile(profile: &impl ImplPreferenceManager) {
+    for pref in PREFERENCES.iter().filter(|p| p.store == PrefStore::Profile) {
+        if let Err(error) = set(profile, pref) {
             tracing::warn!(name = pref.name, %error, "could not set a Chromium preference");
         }
     }

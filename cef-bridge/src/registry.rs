@@ -87,7 +87,7 @@ mod tests {
     use crate::pump::Pump;
 
     fn browser(r: &Registry) -> Arc<BrowserShared> {
-        Arc::new(BrowserShared::new(r.next_id(), (10, 10), "about:blank", None, 60, Arc::new(Pump::new(None))))
+        Arc::new(BrowserShared::new(r.next_id(), (10, 10), "about:blank", None, None, 60, Arc::new(Pump::new(None))))
     }
 
     #[test]

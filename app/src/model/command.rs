@@ -653,7 +653,7 @@ fn browser_mut<'t>(
     id: &NodeId,
 ) -> Result<(&'t mut Vec<BrowserTab>, &'t mut super::ids::TabId), ModelError> {
     match &mut txn.get_mut(id)?.kind {
-        NodeKind::Browser { tabs, active_tab } => Ok((tabs, active_tab)),
+        NodeKind::Browser { tabs, active_tab, .. } => Ok((tabs, active_tab)),
         _ => Err(ModelError::WrongKind { id: id.clone(), expected: "browser" }),
     }
 }
@@ -712,7 +712,11 @@ mod tests {
             |t: &str| BrowserTab { id: TabId::new(t).unwrap(), url: format!("https://{t}.test/"), title: t.to_owned() };
         node(
             name,
-            NodeKind::Browser { tabs: vec![tab("t1"), tab("t2")], active_tab: TabId::new("t1").unwrap() },
+            NodeKind::Browser {
+                tabs: vec![tab("t1"), tab("t2")],
+                active_tab: TabId::new("t1").unwrap(),
+                context: None,
+            },
             Rect::new(500.0, 0.0, 400.0, 300.0),
         )
     }

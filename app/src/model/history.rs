@@ -134,7 +134,7 @@ fn active_tab_of(node: &Node) -> Option<&TabId> {
 
 fn keep_live_browser_state(current: &Node, other: Option<&Node>, target: &mut Node) {
     let change_switched_tab = other.and_then(active_tab_of) != active_tab_of(target);
-    let (NodeKind::Browser { tabs: now, active_tab: now_active }, NodeKind::Browser { tabs, active_tab }) =
+    let (NodeKind::Browser { tabs: now, active_tab: now_active, .. }, NodeKind::Browser { tabs, active_tab, .. }) =
         (&current.kind, &mut target.kind)
     else {
         return;
@@ -442,13 +442,17 @@ mod tests {
         let t2 = TabId::new("t2").unwrap();
         let tab = |id: &TabId, url: &str| BrowserTab { id: id.clone(), url: url.into(), title: url.into() };
         let mut old = sticky("b", 0.0);
-        old.kind =
-            NodeKind::Browser { tabs: vec![tab(&t1, "about:blank"), tab(&t2, "about:blank")], active_tab: t1.clone() };
+        old.kind = NodeKind::Browser {
+            tabs: vec![tab(&t1, "about:blank"), tab(&t2, "about:blank")],
+            active_tab: t1.clone(),
+            context: None,
+        };
         let mut now = old.clone();
         now.title = "renamed".into();
         now.kind = NodeKind::Browser {
             tabs: vec![tab(&t1, "https://a.test/"), tab(&t2, "about:blank")],
             active_tab: t2.clone(),
+            context: None,
         };
         let mut nodes = BTreeMap::new();
         nodes.insert(now.id.clone(), now);

@@ -154,6 +154,15 @@ id_type!(
     "p"
 );
 
+id_type!(
+    /// Identifies an isolated browser context (a CDP client's
+    /// `Target.createBrowserContext`): an in-memory profile whose pages are
+    /// browser nodes marked with it, never saved.
+    BrowserContextId,
+    "browser context",
+    "ctx"
+);
+
 /// One browser tab, addressed as `nodeId::tabId`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TabAddress {

@@ -44,7 +44,7 @@ pub use error::{ModelError, PersistError};
 pub use geometry::{Camera, Point, Rect, ResizeEdge};
 pub use history::{CoalesceKey, HistoryEffect};
 pub use hit::{Hit, HitOptions, HitRegion};
-pub use ids::{IdError, NodeId, ProjectId, TabAddress, TabId};
+pub use ids::{BrowserContextId, IdError, NodeId, ProjectId, TabAddress, TabId};
 pub use node::{AgentKind, AgentWorktree, ArtifactView, BrowserTab, Colour, Node, NodeKind};
 pub use persist::{LoadedProject, LoadedWorkspace, Recovery};
 pub use project::Project;

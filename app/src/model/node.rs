@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ModelError;
 use super::geometry::Rect;
-use super::ids::{NodeId, TabAddress, TabId};
+use super::ids::{BrowserContextId, NodeId, TabAddress, TabId};
 
 /// Named colours of the node palette (the renderer maps them to theme colours).
 pub const PALETTE: &[&str] = &["red", "orange", "yellow", "green", "teal", "blue", "purple", "pink", "gray"];
@@ -173,6 +173,11 @@ pub enum NodeKind {
         tabs: Vec<BrowserTab>,
         /// The tab on show (one of `tabs`).
         active_tab: TabId,
+        /// The isolated browser context its pages live in; `None`: the
+        /// person's profile. Such a node ends with its context: it is never
+        /// written to disk, so it is not there after a restart.
+        #[serde(skip)]
+        context: Option<BrowserContextId>,
     },
     /// A shell or command in a PTY.
     Terminal {
@@ -234,7 +239,7 @@ impl NodeKind {
     /// A browser node showing one tab at `url` (validated).
     pub fn browser(url: &str) -> Result<Self, ModelError> {
         let tab = BrowserTab::new(url)?;
-        Ok(Self::Browser { active_tab: tab.id.clone(), tabs: vec![tab] })
+        Ok(Self::Browser { active_tab: tab.id.clone(), tabs: vec![tab], context: None })
     }
 }
 
@@ -315,7 +320,7 @@ impl Node {
     /// tab among them.
     pub fn validate(&self) -> Result<(), ModelError> {
         self.rect.check_finite("node rect")?;
-        if let NodeKind::Browser { tabs, active_tab } = &self.kind {
+        if let NodeKind::Browser { tabs, active_tab, .. } = &self.kind {
             if tabs.is_empty() || !tabs.iter().any(|t| &t.id == active_tab) {
                 return Err(ModelError::BadTabs(self.id.clone()));
             }
@@ -366,7 +371,7 @@ mod tests {
             Node::new(NodeKind::browser("https://example.com/").unwrap(), "b", Rect::new(0.0, 0.0, 100.0, 100.0));
         assert!(n.validate().is_ok());
         assert_eq!(n.tab_addresses().len(), 1);
-        if let NodeKind::Browser { tabs, active_tab } = &mut n.kind {
+        if let NodeKind::Browser { tabs, active_tab, .. } = &mut n.kind {
             *active_tab = TabId::new("missing").unwrap();
             assert!(!tabs.is_empty());
         }
@@ -374,7 +379,7 @@ mod tests {
         assert!(matches!(NodeKind::browser("not a url"), Err(ModelError::InvalidUrl { .. })));
         let dup = TabId::new("t").unwrap();
         let tab = BrowserTab { id: dup.clone(), url: "about:blank".into(), title: String::new() };
-        n.kind = NodeKind::Browser { tabs: vec![tab.clone(), tab], active_tab: dup };
+        n.kind = NodeKind::Browser { tabs: vec![tab.clone(), tab], active_tab: dup, context: None };
         assert!(matches!(n.validate(), Err(ModelError::DuplicateTab(_))));
     }
 

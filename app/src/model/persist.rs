@@ -243,7 +243,10 @@ fn to_pretty<T: Serialize>(value: &T, what: &'static str) -> Result<Vec<u8>, Per
 /// The bytes of a project's canvas.json.
 pub fn encode_layout(project: &Project, home: Option<&Path>) -> Result<Vec<u8>, PersistError> {
     let mut nodes = Vec::with_capacity(project.len());
-    for n in project.nodes() {
+    // A page of an isolated browser context lives as long as its context, which
+    // a restart ends: never written (group members and links to it are dropped
+    // on load, as for any missing node).
+    for n in project.nodes().filter(|n| !matches!(n.kind, NodeKind::Browser { context: Some(_), .. })) {
         let mut n = n.clone();
         convert_node(&mut n, project.folder(), home, true)?;
         nodes.push(n);
@@ -562,6 +565,7 @@ mod tests {
                 NodeKind::Browser {
                     tabs: vec![tab("t1", "https://example.com/a?b=c"), tab("t2", "about:blank")],
                     active_tab: TabId::new("t2").unwrap(),
+                    context: None,
                 },
                 400.0,
             ),

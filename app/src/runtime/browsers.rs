@@ -10,8 +10,8 @@
 use super::engine::Browser;
 use super::page_nav::PageNav;
 use super::Runtime;
-use crate::model::{BrowserTab, Command, NodeId, NodeKind, Rect, TabAddress};
-use cef_bridge::{BrowserEvent, BrowserId, BrowserOptions};
+use crate::model::{BrowserContextId, BrowserTab, Command, NodeId, NodeKind, Rect, TabAddress};
+use cef_bridge::{BrowserEvent, BrowserId, BrowserOptions, RequestContextId};
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -32,6 +32,12 @@ pub struct BrowserNodes {
     nav: HashMap<BrowserId, PageNav>,
     /// The text each page's open find-in-page search looks for.
     finding: HashMap<BrowserId, String>,
+    /// Live isolated browser contexts and the engine's context behind each.
+    pub(crate) contexts: HashMap<BrowserContextId, RequestContextId>,
+    /// The isolated context of each browser node in one, as the model said at the last sync.
+    node_contexts: HashMap<NodeId, BrowserContextId>,
+    /// Nodes of a context that ended (told once).
+    ended: std::collections::HashSet<NodeId>,
     /// What other threads see of `by_tab` (republished after every change).
     live: LiveBrowsers,
 }
@@ -41,12 +47,22 @@ pub struct BrowserNodes {
 #[derive(Clone, Default)]
 pub struct LiveBrowsers(Arc<LiveInner>);
 
+/// The isolated browser contexts as other threads see them.
+#[derive(Clone, Default)]
+struct LiveContexts {
+    /// Each live context and the engine's context behind it.
+    engine: HashMap<BrowserContextId, RequestContextId>,
+    /// The context of each browser node in one.
+    of_node: HashMap<NodeId, BrowserContextId>,
+}
+
 /// A change watcher: called on the main thread after every publish.
 type Watcher = Box<dyn Fn() + Send + Sync>;
 
 #[derive(Default)]
 struct LiveInner {
     tabs: Mutex<Vec<(TabAddress, Browser)>>,
+    contexts: Mutex<LiveContexts>,
     changed: Condvar,
     watchers: Mutex<Vec<Watcher>>,
 }
@@ -80,9 +96,28 @@ impl LiveBrowsers {
         }
     }
 
-    fn publish(&self, by_tab: &HashMap<TabAddress, Browser>) {
-        let mut all: Vec<(TabAddress, Browser)> = by_tab.iter().map(|(t, b)| (t.clone(), b.clone())).collect();
+    /// The live isolated browser contexts, in a stable order.
+    pub fn contexts(&self) -> Vec<BrowserContextId> {
+        let mut all: Vec<BrowserContextId> = self.0.contexts.lock().engine.keys().cloned().collect();
+        all.sort();
+        all
+    }
+
+    /// The isolated context a browser node's pages live in (`None`: the person's profile).
+    pub fn context_of(&self, node: &NodeId) -> Option<BrowserContextId> {
+        self.0.contexts.lock().of_node.get(node).cloned()
+    }
+
+    /// The engine's context behind an isolated context, while it is live.
+    pub fn engine_context(&self, id: &BrowserContextId) -> Option<RequestContextId> {
+        self.0.contexts.lock().engine.get(id).copied()
+    }
+
+    fn publish(&self, nodes: &BrowserNodes) {
+        let mut all: Vec<(TabAddress, Browser)> = nodes.by_tab.iter().map(|(t, b)| (t.clone(), b.clone())).collect();
         all.sort_by_key(|(_, b)| b.id());
+        // Contexts first: a thread that sees a new tab finds its context.
+        *self.0.contexts.lock() = LiveContexts { engine: nodes.contexts.clone(), of_node: nodes.node_contexts.clone() };
         *self.0.tabs.lock() = all;
         self.0.changed.notify_all();
         for watcher in self.0.watchers.lock().iter() {
@@ -92,6 +127,16 @@ impl LiveBrowsers {
 }
 
 impl BrowserNodes {
+    /// Tells other threads what is live now.
+    pub(crate) fn publish(&self) {
+        self.live.publish(self);
+    }
+
+    /// The isolated context a node's pages live in, as the model said at the last sync.
+    pub fn context_of(&self, node: &NodeId) -> Option<&BrowserContextId> {
+        self.node_contexts.get(node)
+    }
+
     /// A view of the live browsers that other threads can read and wait on.
     pub fn live(&self) -> LiveBrowsers {
         self.live.clone()
@@ -204,32 +249,57 @@ impl Runtime {
         } else {
             1.0
         };
-        let mut wanted: Vec<(TabAddress, String, ViewGeometry)> = vec![];
+        let mut wanted: Vec<(TabAddress, String, ViewGeometry, Option<RequestContextId>)> = vec![];
         let mut active = HashMap::new();
+        let mut node_contexts = HashMap::new();
+        let mut ended = vec![];
         if let Some(p) = self.project() {
             for node in p.nodes() {
-                if let NodeKind::Browser { tabs, active_tab } = &node.kind {
+                if let NodeKind::Browser { tabs, active_tab, context } = &node.kind {
                     active.insert(node.id.clone(), active_tab.clone());
+                    let engine_context = match context {
+                        None => None,
+                        Some(c) => match self.browsers.contexts.get(c) {
+                            Some(e) => Some(*e),
+                            None => {
+                                // Its context was disposed (an undone close brought the node back):
+                                // its pages are not opened in the person's profile instead.
+                                ended.push(node.id.clone());
+                                continue;
+                            }
+                        },
+                    };
+                    if let Some(c) = context {
+                        node_contexts.insert(node.id.clone(), c.clone());
+                    }
                     for tab in tabs {
                         wanted.push((
                             TabAddress::new(node.id.clone(), tab.id.clone()),
                             tab.url.clone(),
                             view_geometry(&node.rect, zoom),
+                            engine_context,
                         ));
                     }
                 }
             }
         }
+        self.browsers.ended.retain(|n| ended.contains(n));
+        for node in ended {
+            if self.browsers.ended.insert(node.clone()) {
+                self.notify(format!("{node}: its isolated browser context has ended; its pages stay closed"), true);
+            }
+        }
         self.browsers.active = active;
+        self.browsers.node_contexts = node_contexts;
         let stale: Vec<TabAddress> =
-            self.browsers.by_tab.keys().filter(|t| !wanted.iter().any(|(w, _, _)| w == *t)).cloned().collect();
+            self.browsers.by_tab.keys().filter(|t| !wanted.iter().any(|(w, ..)| w == *t)).cloned().collect();
         for tab in stale {
             if let Some(b) = self.browsers.by_tab.remove(&tab) {
                 self.browsers.by_browser.remove(&b.id());
                 let _ = b.close();
             }
         }
-        for (tab, url, ((w, h), scale)) in wanted {
+        for (tab, url, ((w, h), scale), context) in wanted {
             match self.browsers.by_tab.get(&tab) {
                 Some(b) => {
                     if b.view_size() != (w, h) {
@@ -246,7 +316,8 @@ impl Runtime {
                     } else {
                         cef_bridge::url_policy::ABOUT_BLANK.to_string()
                     };
-                    match self.engine.create_browser(&BrowserOptions::new(url, w, h)) {
+                    let options = BrowserOptions { context, ..BrowserOptions::new(url, w, h) };
+                    match self.engine.create_browser(&options) {
                         Ok(b) => {
                             if let Err(e) = b.set_scale(scale) {
                                 tracing::debug!(%tab, error = %e, "view scale not set");
@@ -259,7 +330,13 @@ impl Runtime {
                 }
             }
         }
-        self.browsers.live.publish(&self.browsers.by_tab);
+        self.browsers.publish();
+    }
+
+    /// The isolated context behind an engine's context.
+    fn context_of_engine(&self, engine: Option<RequestContextId>) -> Option<BrowserContextId> {
+        let engine = engine?;
+        self.browsers.contexts.iter().find(|(_, e)| **e == engine).map(|(c, _)| c.clone())
     }
 
     fn tab_for(&self, id: BrowserId) -> Option<TabAddress> {
@@ -384,7 +461,7 @@ impl Runtime {
                         }
                     }
                 }
-                self.browsers.live.publish(&self.browsers.by_tab);
+                self.browsers.publish();
             }
             BrowserEvent::DownloadFinished { path, complete, .. } => {
                 if complete {
@@ -401,7 +478,7 @@ impl Runtime {
                 tracing::info!(browser = %id, mode = ?chooser.mode, "page waits on a file chooser");
                 self.request_redraw();
             }
-            BrowserEvent::Created { .. } => self.browsers.live.publish(&self.browsers.by_tab),
+            BrowserEvent::Created { .. } => self.browsers.publish(),
             BrowserEvent::LoadingStateChanged { .. }
             | BrowserEvent::LoadProgress { .. }
             | BrowserEvent::FindResult { .. }
@@ -426,7 +503,8 @@ impl Runtime {
         let (node, command) = match self.tab_for(opener) {
             Some(t) => (t.node.clone(), Command::AddTab { node: t.node, tab: tab.clone(), activate: true }),
             None => {
-                let kind = NodeKind::Browser { active_tab: tab.id.clone(), tabs: vec![tab.clone()] };
+                let context = self.context_of_engine(handle.context());
+                let kind = NodeKind::Browser { active_tab: tab.id.clone(), tabs: vec![tab.clone()], context };
                 let size = (520.0, 640.0);
                 let (x, y) = self.free_spot(size, None);
                 let node = crate::model::Node::new(kind, "Sign-in", Rect { x, y, w: size.0, h: size.1 });

@@ -10,7 +10,7 @@
 use cef_bridge::input::{ButtonsHeld, KeyInput, Modifiers, MouseButton};
 use cef_bridge::{
     BrowserError, BrowserHandle, BrowserId, BrowserOptions, DevToolsChannel, DownloadPolicy, Engine, EngineError,
-    FileChooser, Frame, JsDialog,
+    FileChooser, Frame, JsDialog, RequestContextId,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -31,6 +31,10 @@ pub trait BrowserEngine {
     fn create_browser(&self, options: &BrowserOptions) -> Result<Browser, EngineError>;
     /// A live browser by id (a popup announced by an event).
     fn browser(&self, id: BrowserId) -> Option<Browser>;
+    /// Creates an isolated request context (an in-memory profile of its own).
+    fn create_context(&self) -> Result<RequestContextId, EngineError>;
+    /// Drops an isolated context once its browsers were closed; false when it was not live.
+    fn dispose_context(&self, id: RequestContextId) -> bool;
     /// Where downloads go (settable from any thread: the CDP facade's `Browser.setDownloadBehavior`).
     fn download_policy(&self) -> DownloadPolicy;
     /// Closes every browser and stops the engine.
@@ -41,6 +45,8 @@ pub trait BrowserEngine {
 pub trait LiveBrowser: Send + Sync {
     /// This browser's id.
     fn id(&self) -> BrowserId;
+    /// The isolated request context it lives in (`None`: the person's profile).
+    fn context(&self) -> Option<RequestContextId>;
     /// The page's DevTools channel.
     fn devtools(&self) -> Arc<DevToolsChannel>;
     /// The current URL.
@@ -139,6 +145,12 @@ impl BrowserEngine for Engine {
     fn browser(&self, id: BrowserId) -> Option<Browser> {
         Engine::browser(self, id).map(|b| Arc::new(b) as Browser)
     }
+    fn create_context(&self) -> Result<RequestContextId, EngineError> {
+        Engine::create_request_context(self)
+    }
+    fn dispose_context(&self, id: RequestContextId) -> bool {
+        Engine::dispose_request_context(self, id)
+    }
     fn download_policy(&self) -> DownloadPolicy {
         Engine::download_policy(self)
     }
@@ -150,6 +162,9 @@ impl BrowserEngine for Engine {
 impl LiveBrowser for BrowserHandle {
     fn id(&self) -> BrowserId {
         BrowserHandle::id(self)
+    }
+    fn context(&self) -> Option<RequestContextId> {
+        BrowserHandle::context(self)
     }
     fn devtools(&self) -> Arc<DevToolsChannel> {
         BrowserHandle::devtools(self)

@@ -12,6 +12,7 @@ pub mod agent_catalog;
 pub mod agent_nodes;
 pub mod agent_settings;
 pub mod attention;
+pub mod browser_contexts;
 pub mod browsers;
 pub mod downloads;
 pub mod engine;
@@ -465,10 +466,7 @@ impl Runtime {
 
     /// Opens a visible browser node at `url` (normalised by the URL policy).
     pub fn open_browser(&mut self, url: &str, size: Option<(f64, f64)>) -> Result<NodeId, String> {
-        let url = cef_bridge::url_policy::normalize_address(url).map_err(|e| e.to_string())?;
-        let kind = NodeKind::browser(&url).map_err(|e| e.to_string())?;
-        let id = self.add_node(kind, &url, size.unwrap_or((960.0, 640.0)), None).map_err(|e| e.to_string())?;
-        Ok(id)
+        self.open_browser_in(url, size, None)
     }
 
     /// Asks the loop to stop.

@@ -105,7 +105,7 @@ impl Runtime {
     /// The URL a browser node's page shows (its model tab's until the page reports one).
     pub fn page_url(&self, node: &NodeId) -> Option<String> {
         let n = self.project()?.node(node)?;
-        let crate::model::NodeKind::Browser { tabs, active_tab } = &n.kind else { return None };
+        let crate::model::NodeKind::Browser { tabs, active_tab, .. } = &n.kind else { return None };
         let live = self.browsers.for_node(node).map(|(_, b)| b.url()).filter(|u| !u.is_empty());
         live.or_else(|| tabs.iter().find(|t| &t.id == active_tab).map(|t| t.url.clone()))
     }

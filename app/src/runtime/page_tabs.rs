@@ -39,7 +39,8 @@ pub struct TabView {
 impl Runtime {
     /// A browser node's tabs in order; empty for any other node.
     pub fn page_tabs(&self, node: &NodeId) -> Vec<TabView> {
-        let Some(NodeKind::Browser { tabs, active_tab }) = self.project().and_then(|p| p.node(node)).map(|n| &n.kind)
+        let Some(NodeKind::Browser { tabs, active_tab, .. }) =
+            self.project().and_then(|p| p.node(node)).map(|n| &n.kind)
         else {
             return vec![];
         };
@@ -122,7 +123,7 @@ impl Runtime {
         let wanted: Vec<(NodeId, String)> = p
             .nodes()
             .filter_map(|n| match &n.kind {
-                NodeKind::Browser { tabs, active_tab } => tabs
+                NodeKind::Browser { tabs, active_tab, .. } => tabs
                     .iter()
                     .find(|t| &t.id == active_tab)
                     .filter(|t| !t.title.is_empty() && t.title != n.title)

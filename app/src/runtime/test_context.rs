@@ -196,11 +196,21 @@ pub(crate) struct FakePages {
     events: Sender<BrowserEvent>,
     /// What a CDP client set as the download behaviour.
     pub(crate) downloads: cef_bridge::DownloadPolicy,
+    /// Live isolated contexts, and the count handed out.
+    pub(crate) contexts: Mutex<Vec<cef_bridge::RequestContextId>>,
+    next_context: AtomicU64,
 }
 
 impl FakePages {
     fn new(events: Sender<BrowserEvent>) -> Self {
-        Self { browsers: Mutex::new(vec![]), next_id: AtomicU64::new(1), events, downloads: Default::default() }
+        Self {
+            browsers: Mutex::new(vec![]),
+            next_id: AtomicU64::new(1),
+            events,
+            downloads: Default::default(),
+            contexts: Mutex::new(vec![]),
+            next_context: AtomicU64::new(0),
+        }
     }
 
     /// A browser by id.
@@ -226,6 +236,9 @@ impl BrowserEngine for FakeEngine {
             let scheme = options.url.split(':').next().unwrap_or("").to_string();
             return Err(BrowserError::Refused(url_policy::UrlPolicyError::RefusedScheme(scheme)).into());
         }
+        if let Some(c) = options.context.filter(|c| !self.0.contexts.lock().contains(c)) {
+            return Err(EngineError::NoSuchContext(c));
+        }
         let id = BrowserId(self.0.next_id.fetch_add(1, Ordering::Relaxed));
         let b = Arc::new(FakeBrowser::new(id, options, self.0.events.clone()));
         self.0.browsers.lock().push(b.clone());
@@ -233,6 +246,18 @@ impl BrowserEngine for FakeEngine {
     }
     fn browser(&self, id: BrowserId) -> Option<Browser> {
         self.0.get(id).map(|b| b as Browser)
+    }
+    fn create_context(&self) -> Result<cef_bridge::RequestContextId, EngineError> {
+        let n = self.0.next_context.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = cef_bridge::RequestContextId::from_raw(n);
+        self.0.contexts.lock().push(id);
+        Ok(id)
+    }
+    fn dispose_context(&self, id: cef_bridge::RequestContextId) -> bool {
+        let mut live = self.0.contexts.lock();
+        let before = live.len();
+        live.retain(|c| *c != id);
+        live.len() < before
     }
     fn download_policy(&self) -> cef_bridge::DownloadPolicy {
         self.0.downloads.clone()
@@ -248,6 +273,8 @@ pub(crate) struct FakeBrowser {
     size: Mutex<(u32, u32)>,
     scale: Mutex<f32>,
     closed: AtomicBool,
+    /// The isolated context it was created in.
+    pub(crate) context: Option<cef_bridge::RequestContextId>,
     /// Every URL navigated to (normalised), in order.
     pub(crate) navigations: Mutex<Vec<String>>,
     /// The dialog the fake page "opened" ([`FakeBrowser::open_dialog`]).
@@ -283,6 +310,7 @@ impl FakeBrowser {
             devtools,
             page,
             size: Mutex::new((options.width, options.height)),
+            context: options.context,
             scale: Mutex::new(1.0),
             closed: AtomicBool::new(false),
             navigations: Mutex::new(vec![]),
@@ -346,6 +374,9 @@ impl FakeBrowser {
 impl LiveBrowser for FakeBrowser {
     fn id(&self) -> BrowserId {
         self.id
+    }
+    fn context(&self) -> Option<cef_bridge::RequestContextId> {
+        self.context
     }
     fn devtools(&self) -> Arc<DevToolsChannel> {
         self.devtools.clone()

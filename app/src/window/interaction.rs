@@ -233,7 +233,7 @@ impl View<'_> {
 /// A browser node's tab count and shown tab, as its bar lays them out.
 pub fn tab_count(kind: &NodeKind) -> canvas_render::TabCount {
     match kind {
-        NodeKind::Browser { tabs, active_tab } => canvas_render::TabCount {
+        NodeKind::Browser { tabs, active_tab, .. } => canvas_render::TabCount {
             count: tabs.len(),
             active: tabs.iter().position(|t| &t.id == active_tab).unwrap_or(0),
         },

@@ -254,7 +254,7 @@ pub(crate) fn list(ctx: &OpContext) -> Result<Value, ToolError> {
             .nodes_by_z()
             .into_iter()
             .filter_map(|n| match &n.kind {
-                NodeKind::Browser { tabs, active_tab } => {
+                NodeKind::Browser { tabs, active_tab, .. } => {
                     let tab = tabs.iter().find(|t| &t.id == active_tab);
                     Some(json!({"nodeId": n.id, "url": tab.map(|t| t.url.as_str()), "title": tab.map_or(n.title.as_str(), |t| t.title.as_str()), "owner": owners.owner(n.id.as_str())}))
                 }

@@ -19,9 +19,12 @@ pub(crate) fn node_json(n: &Node, group: Option<&NodeId>, activity: Option<tool_
         "x": n.rect.x, "y": n.rect.y, "width": n.rect.w, "height": n.rect.h, "z": n.z,
     });
     match &n.kind {
-        NodeKind::Browser { tabs, active_tab } => {
+        NodeKind::Browser { tabs, active_tab, context } => {
             if let Some(t) = tabs.iter().find(|t| &t.id == active_tab) {
                 v["url"] = json!(t.url);
+            }
+            if let Some(c) = context {
+                v["browserContextId"] = json!(c);
             }
         }
         NodeKind::Agent { agent, .. } => v["agent"] = json!(agent.as_str()),
