@@ -180,7 +180,7 @@ async fn open(state: &State, req: Request<Incoming>) -> Response<Body> {
     };
     let guests = state.guests.clone();
     let target = url.clone();
-    match tokio::task::spawn_blocking(move || guests.open(&target)).await {
+    match tokio::task::spawn_blocking(move || guests.open(&target, None)).await {
         Ok(Ok(_)) => http_access::json(StatusCode::OK, &json!({"ok": true, "url": url})),
         Ok(Err(e)) => {
             tracing::warn!(error = %e, "POST /open: the app could not open a browser node");

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 use crate::browser_state::{Internal, Known, RootCommand, RootWait};
 use crate::guest::channel_key;
-use crate::guest::{GuestError, GuestId};
+use crate::guest::{ContextId, GuestError, GuestId};
 use crate::guest_call::{self, CallError, PageInfo};
 use crate::protocol::{self, ClientCommand, INVALID_PARAMS, SERVER_ERROR};
 use crate::router::Router;
@@ -28,6 +28,17 @@ pub(crate) enum Step {
     Done,
     NeedTargets,
     Wait(RootWait),
+}
+
+/// Why a command's `browserContextId` was not taken.
+#[derive(Debug, thiserror::Error)]
+enum ContextParamError {
+    /// The params are not an object, or the id not a string.
+    #[error("{0}")]
+    Invalid(String),
+    /// No live context has this id (Chromium's browser handler's words).
+    #[error("Failed to find browser context for id {0}")]
+    Unknown(String),
 }
 
 #[derive(Deserialize)]
@@ -102,11 +113,9 @@ impl Router {
             "Browser.getWindowForTarget" => return self.window_for_target(rc),
             "Browser.getWindowBounds" => self.window_bounds(rc),
             "Browser.setWindowBounds" | "Browser.setContentsSize" => return self.set_window_size(rc),
-            "Target.getBrowserContexts" => self.reply(
-                id,
-                session,
-                json!({"browserContextIds": [], "defaultBrowserContextId": self.shared.browser_context_id}),
-            ),
+            "Target.getBrowserContexts" => self.get_browser_contexts(rc),
+            "Target.createBrowserContext" => return self.create_browser_context(rc),
+            "Target.disposeBrowserContext" => return self.dispose_browser_context(rc),
             "Target.getTargetInfo" => return self.get_target_info(rc),
             "Target.getTargets" => {
                 if !self.targets_ready() {
@@ -115,7 +124,7 @@ impl Router {
                 let infos: Vec<Value> = self
                     .live_known()
                     .into_iter()
-                    .map(|(g, info)| self.page_target_info(&info, self.has_sessions(&g)))
+                    .map(|(g, info)| self.page_target_info(&g, &info, self.has_sessions(&g)))
                     .collect();
                 self.reply(id, session, json!({"targetInfos": infos}));
             }
@@ -187,7 +196,7 @@ impl Router {
                 }
                 match self.live_known().into_iter().find(|(_, info)| info.target_id == t) {
                     Some((g, info)) => {
-                        let target_info = self.page_target_info(&info, self.has_sessions(&g));
+                        let target_info = self.page_target_info(&g, &info, self.has_sessions(&g));
                         self.reply(id, session, json!({"targetInfo": target_info}));
                     }
                     None => self.fail(id, session, INVALID_PARAMS, "No target with given id found"),
@@ -340,49 +349,89 @@ impl Router {
         self.fail(id, session, INVALID_PARAMS, "No session with given id");
     }
 
-    /// Params for a guest: our synthetic `browserContextId` is removed (the guest has its own); any other is refused.
-    fn guest_params(&self, cmd: &ClientCommand) -> Result<Option<Box<RawValue>>, String> {
-        let Some(raw) = &cmd.params else { return Ok(None) };
-        let mut map: Map<String, Value> =
-            serde_json::from_str(raw.get()).map_err(|e| format!("Invalid parameters: {e}"))?;
-        match map.remove("browserContextId") {
-            None => Ok(Some(raw.clone())),
-            Some(Value::String(ctx)) if ctx == self.shared.browser_context_id => {
-                RawValue::from_string(Value::Object(map).to_string()).map(Some).map_err(|e| e.to_string())
+    /// A command's params without their `browserContextId`, and the context it names.
+    fn split_context(&self, cmd: &ClientCommand) -> Result<(Map<String, Value>, Option<ContextId>), ContextParamError> {
+        let Some(raw) = &cmd.params else { return Ok((Map::new(), None)) };
+        let mut map: Map<String, Value> = serde_json::from_str(raw.get())
+            .map_err(|e| ContextParamError::Invalid(format!("Invalid parameters: {e}")))?;
+        let context = match map.remove("browserContextId") {
+            None => None,
+            Some(Value::String(asked)) => self.resolve_context(Some(&asked)).map_err(ContextParamError::Unknown)?,
+            Some(_) => {
+                return Err(ContextParamError::Invalid(
+                    "Invalid parameters: browserContextId: string value expected".into(),
+                ))
             }
-            Some(_) => Err("Failed to find browser context for id".into()),
-        }
+        };
+        Ok((map, context))
     }
 
-    /// Forwards a profile-wide command (cookies) to the first live guest.
+    /// Forwards a profile-wide command (cookies) to a live page of the context
+    /// it names. A page session's `Storage.*` means the default context, so a
+    /// page of an isolated context is asked through its own `Network` domain.
     fn forward_profile_wide(&mut self, rc: &RootCommand) -> Step {
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let params = match self.guest_params(&rc.cmd) {
+        let (params, context) = match self.split_context(&rc.cmd) {
             Ok(p) => p,
             Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e);
+                self.fail(id, session, INVALID_PARAMS, &e.to_string());
                 return Step::Done;
             }
         };
-        let channel = self.shared.guests.list().into_iter().filter(|g| !self.browser.excluded(g)).find_map(|g| {
-            let ch = self.shared.guests.channel(&g)?;
-            (!ch.crashed()).then_some(ch)
-        });
-        let Some(channel) = channel else {
+        if context.is_some() && !self.targets_ready() {
+            return Step::NeedTargets;
+        }
+        let guests = &self.shared.guests;
+        let found = guests
+            .list()
+            .into_iter()
+            .filter(|g| !self.browser.excluded(g) && guests.context_of(g) == context)
+            .find_map(|g| {
+                let ch = guests.channel(&g)?;
+                if ch.crashed() {
+                    return None;
+                }
+                match &context {
+                    None => Some((ch, None)),
+                    Some(_) => {
+                        let real = self.browser.known_info(&g)?.browser_context_id?;
+                        Some((ch, Some(real)))
+                    }
+                }
+            });
+        let Some((channel, real_context)) = found else {
             self.fail(
                 id,
                 session,
                 SERVER_ERROR,
-                "No browser node is open: cookies live in the browser profile, open a page first",
+                if context.is_some() {
+                    "No page of this browser context is open: its cookies are reached through one, open a page first"
+                } else {
+                    "No browser node is open: cookies live in the browser profile, open a page first"
+                },
             );
             return Step::Done;
         };
+        // CEF finds no context by that id for Storage.*; the page's own Network
+        // domain reaches the same cookie store and answers in the same shape.
+        let method = match (&real_context, rc.cmd.method.as_str()) {
+            (Some(_), "Storage.getCookies") => "Network.getAllCookies".to_string(),
+            (Some(_), "Storage.setCookies") => "Network.setCookies".to_string(),
+            (Some(_), "Storage.clearCookies") => "Network.clearBrowserCookies".to_string(),
+            (_, other) => other.to_string(),
+        };
+        let params = match RawValue::from_string(Value::Object(params).to_string()) {
+            Ok(p) => p,
+            Err(e) => {
+                self.fail(id, session, INVALID_PARAMS, &e.to_string());
+                return Step::Done;
+            }
+        };
         let shared = self.shared.clone();
         let tx = self.internal_tx.clone();
-        let method = rc.cmd.method.clone();
         let session = rc.session.clone();
         tokio::spawn(async move {
-            let result = guest_call::call(&channel, &shared.message_ids, &method, params.as_deref()).await;
+            let result = guest_call::call(&channel, &shared.message_ids, &method, Some(&params)).await;
             let _ = tx.send(Internal::Forwarded { id, session, result });
         });
         Step::Wait(RootWait::Io)
@@ -402,10 +451,18 @@ impl Router {
         // Chromium: `focus` when given, else a foreground target is focused.
         let focus = params.focus.unwrap_or(!params.background);
         let raw_url = params.url;
-        if let Err(e) = self.guest_params(&rc.cmd) {
-            self.fail(id, session, INVALID_PARAMS, &e);
-            return Step::Done;
-        }
+        let context = match self.split_context(&rc.cmd) {
+            Ok((_, context)) => context,
+            // Chromium's target handler words it its own way (chromium-bidi matches these words).
+            Err(ContextParamError::Unknown(asked)) => {
+                self.fail(id, session, SERVER_ERROR, &format!("Failed to find browser context with id {asked}"));
+                return Step::Done;
+            }
+            Err(e) => {
+                self.fail(id, session, INVALID_PARAMS, &e.to_string());
+                return Step::Done;
+            }
+        };
         let raw_url = if raw_url.trim().is_empty() { "about:blank".to_string() } else { raw_url };
         let url = match self.shared.guests.normalize_url(&raw_url) {
             Ok(url) => url,
@@ -419,7 +476,7 @@ impl Router {
         let session = rc.session.clone();
         tokio::spawn(async move {
             let result = tokio::task::spawn_blocking(move || {
-                let guest = guests.open(&url)?;
+                let guest = guests.open(&url, context.as_ref())?;
                 if focus {
                     guests.focus_page(&guest);
                 }
@@ -497,6 +554,12 @@ impl Router {
                     self.finish_wait();
                 }
             },
+            Internal::ContextCreated { id, session, result, dispose_on_detach } => {
+                self.context_created(id, session, result, dispose_on_detach)
+            }
+            Internal::ContextDisposed { id, session, context, pages, result } => {
+                self.context_disposed(id, session, context, pages, result)
+            }
             Internal::Activated { id, session } => {
                 self.reply(id, session.as_deref(), json!({}));
                 self.finish_wait();
@@ -564,7 +627,7 @@ impl Router {
                 let previous = self.browser.known.insert(guest.clone(), Known { info: info.clone(), channel_key: key });
                 let changed = previous.is_some_and(|p| p.info != info);
                 if changed && self.browser.discovers(&guest) {
-                    let target_info = self.page_target_info(&info, self.has_sessions(&guest));
+                    let target_info = self.page_target_info(&guest, &info, self.has_sessions(&guest));
                     self.emit("Target.targetInfoChanged", &json!({"targetInfo": target_info}), None);
                 }
             }
@@ -645,7 +708,7 @@ impl Router {
 
     fn announce_one(&mut self, guest: &GuestId, info: &PageInfo) {
         if self.browser.discover && self.browser.announced.insert(guest.clone()) {
-            let target_info = self.page_target_info(info, self.has_sessions(guest));
+            let target_info = self.page_target_info(guest, info, self.has_sessions(guest));
             self.emit("Target.targetCreated", &json!({"targetInfo": target_info}), None);
         }
         if self.browser.auto_attach && self.browser.auto_attached.insert(guest.clone()) {

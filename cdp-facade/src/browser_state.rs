@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde_json::value::RawValue;
 
-use crate::guest::{GuestError, GuestId};
+use crate::guest::{ContextId, GuestError, GuestId};
 use crate::guest_call::{CallError, PageInfo};
 use crate::protocol::ClientCommand;
 
@@ -27,6 +27,16 @@ pub(crate) enum Internal {
     Resized { id: i64, session: Option<String>, result: Result<(), GuestError> },
     /// `Guests::activate` finished (for `Target.activateTarget` / `Page.bringToFront`).
     Activated { id: i64, session: Option<String> },
+    /// `Guests::create_context` finished (for `Target.createBrowserContext`).
+    ContextCreated { id: i64, session: Option<String>, result: Result<ContextId, GuestError>, dispose_on_detach: bool },
+    /// `Guests::dispose_context` finished; `pages` were its pages before.
+    ContextDisposed {
+        id: i64,
+        session: Option<String>,
+        context: ContextId,
+        pages: Vec<GuestId>,
+        result: Result<(), GuestError>,
+    },
 }
 
 /// A browser-level command and where its reply goes (root, or a browser/page session).
@@ -85,6 +95,8 @@ pub(crate) struct BrowserState {
     pub(crate) queue: VecDeque<RootCommand>,
     /// What the front command waits for, if anything.
     pub(crate) wait: Option<RootWait>,
+    /// Contexts this client made with `disposeOnDetach`: they end when it leaves.
+    pub(crate) dispose_on_detach: Vec<ContextId>,
 }
 
 impl BrowserState {

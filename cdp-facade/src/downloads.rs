@@ -10,6 +10,7 @@
 //!
 //! Another `impl Router` block; imports browser_state, guest, protocol and router.
 
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -17,7 +18,7 @@ use serde_json::json;
 use tokio::sync::broadcast;
 
 use crate::browser_state::RootCommand;
-use crate::guest::GuestId;
+use crate::guest::{ContextId, GuestId};
 use crate::protocol::{INVALID_PARAMS, SERVER_ERROR};
 use crate::router::Router;
 
@@ -107,13 +108,13 @@ impl DownloadNotifier {
     }
 }
 
-/// What one client asked of downloads.
+/// What one client asked of downloads, per browser context (`None`: the default one).
 #[derive(Debug, Default)]
 pub(crate) struct ClientDownloads {
-    /// It set a behaviour other than the default (reset when it leaves).
-    behavior_set: bool,
-    /// It asked for events, on this session (`None`: the root).
-    events: Option<Option<String>>,
+    /// Contexts it set a behaviour other than the default for (reset when it leaves).
+    behavior_set: HashSet<Option<ContextId>>,
+    /// Contexts it asked for events of, each on its session (`None`: the root).
+    events: HashMap<Option<ContextId>, Option<String>>,
 }
 
 /// `Browser.setDownloadBehavior`'s parameters.
@@ -153,25 +154,42 @@ impl Router {
     pub(crate) fn set_download_behavior(&mut self, rc: &RootCommand) {
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
         let Some(asked) = self.params_or_fail::<BehaviorParams>(rc) else { return };
-        if let Some(context) = asked.browser_context_id.as_deref().filter(|c| *c != self.shared.browser_context_id) {
-            return self.fail(id, session, SERVER_ERROR, &format!("Failed to find browser context for id {context}"));
-        }
+        let context = match self.resolve_context(asked.browser_context_id.as_deref()) {
+            Ok(c) => c,
+            Err(unknown) => {
+                return self.fail(
+                    id,
+                    session,
+                    SERVER_ERROR,
+                    &format!("Failed to find browser context for id {unknown}"),
+                )
+            }
+        };
         let behavior = match parse_behavior(&asked) {
             Ok(b) => b,
             Err(e) => return self.fail(id, session, INVALID_PARAMS, &e),
         };
         let is_default = behavior == DownloadBehavior::Default;
-        if let Err(e) = self.shared.guests.set_download_behavior(behavior) {
+        if let Err(e) = self.shared.guests.set_download_behavior(context.as_ref(), behavior) {
             return self.fail(id, session, SERVER_ERROR, &e.to_string());
         }
-        self.downloads.behavior_set = !is_default;
-        self.downloads.events = asked.events_enabled.then(|| session.map(str::to_string));
+        if is_default {
+            self.downloads.behavior_set.remove(&context);
+        } else {
+            self.downloads.behavior_set.insert(context.clone());
+        }
+        if asked.events_enabled {
+            self.downloads.events.insert(context, session.map(str::to_string));
+        } else {
+            self.downloads.events.remove(&context);
+        }
         self.reply(id, session, json!({}));
     }
 
     /// A download notice from the app: events for the session that asked for them.
     pub(crate) fn on_download(&mut self, notice: DownloadNotice) {
-        let Some(session) = self.downloads.events.clone() else { return };
+        let context = self.shared.guests.context_of(&notice.guest);
+        let Some(session) = self.downloads.events.get(&context).cloned() else { return };
         let session = session.as_deref();
         match notice.event {
             DownloadEvent::Began { url, suggested_filename } => {
@@ -191,8 +209,8 @@ impl Router {
 
     /// A client that leaves takes its download behaviour with it, as a Chromium debugger's does.
     pub(crate) fn release_download_behavior(&mut self) {
-        if std::mem::take(&mut self.downloads).behavior_set {
-            if let Err(e) = self.shared.guests.set_download_behavior(DownloadBehavior::Default) {
+        for context in std::mem::take(&mut self.downloads).behavior_set {
+            if let Err(e) = self.shared.guests.set_download_behavior(context.as_ref(), DownloadBehavior::Default) {
                 tracing::debug!(error = %e, "download behaviour not reset");
             }
         }

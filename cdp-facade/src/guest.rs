@@ -38,6 +38,29 @@ impl From<&str> for GuestId {
     }
 }
 
+/// Id of an isolated browser context the app made for a client
+/// (`Target.createBrowserContext`): the `browserContextId` clients see.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ContextId(String);
+
+impl ContextId {
+    /// Wraps the app's id string.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self(id.into())
+    }
+
+    /// The id as the app spelled it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ContextId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A failure reported by the app across the boundary (its text is shown to clients, so it must carry no secret).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -78,17 +101,30 @@ pub struct WindowBounds {
 
 /// The app's registry of browser nodes, as the facade and the agent server need it.
 ///
-/// `list`, `channel`, `normalize_url` and `version` are called from the
-/// facade's async thread and must return quickly (no waiting on the main
-/// thread). `open`, `close` and `activate` may block; they run on a blocking
+/// `list`, `channel`, `normalize_url`, `version`, `contexts` and
+/// `context_of` are called from the facade's async thread and must return
+/// quickly (no waiting on the main thread). `open`, `close`, `activate`,
+/// `create_context` and `dispose_context` may block; they run on a blocking
 /// worker.
 pub trait Guests: Send + Sync + 'static {
     /// Live browser nodes, in a stable order (the first is used for profile-wide commands such as cookies).
     fn list(&self) -> Vec<GuestId>;
     /// The DevTools channel of a live guest; `None` once it is gone. Must return the same `Arc` for the same browser.
     fn channel(&self, id: &GuestId) -> Option<Arc<dyn GuestChannel>>;
-    /// Opens a visible browser node at an already-normalized URL; returns once the browser exists and `list`/`channel` know it.
-    fn open(&self, url: &str) -> Result<GuestId, GuestError>;
+    /// Opens a visible browser node at an already-normalized URL, in the
+    /// isolated `context` when given (else the person's profile); returns once
+    /// the browser exists and `list`/`channel` know it.
+    fn open(&self, url: &str, context: Option<&ContextId>) -> Result<GuestId, GuestError>;
+    /// Creates an isolated browser context: an in-memory profile of its own
+    /// (cookies, storage, cache), empty; may block.
+    fn create_context(&self) -> Result<ContextId, GuestError>;
+    /// Closes every page of an isolated context and ends it; returns once
+    /// they are gone from `list`; may block. An error for an unknown context.
+    fn dispose_context(&self, id: &ContextId) -> Result<(), GuestError>;
+    /// The live isolated contexts, in a stable order.
+    fn contexts(&self) -> Vec<ContextId>;
+    /// The isolated context a guest's page lives in; `None`: the person's profile.
+    fn context_of(&self, id: &GuestId) -> Option<ContextId>;
     /// Closes the browser node behind `id` (the node goes away from the canvas).
     fn close(&self, id: &GuestId) -> Result<(), GuestError>;
     /// Focuses the node and pans the canvas to it; may block.
@@ -111,9 +147,14 @@ pub trait Guests: Send + Sync + 'static {
     /// Resizes the guest's node (through the app's model, like any resize) so
     /// its page is `width` x `height` CSS pixels; may block.
     fn resize_window(&self, id: &GuestId, width: u32, height: u32) -> Result<(), GuestError>;
-    /// Sets where every page's next downloads are saved (`Browser.setDownloadBehavior`);
-    /// must return quickly. The app reports downloads back through a [`crate::DownloadNotifier`].
-    fn set_download_behavior(&self, behavior: crate::DownloadBehavior) -> Result<(), GuestError>;
+    /// Sets where the next downloads of the pages of `context` (`None`: the
+    /// person's profile) are saved (`Browser.setDownloadBehavior`); must
+    /// return quickly. The app reports downloads back through a [`crate::DownloadNotifier`].
+    fn set_download_behavior(
+        &self,
+        context: Option<&ContextId>,
+        behavior: crate::DownloadBehavior,
+    ) -> Result<(), GuestError>;
 }
 
 /// One guest's DevTools channel (a CEF browser host's DevTools message API).

@@ -28,6 +28,8 @@
 //! sessions      → guest                                    (the session table, DropReason)
 //! dialogs       → guest                                    (announced dialogs, late answers)
 //! downloads     → browser_state, guest, protocol, router  (setDownloadBehavior, download events: an `impl Router` block)
+//! contexts      → browser, browser_state, guest, protocol, router, sessions
+//!                 (create/dispose/getBrowserContexts, each page's context: an `impl Router` block)
 //! server_thread → error, http_access
 //! discovery_file → error
 //! leaves:         client_slot, config, error, guest, http_access, ids, protocol, screenshot
@@ -42,6 +44,7 @@ mod browser;
 mod browser_state;
 mod client_slot;
 mod config;
+mod contexts;
 mod dialogs;
 mod discovery;
 mod discovery_file;
@@ -66,6 +69,6 @@ pub use config::{FacadeConfig, DEFAULT_MAX_MESSAGE_BYTES};
 pub use downloads::{DownloadBehavior, DownloadEvent, DownloadNotice, DownloadNotifier, DownloadState};
 pub use error::FacadeError;
 pub use facade::{Facade, GuestsChanged};
-pub use guest::{BrowserVersion, GuestChannel, GuestError, GuestId, GuestSink, Guests, WindowBounds};
+pub use guest::{BrowserVersion, ContextId, GuestChannel, GuestError, GuestId, GuestSink, Guests, WindowBounds};
 pub use ids::FACADE_ID_RANGE;
 pub use ws::CLOSE_UNAUTHORIZED;

@@ -464,7 +464,7 @@ impl Router {
         let first = self.sessions.pages_of(guest).is_empty();
         let session_id = self.shared.session_ids.next();
         self.sessions.add_page(session_id.clone(), guest.clone(), info.target_id.clone(), parent.clone());
-        let target_info = self.page_target_info(info, true);
+        let target_info = self.page_target_info(guest, info, true);
         self.emit(
             "Target.attachedToTarget",
             &json!({"sessionId": session_id, "targetInfo": target_info, "waitingForDebugger": false}),
@@ -491,7 +491,7 @@ impl Router {
                     self.unlink(&guest, true);
                     if let Some(info) = self.browser.known_info(&guest) {
                         if self.browser.discovers(&guest) {
-                            let target_info = self.page_target_info(&info, false);
+                            let target_info = self.page_target_info(&guest, &info, false);
                             self.emit("Target.targetInfoChanged", &json!({"targetInfo": target_info}), None);
                         }
                     }
@@ -556,7 +556,7 @@ impl Router {
     }
 
     /// The `targetInfo` of a guest page as the client sees it.
-    pub(crate) fn page_target_info(&self, info: &PageInfo, attached: bool) -> Value {
+    pub(crate) fn page_target_info(&self, guest: &GuestId, info: &PageInfo, attached: bool) -> Value {
         json!({
             "targetId": info.target_id,
             "type": "page",
@@ -564,7 +564,7 @@ impl Router {
             "url": info.url,
             "attached": attached,
             "canAccessOpener": false,
-            "browserContextId": self.shared.browser_context_id,
+            "browserContextId": self.browser_context_of(guest),
         })
     }
 
@@ -586,6 +586,7 @@ impl Router {
     /// Fresh-state cleanup when the client goes: child sessions detached, page auto-attach off, subscriptions dropped.
     pub(crate) fn shutdown(&mut self) {
         self.release_download_behavior();
+        self.release_contexts();
         for guest in self.linked_guests() {
             self.unlink(&guest, true);
         }

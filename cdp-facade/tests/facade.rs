@@ -391,8 +391,6 @@ async fn playwright_connect_sequence() {
     let (reply, _) = cdp.call("Storage.getCookies", Some(json!({})), None).await;
     assert_eq!(reply["result"]["cookies"][0]["name"], "pwcookie");
 
-    let (reply, _) = cdp.call("Target.createBrowserContext", Some(json!({})), None).await;
-    assert_eq!(reply["error"], json!({"code": -32601, "message": "'Target.createBrowserContext' wasn't found"}));
     let (reply, _) = cdp.call("Target.createTarget", Some(json!({"url": "javascript:alert(1)"})), None).await;
     assert!(reply["error"]["message"].as_str().unwrap().contains("denied url"));
 
@@ -784,7 +782,10 @@ async fn downloads_follow_the_clients_behaviour_and_report_to_its_session() {
         )
         .await;
     assert_eq!(reply["result"], json!({}), "no page needed: {reply}");
-    assert_eq!(*guests.download_behaviors.lock().unwrap(), vec![DownloadBehavior::AllowAndName("/tmp/dl".into())]);
+    assert_eq!(
+        *guests.download_behaviors.lock().unwrap(),
+        vec![(None, DownloadBehavior::AllowAndName("/tmp/dl".into()))]
+    );
 
     let (gid, page) = guests.add("https://one.test/", false);
     let (targets, _) = cdp.call("Target.getTargets", None, None).await;
@@ -822,7 +823,7 @@ async fn downloads_follow_the_clients_behaviour_and_report_to_its_session() {
     assert!(reply["result"].is_object());
     assert!(!before.iter().any(|m| m["method"] == "Browser.downloadWillBegin"), "{before:?}");
     drop(cdp);
-    let reset = || guests.download_behaviors.lock().unwrap().last() == Some(&DownloadBehavior::Default);
+    let reset = || guests.download_behaviors.lock().unwrap().last() == Some(&(None, DownloadBehavior::Default));
     for _ in 0..100 {
         if reset() {
             break;
@@ -1032,4 +1033,103 @@ async fn attaching_to_the_browser_target_gives_a_browser_session() {
     assert_eq!(targets.len(), 1);
     assert_eq!(targets[0]["targetId"], guest.target_id.as_str());
     facade.close();
+}
+
+#[tokio::test]
+async fn isolated_browser_contexts_hold_their_own_pages_and_end_with_dispose() {
+    let guests = FakeGuests::new();
+    let (_, person) = guests.add("https://mine.test/", false);
+    let facade = start(&guests);
+    let default_ctx = facade.browser_context_id().to_string();
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let (reply, _) = cdp.call("Target.setDiscoverTargets", Some(json!({"discover": true})), None).await;
+    assert_eq!(reply["result"], json!({}));
+
+    let (reply, _) = cdp.call("Target.createBrowserContext", Some(json!({})), None).await;
+    let ctx = reply["result"]["browserContextId"].as_str().expect("a context id").to_string();
+    assert_ne!(ctx, default_ctx);
+    let (reply, _) = cdp.call("Target.getBrowserContexts", None, None).await;
+    assert_eq!(reply["result"], json!({"browserContextIds": [ctx], "defaultBrowserContextId": default_ctx}));
+
+    // A page in it reports it; an unknown context is refused as Chromium refuses it.
+    let (reply, before) = cdp
+        .call("Target.createTarget", Some(json!({"url": "https://agent.test/", "browserContextId": ctx})), None)
+        .await;
+    let target = reply["result"]["targetId"].as_str().expect("a target").to_string();
+    let created = before
+        .iter()
+        .find(|m| m["method"] == "Target.targetCreated" && m["params"]["targetInfo"]["targetId"] == target.as_str());
+    assert_eq!(created.expect("announced")["params"]["targetInfo"]["browserContextId"], ctx.as_str());
+    let (reply, _) = cdp.call("Target.getTargets", None, None).await;
+    let infos = reply["result"]["targetInfos"].as_array().unwrap().clone();
+    let of = |t: &str| infos.iter().find(|i| i["targetId"] == t).map(|i| i["browserContextId"].clone());
+    assert_eq!(of(&target), Some(json!(ctx)));
+    assert_eq!(of(&person.target_id), Some(json!(default_ctx)));
+    let (reply, _) = cdp
+        .call("Target.createTarget", Some(json!({"url": "https://x.test/", "browserContextId": "nope"})), None)
+        .await;
+    assert_eq!(reply["error"]["message"], "Failed to find browser context with id nope");
+
+    // Profile-wide commands reach a page of the context asked for.
+    let (_, agent_page) = guests.by_target(&target).unwrap();
+    let (reply, _) = cdp.call("Storage.getCookies", Some(json!({"browserContextId": ctx})), None).await;
+    assert!(reply["result"].is_object(), "{reply}");
+    // A page session's Storage.* would reach the default context: the page's own Network domain is asked.
+    assert_eq!(agent_page.received("Network.getAllCookies").len(), 1);
+    assert!(person.received("Network.getAllCookies").is_empty() && person.received("Storage.getCookies").is_empty());
+    let (reply, _) = cdp
+        .call(
+            "Browser.setDownloadBehavior",
+            Some(json!({"behavior": "allow", "downloadPath": "/tmp/agent", "browserContextId": ctx})),
+            None,
+        )
+        .await;
+    assert_eq!(reply["result"], json!({}));
+    let set = guests.download_behaviors.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(set, (Some(cdp_facade::ContextId::new(ctx.clone())), DownloadBehavior::Allow("/tmp/agent".into())));
+
+    // Disposing closes its pages, announced before the reply.
+    let (reply, before) = cdp.call("Target.disposeBrowserContext", Some(json!({"browserContextId": ctx})), None).await;
+    assert_eq!(reply["result"], json!({}));
+    assert!(before
+        .iter()
+        .any(|m| m["method"] == "Target.targetDestroyed" && m["params"]["targetId"] == target.as_str()));
+    assert!(guests.get(&person_id(&guests, &person)).is_some(), "the person's page stays");
+    let (reply, _) = cdp.call("Target.getBrowserContexts", None, None).await;
+    assert_eq!(reply["result"]["browserContextIds"], json!([]));
+    let (reply, _) = cdp.call("Target.disposeBrowserContext", Some(json!({"browserContextId": ctx})), None).await;
+    assert_eq!(reply["error"]["message"], format!("Failed to find context with id {ctx}"));
+    let (reply, _) =
+        cdp.call("Target.disposeBrowserContext", Some(json!({"browserContextId": default_ctx})), None).await;
+    assert!(reply["error"].is_object(), "the default context cannot be disposed");
+    let (reply, _) =
+        cdp.call("Target.createBrowserContext", Some(json!({"proxyServer": "http://proxy.test:3128"})), None).await;
+    assert!(reply["error"]["message"].as_str().unwrap().contains("proxyServer"));
+
+    // A context made with disposeOnDetach ends when its client leaves; one without stays.
+    let (reply, _) = cdp.call("Target.createBrowserContext", Some(json!({"disposeOnDetach": true})), None).await;
+    let owned = reply["result"]["browserContextId"].as_str().unwrap().to_string();
+    let (reply, _) = cdp.call("Target.createBrowserContext", Some(json!({})), None).await;
+    let kept = reply["result"]["browserContextId"].as_str().unwrap().to_string();
+    drop(cdp);
+    let ended = wait_until(|| guests.disposed.lock().unwrap().iter().any(|c| c.as_str() == owned)).await;
+    assert!(ended, "the disposeOnDetach context ended with its client");
+    assert!(guests.contexts.lock().unwrap().iter().any(|c| c.as_str() == kept));
+    facade.close();
+}
+
+fn person_id(guests: &FakeGuests, page: &FakeGuest) -> cdp_facade::GuestId {
+    guests.by_target(&page.target_id).unwrap().0
+}
+
+/// Polls `done` until it holds or [`WAIT`] passes.
+async fn wait_until(mut done: impl FnMut() -> bool) -> bool {
+    let end = tokio::time::Instant::now() + WAIT;
+    while tokio::time::Instant::now() < end {
+        if done() {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    done()
 }

@@ -338,15 +338,13 @@ const SERVERS = {
       ];
     },
   },
-  // Isolated browser contexts: Chromium's work; the facade has no
-  // Target.createBrowserContext yet (issue 13), so these run as todo.
+  // Isolated browser contexts (Target.createBrowserContext): each server's
+  // own way of giving an agent separate cookies and storage.
   'playwright-mcp --isolated': {
-    todo: 'the facade has no isolated browser contexts (Target.createBrowserContext)',
     start: (ws, dir) => connect(bin('playwright-mcp'), ['--cdp-endpoint', ws, '--isolated', '--output-dir', dir], dir),
     steps: (pages) => [['navigate', 'browser_navigate', { url: `${pages.a}/tools` }, includes('Page Title: Tools')]],
   },
   'chrome-devtools-mcp isolatedContext': {
-    todo: 'the facade has no isolated browser contexts (Target.createBrowserContext)',
     start: (ws, dir) =>
       connect(bin('chrome-devtools-mcp'), ['--wsEndpoint', ws, '--no-usage-statistics', '--no-performance-crux'], dir),
     steps: (pages) => [['new page', 'new_page', { url: `${pages.a}/tools`, isolatedContext: 'one' }, includes('isolatedContext=one')]],

@@ -167,6 +167,31 @@ test('setViewportSize ends with the page at the asked size; window bounds read',
   await cdp.detach();
 });
 
+test('browser.newContext() is isolated: its own cookies and storage, its pages never saved, all gone on close', async () => {
+  const isolated = await browser.newContext();
+  const inside = await isolated.newPage();
+  await inside.goto(`${site.a}/?isolated`);
+  await isolated.addCookies([{ name: 'iso_cookie', value: 'iso', url: site.a }]);
+  await inside.evaluate(() => localStorage.setItem('who', 'isolated'));
+  assert.deepEqual((await isolated.cookies(site.a)).map((c) => c.name), ['iso_cookie']);
+  assert.deepEqual((await context.cookies(site.a)).filter((c) => c.name === 'iso_cookie'), [], 'the default context does not see it');
+  await page.goto(`${site.a}/?after`);
+  assert.equal(await page.evaluate(() => localStorage.getItem('who')), null, 'nor its storage');
+  // Saves are in order: once the default page's new URL is saved, the isolated page would be there if it were ever saved.
+  await app.waitForCanvas('the default page saved', (nodes) => nodes.some((n) => n.url?.endsWith('/?after')));
+  assert.ok(!app.canvasBrowsers().some((n) => n.url?.includes('?isolated')), JSON.stringify(app.canvasBrowsers()));
+  await isolated.close();
+  assert.ok(inside.isClosed());
+  // A fresh context starts empty.
+  const fresh = await browser.newContext();
+  const freshPage = await fresh.newPage();
+  await freshPage.goto(`${site.a}/`);
+  assert.deepEqual(await fresh.cookies(site.a), []);
+  assert.equal(await freshPage.evaluate(() => localStorage.getItem('who')), null);
+  await fresh.close();
+  assert.equal(browser.contexts().length, 1);
+});
+
 test('page.close removes the node from the canvas', async () => {
   await page.close();
   await app.waitForCanvas("the closed page's node is gone", (nodes) => !nodes.some((n) => n.id === pageNode) && nodes.length === 1);

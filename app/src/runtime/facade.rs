@@ -14,9 +14,9 @@ use super::downloads::DownloadNews;
 use super::engine::Browser;
 use super::facade_channel::FacadeChannel;
 use super::{AppError, AppHandle, CALL_TIMEOUT};
-use crate::model::{Command, TabAddress};
+use crate::model::{BrowserContextId, Command, TabAddress};
 use cdp_facade::{
-    AgentServer, AgentServerConfig, BrowserVersion, DownloadEvent, DownloadNotice, DownloadNotifier, Facade,
+    AgentServer, AgentServerConfig, BrowserVersion, ContextId, DownloadEvent, DownloadNotice, DownloadNotifier, Facade,
     FacadeConfig, FacadeError, GuestChannel, GuestError, GuestId, Guests, WindowBounds,
 };
 use cef_bridge::{BrowserId, DevToolsChannel, DownloadBehavior, DownloadPolicy, DownloadState};
@@ -126,14 +126,29 @@ impl Guests for AppGuests {
         browser.answer_dialog(accept, prompt_text).map(|_| ()).map_err(|e| GuestError::new(e.to_string()))
     }
 
-    fn set_download_behavior(&self, behavior: cdp_facade::DownloadBehavior) -> Result<(), GuestError> {
+    fn set_download_behavior(
+        &self,
+        context: Option<&ContextId>,
+        behavior: cdp_facade::DownloadBehavior,
+    ) -> Result<(), GuestError> {
         use cdp_facade::DownloadBehavior as Asked;
-        self.downloads.set(match behavior {
-            Asked::Default => DownloadBehavior::Default,
-            Asked::Allow(dir) => DownloadBehavior::Allow(dir),
-            Asked::AllowAndName(dir) => DownloadBehavior::AllowAndName(dir),
-            Asked::Deny => DownloadBehavior::Deny,
-        });
+        let engine_context = match context {
+            None => None,
+            Some(c) => {
+                let id = BrowserContextId::new(c.as_str()).map_err(|e| GuestError::new(e.to_string()))?;
+                let engine = self.live.engine_context(&id);
+                Some(engine.ok_or_else(|| GuestError::new(format!("no browser context {c}")))?)
+            }
+        };
+        self.downloads.set_for(
+            engine_context,
+            match behavior {
+                Asked::Default => DownloadBehavior::Default,
+                Asked::Allow(dir) => DownloadBehavior::Allow(dir),
+                Asked::AllowAndName(dir) => DownloadBehavior::AllowAndName(dir),
+                Asked::Deny => DownloadBehavior::Deny,
+            },
+        );
         Ok(())
     }
 
@@ -181,11 +196,54 @@ impl Guests for AppGuests {
         Some(channel.clone())
     }
 
-    fn open(&self, url: &str) -> Result<GuestId, GuestError> {
+    fn create_context(&self) -> Result<ContextId, GuestError> {
+        let id = self
+            .app
+            .call(CALL_TIMEOUT, |rt| rt.create_browser_context())
+            .map_err(app_error)?
+            .map_err(|e| GuestError::new(e.to_string()))?;
+        Ok(ContextId::new(id.as_str()))
+    }
+
+    fn dispose_context(&self, id: &ContextId) -> Result<(), GuestError> {
+        let context = BrowserContextId::new(id.as_str()).map_err(|e| GuestError::new(e.to_string()))?;
+        let closing: Vec<Browser> = self
+            .live
+            .snapshot()
+            .into_iter()
+            .filter(|(t, _)| self.live.context_of(&t.node).as_ref() == Some(&context))
+            .map(|(_, b)| b)
+            .collect();
+        let c = context.clone();
+        self.app
+            .call(CALL_TIMEOUT, move |rt| rt.dispose_browser_context(&c))
+            .map_err(app_error)?
+            .map_err(|e| GuestError::new(e.to_string()))?;
+        let all_closed = || closing.iter().all(|b| b.is_closed()).then_some(());
+        match self.live.wait_for(Instant::now() + CLOSE_TIMEOUT, |_| all_closed()) {
+            Some(()) => Ok(()),
+            None => Err(GuestError::new(format!("the context's pages did not close within {CLOSE_TIMEOUT:?}"))),
+        }
+    }
+
+    fn contexts(&self) -> Vec<ContextId> {
+        self.live.contexts().iter().map(|c| ContextId::new(c.as_str())).collect()
+    }
+
+    fn context_of(&self, id: &GuestId) -> Option<ContextId> {
+        let (tab, _) = self.find(id)?;
+        self.live.context_of(&tab.node).map(|c| ContextId::new(c.as_str()))
+    }
+
+    fn open(&self, url: &str, context: Option<&ContextId>) -> Result<GuestId, GuestError> {
         let target = url.to_string();
+        let context = match context {
+            Some(c) => Some(BrowserContextId::new(c.as_str()).map_err(|e| GuestError::new(e.to_string()))?),
+            None => None,
+        };
         let node = self
             .app
-            .call(CALL_TIMEOUT, move |rt| rt.open_browser(&target, None))
+            .call(CALL_TIMEOUT, move |rt| rt.open_browser_in(&target, None, context.as_ref()))
             .map_err(app_error)?
             .map_err(GuestError::new)?;
         // sync_browsers ran inside open_browser: no browser bound now means CEF refused to create one.

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cdp_facade::{
-    BrowserVersion, DownloadBehavior, GuestChannel, GuestError, GuestId, GuestSink, Guests, WindowBounds,
+    BrowserVersion, ContextId, DownloadBehavior, GuestChannel, GuestError, GuestId, GuestSink, Guests, WindowBounds,
 };
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -303,8 +303,14 @@ pub struct FakeGuests {
     pub answers: Mutex<Vec<(GuestId, bool, Option<String>)>>,
     /// Page sizes set through `resize_window` (800x600 until then).
     pub sizes: Mutex<Vec<(GuestId, u32, u32)>>,
-    /// Every download behaviour set, in order.
-    pub download_behaviors: Mutex<Vec<DownloadBehavior>>,
+    /// Every download behaviour set, in order, with the context it was set for.
+    pub download_behaviors: Mutex<Vec<(Option<ContextId>, DownloadBehavior)>>,
+    /// Live isolated contexts, in creation order.
+    pub contexts: Mutex<Vec<ContextId>>,
+    /// The context of each guest opened in one.
+    pub guest_contexts: Mutex<Vec<(GuestId, ContextId)>>,
+    /// Contexts disposed, in order.
+    pub disposed: Mutex<Vec<ContextId>>,
     next: AtomicU32,
 }
 
@@ -345,9 +351,44 @@ impl Guests for FakeGuests {
         self.get(id).map(|g| g as Arc<dyn GuestChannel>)
     }
 
-    fn open(&self, url: &str) -> Result<GuestId, GuestError> {
+    fn open(&self, url: &str, context: Option<&ContextId>) -> Result<GuestId, GuestError> {
         self.opened.lock().unwrap().push(url.to_string());
-        Ok(self.add(url, false).0)
+        let id = self.add(url, false).0;
+        if let Some(c) = context {
+            self.guest_contexts.lock().unwrap().push((id.clone(), c.clone()));
+        }
+        Ok(id)
+    }
+
+    fn create_context(&self) -> Result<ContextId, GuestError> {
+        let mut contexts = self.contexts.lock().unwrap();
+        let id = ContextId::new(format!("ctx-{}", contexts.len() + self.disposed.lock().unwrap().len() + 1));
+        contexts.push(id.clone());
+        Ok(id)
+    }
+
+    fn dispose_context(&self, id: &ContextId) -> Result<(), GuestError> {
+        let mut contexts = self.contexts.lock().unwrap();
+        if !contexts.contains(id) {
+            return Err(GuestError::new("no such context"));
+        }
+        contexts.retain(|c| c != id);
+        let pages: Vec<GuestId> =
+            self.guest_contexts.lock().unwrap().iter().filter(|(_, c)| c == id).map(|(g, _)| g.clone()).collect();
+        for g in &pages {
+            self.remove(g);
+        }
+        self.disposed.lock().unwrap().push(id.clone());
+        Ok(())
+    }
+
+    fn contexts(&self) -> Vec<ContextId> {
+        self.contexts.lock().unwrap().clone()
+    }
+
+    fn context_of(&self, id: &GuestId) -> Option<ContextId> {
+        let live = self.contexts.lock().unwrap();
+        self.guest_contexts.lock().unwrap().iter().find(|(g, c)| g == id && live.contains(c)).map(|(_, c)| c.clone())
     }
 
     fn close(&self, id: &GuestId) -> Result<(), GuestError> {
@@ -392,8 +433,8 @@ impl Guests for FakeGuests {
         Some(WindowBounds { left: 100, top: 50, width, height })
     }
 
-    fn set_download_behavior(&self, behavior: DownloadBehavior) -> Result<(), GuestError> {
-        self.download_behaviors.lock().unwrap().push(behavior);
+    fn set_download_behavior(&self, context: Option<&ContextId>, behavior: DownloadBehavior) -> Result<(), GuestError> {
+        self.download_behaviors.lock().unwrap().push((context.cloned(), behavior));
         Ok(())
     }
 
