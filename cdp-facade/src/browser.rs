@@ -378,28 +378,16 @@ impl Router {
                 return Step::Done;
             }
         };
-        if context.is_some() && !self.targets_ready() {
-            return Step::NeedTargets;
-        }
         let guests = &self.shared.guests;
-        let found = guests
+        let channel = guests
             .list()
             .into_iter()
             .filter(|g| !self.browser.excluded(g) && guests.context_of(g) == context)
             .find_map(|g| {
                 let ch = guests.channel(&g)?;
-                if ch.crashed() {
-                    return None;
-                }
-                match &context {
-                    None => Some((ch, None)),
-                    Some(_) => {
-                        let real = self.browser.known_info(&g)?.browser_context_id?;
-                        Some((ch, Some(real)))
-                    }
-                }
+                (!ch.crashed()).then_some(ch)
             });
-        let Some((channel, real_context)) = found else {
+        let Some(channel) = channel else {
             self.fail(
                 id,
                 session,
@@ -412,12 +400,12 @@ impl Router {
             );
             return Step::Done;
         };
-        // CEF finds no context by that id for Storage.*; the page's own Network
-        // domain reaches the same cookie store and answers in the same shape.
-        let method = match (&real_context, rc.cmd.method.as_str()) {
-            (Some(_), "Storage.getCookies") => "Network.getAllCookies".to_string(),
-            (Some(_), "Storage.setCookies") => "Network.setCookies".to_string(),
-            (Some(_), "Storage.clearCookies") => "Network.clearBrowserCookies".to_string(),
+        // CEF finds no context by a page's real id for Storage.*; the page's own
+        // Network domain reaches the same cookie store and answers in the same shape.
+        let method = match (context.is_some(), rc.cmd.method.as_str()) {
+            (true, "Storage.getCookies") => "Network.getAllCookies".to_string(),
+            (true, "Storage.setCookies") => "Network.setCookies".to_string(),
+            (true, "Storage.clearCookies") => "Network.clearBrowserCookies".to_string(),
             (_, other) => other.to_string(),
         };
         let params = match RawValue::from_string(Value::Object(params).to_string()) {

@@ -47,9 +47,6 @@ pub(crate) struct PageInfo {
     /// Current URL.
     #[serde(default)]
     pub url: String,
-    /// The guest's real browser context (Chromium's, not the facade's id for it).
-    #[serde(rename = "browserContextId", default)]
-    pub browser_context_id: Option<String>,
 }
 
 /// Sends `method` to the guest root and waits for its reply; returns the raw `result`.

@@ -38,13 +38,6 @@ impl Runtime {
         Ok(id)
     }
 
-    /// Live isolated contexts, in a stable order.
-    pub fn browser_contexts(&self) -> Vec<BrowserContextId> {
-        let mut all: Vec<BrowserContextId> = self.browsers.contexts.keys().cloned().collect();
-        all.sort();
-        all
-    }
-
     /// Closes every node of the context in the open project, then ends the
     /// context; returns the nodes closed.
     pub fn dispose_browser_context(&mut self, id: &BrowserContextId) -> Result<Vec<NodeId>, ContextError> {
@@ -104,7 +97,6 @@ mod tests {
         let one = ctx.rt.create_browser_context().unwrap();
         let two = ctx.rt.create_browser_context().unwrap();
         assert_ne!(one, two);
-        assert_eq!(ctx.rt.browser_contexts().len(), 2);
         assert_eq!(ctx.rt.browsers.live().contexts().len(), 2, "published for the facade");
 
         let plain = ctx.rt.open_browser_in("https://example.com/", None, None).unwrap();
@@ -125,7 +117,7 @@ mod tests {
         assert!(page.is_closed(), "its pages close with it");
         assert!(ctx.node(isolated.as_str()).is_none());
         assert!(ctx.node(plain.as_str()).is_some(), "other pages stay");
-        assert_eq!(ctx.rt.browser_contexts(), vec![two.clone()]);
+        assert_eq!(ctx.rt.browsers.live().contexts(), vec![two.clone()]);
         assert_eq!(ctx.rt.dispose_browser_context(&one), Err(ContextError::NotFound(one.clone())));
         let err = ctx.rt.open_browser_in("https://example.com/", None, Some(&one)).unwrap_err();
         assert!(err.contains("Failed to find browser context"), "{err}");

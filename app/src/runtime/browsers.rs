@@ -132,11 +132,6 @@ impl BrowserNodes {
         self.live.publish(self);
     }
 
-    /// The isolated context a node's pages live in, as the model said at the last sync.
-    pub fn context_of(&self, node: &NodeId) -> Option<&BrowserContextId> {
-        self.node_contexts.get(node)
-    }
-
     /// A view of the live browsers that other threads can read and wait on.
     pub fn live(&self) -> LiveBrowsers {
         self.live.clone()

@@ -116,6 +116,11 @@ fn learn_version(devtools: &DevToolsChannel) -> Result<BrowserVersion, cef_bridg
     })
 }
 
+/// The model's id of a context the facade names.
+fn model_context(id: &ContextId) -> Result<BrowserContextId, GuestError> {
+    BrowserContextId::new(id.as_str()).map_err(|e| GuestError::new(e.to_string()))
+}
+
 fn app_error(e: AppError) -> GuestError {
     GuestError::new(e.to_string())
 }
@@ -135,8 +140,7 @@ impl Guests for AppGuests {
         let engine_context = match context {
             None => None,
             Some(c) => {
-                let id = BrowserContextId::new(c.as_str()).map_err(|e| GuestError::new(e.to_string()))?;
-                let engine = self.live.engine_context(&id);
+                let engine = self.live.engine_context(&model_context(c)?);
                 Some(engine.ok_or_else(|| GuestError::new(format!("no browser context {c}")))?)
             }
         };
@@ -206,7 +210,7 @@ impl Guests for AppGuests {
     }
 
     fn dispose_context(&self, id: &ContextId) -> Result<(), GuestError> {
-        let context = BrowserContextId::new(id.as_str()).map_err(|e| GuestError::new(e.to_string()))?;
+        let context = model_context(id)?;
         let closing: Vec<Browser> = self
             .live
             .snapshot()
@@ -237,10 +241,7 @@ impl Guests for AppGuests {
 
     fn open(&self, url: &str, context: Option<&ContextId>) -> Result<GuestId, GuestError> {
         let target = url.to_string();
-        let context = match context {
-            Some(c) => Some(BrowserContextId::new(c.as_str()).map_err(|e| GuestError::new(e.to_string()))?),
-            None => None,
-        };
+        let context = context.map(model_context).transpose()?;
         let node = self
             .app
             .call(CALL_TIMEOUT, move |rt| rt.open_browser_in(&target, None, context.as_ref()))
