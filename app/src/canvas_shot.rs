@@ -44,6 +44,18 @@ impl BrowserEngine for LentEngine {
     fn dispose_context(&self, id: cef_bridge::RequestContextId) -> bool {
         self.engine.dispose_request_context(id)
     }
+    fn set_site_permissions(
+        &self,
+        context: cef_bridge::RequestContextId,
+        site: Option<&str>,
+        permissions: &[cef_bridge::SitePermission],
+        setting: cef_bridge::SiteSetting,
+    ) -> Result<(), EngineError> {
+        self.engine.set_site_permissions(context, site, permissions, setting)
+    }
+    fn reset_site_permissions(&self, context: cef_bridge::RequestContextId) -> Result<(), EngineError> {
+        self.engine.reset_site_permissions(context)
+    }
     fn download_policy(&self) -> cef_bridge::DownloadPolicy {
         self.engine.download_policy()
     }

@@ -6,6 +6,7 @@
 //! departures and crashes.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
@@ -13,7 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use crate::browser_state::{Internal, Known, RootCommand, RootWait};
-use crate::guest::channel_key;
+use crate::guest::{channel_key, GuestChannel};
 use crate::guest::{ContextId, GuestError, GuestId};
 use crate::guest_call::{self, CallError, PageInfo};
 use crate::protocol::{self, ClientCommand, INVALID_PARAMS, SERVER_ERROR};
@@ -32,7 +33,7 @@ pub(crate) enum Step {
 
 /// Why a command's `browserContextId` was not taken.
 #[derive(Debug, thiserror::Error)]
-enum ContextParamError {
+pub(crate) enum ContextParamError {
     /// The params are not an object, or the id not a string.
     #[error("{0}")]
     Invalid(String),
@@ -106,6 +107,9 @@ impl Router {
                 self.request_close(1000, "Browser.close");
             }
             "Browser.setDownloadBehavior" => self.set_download_behavior(rc),
+            "Browser.grantPermissions" | "Browser.setPermission" | "Browser.resetPermissions" => {
+                return self.change_permissions(rc)
+            }
             "Storage.getCookies" | "Storage.setCookies" | "Storage.clearCookies" => {
                 return self.forward_profile_wide(rc)
             }
@@ -350,7 +354,10 @@ impl Router {
     }
 
     /// A command's params without their `browserContextId`, and the context it names.
-    fn split_context(&self, cmd: &ClientCommand) -> Result<(Map<String, Value>, Option<ContextId>), ContextParamError> {
+    pub(crate) fn split_context(
+        &self,
+        cmd: &ClientCommand,
+    ) -> Result<(Map<String, Value>, Option<ContextId>), ContextParamError> {
         let Some(raw) = &cmd.params else { return Ok((Map::new(), None)) };
         let mut map: Map<String, Value> = serde_json::from_str(raw.get())
             .map_err(|e| ContextParamError::Invalid(format!("Invalid parameters: {e}")))?;
@@ -378,16 +385,7 @@ impl Router {
                 return Step::Done;
             }
         };
-        let guests = &self.shared.guests;
-        let channel = guests
-            .list()
-            .into_iter()
-            .filter(|g| !self.browser.excluded(g) && guests.context_of(g) == context)
-            .find_map(|g| {
-                let ch = guests.channel(&g)?;
-                (!ch.crashed()).then_some(ch)
-            });
-        let Some(channel) = channel else {
+        let Some(channel) = self.page_of_context(context.as_ref()) else {
             self.fail(
                 id,
                 session,
@@ -403,11 +401,36 @@ impl Router {
         // CEF finds no context by a page's real id for Storage.*; the page's own
         // Network domain reaches the same cookie store and answers in the same shape.
         let method = match (context.is_some(), rc.cmd.method.as_str()) {
-            (true, "Storage.getCookies") => "Network.getAllCookies".to_string(),
-            (true, "Storage.setCookies") => "Network.setCookies".to_string(),
-            (true, "Storage.clearCookies") => "Network.clearBrowserCookies".to_string(),
-            (_, other) => other.to_string(),
+            (true, "Storage.getCookies") => "Network.getAllCookies",
+            (true, "Storage.setCookies") => "Network.setCookies",
+            (true, "Storage.clearCookies") => "Network.clearBrowserCookies",
+            (_, other) => other,
         };
+        self.forward_through(rc, channel, method.to_string(), params)
+    }
+
+    /// The DevTools channel of a live page of `context` (`None`: the person's profile).
+    pub(crate) fn page_of_context(&self, context: Option<&ContextId>) -> Option<Arc<dyn GuestChannel>> {
+        let guests = &self.shared.guests;
+        guests
+            .list()
+            .into_iter()
+            .filter(|g| !self.browser.excluded(g) && guests.context_of(g).as_ref() == context)
+            .find_map(|g| {
+                let ch = guests.channel(&g)?;
+                (!ch.crashed()).then_some(ch)
+            })
+    }
+
+    /// Sends a browser-level command to a page's channel; its reply answers the client's command.
+    pub(crate) fn forward_through(
+        &mut self,
+        rc: &RootCommand,
+        channel: Arc<dyn GuestChannel>,
+        method: String,
+        params: Map<String, Value>,
+    ) -> Step {
+        let (id, session) = (rc.cmd.id, rc.session.as_deref());
         let params = match RawValue::from_string(Value::Object(params).to_string()) {
             Ok(p) => p,
             Err(e) => {
@@ -545,6 +568,7 @@ impl Router {
             Internal::ContextCreated { id, session, result, dispose_on_detach } => {
                 self.context_created(id, session, result, dispose_on_detach)
             }
+            Internal::PermissionsSet { id, session, result } => self.permissions_set(id, session, result),
             Internal::ContextDisposed { id, session, context, pages, result } => {
                 self.context_disposed(id, session, context, pages, result)
             }

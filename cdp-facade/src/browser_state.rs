@@ -29,6 +29,8 @@ pub(crate) enum Internal {
     Activated { id: i64, session: Option<String> },
     /// `Guests::create_context` finished (for `Target.createBrowserContext`).
     ContextCreated { id: i64, session: Option<String>, result: Result<ContextId, GuestError>, dispose_on_detach: bool },
+    /// `Guests::set_permissions` or `reset_permissions` finished (for `Browser.*Permission*`).
+    PermissionsSet { id: i64, session: Option<String>, result: Result<(), GuestError> },
     /// `Guests::dispose_context` finished; `pages` were its pages before.
     ContextDisposed {
         id: i64,
@@ -97,6 +99,8 @@ pub(crate) struct BrowserState {
     pub(crate) wait: Option<RootWait>,
     /// Contexts this client made with `disposeOnDetach`: they end when it leaves.
     pub(crate) dispose_on_detach: Vec<ContextId>,
+    /// What this client set of site permissions (reset when it leaves).
+    pub(crate) permissions: crate::permissions::ClientPermissions,
 }
 
 impl BrowserState {

@@ -8,6 +8,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use serde::Deserialize;
 use tokio::sync::mpsc::UnboundedSender;
 
 /// Stable id of one live browser node tab, e.g. `"node1::tab1"`.
@@ -99,6 +100,60 @@ pub struct WindowBounds {
     pub height: u32,
 }
 
+/// A permission as CDP's `Browser.PermissionType` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // each is the CDP name of a Permissions API permission
+pub enum PermissionType {
+    Ar,
+    AudioCapture,
+    AutomaticFullscreen,
+    BackgroundFetch,
+    BackgroundSync,
+    CameraPanTiltZoom,
+    CapturedSurfaceControl,
+    ClipboardReadWrite,
+    ClipboardSanitizedWrite,
+    DisplayCapture,
+    DurableStorage,
+    Geolocation,
+    HandTracking,
+    IdleDetection,
+    KeyboardLock,
+    LocalFonts,
+    Midi,
+    MidiSysex,
+    Nfc,
+    Notifications,
+    PaymentHandler,
+    PeriodicBackgroundSync,
+    PointerLock,
+    ProtectedMediaIdentifier,
+    Sensors,
+    SpeakerSelection,
+    StorageAccess,
+    TopLevelStorageAccess,
+    VideoCapture,
+    Vr,
+    WakeLockScreen,
+    WakeLockSystem,
+    WebAppInstallation,
+    WebPrinting,
+    WindowManagement,
+}
+
+/// What a site is told when it asks (`Browser.PermissionSetting`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionSetting {
+    /// Granted without asking.
+    Granted,
+    /// Refused without asking.
+    Denied,
+    /// Asked for.
+    Prompt,
+}
+
 /// The app's registry of browser nodes, as the facade and the agent server need it.
 ///
 /// `list`, `channel`, `normalize_url`, `version`, `contexts` and
@@ -147,6 +202,19 @@ pub trait Guests: Send + Sync + 'static {
     /// Resizes the guest's node (through the app's model, like any resize) so
     /// its page is `width` x `height` CSS pixels; may block.
     fn resize_window(&self, id: &GuestId, width: u32, height: u32) -> Result<(), GuestError>;
+    /// Sets `permissions` of `origin` (`None`: every origin) to `setting` for
+    /// the pages of isolated `context` (`Browser.grantPermissions`,
+    /// `Browser.setPermission`); may block. An error for an unknown context.
+    fn set_permissions(
+        &self,
+        context: &ContextId,
+        origin: Option<&str>,
+        permissions: &[PermissionType],
+        setting: PermissionSetting,
+    ) -> Result<(), GuestError>;
+    /// Puts every permission set in isolated `context` back to the default
+    /// (`Browser.resetPermissions`); may block.
+    fn reset_permissions(&self, context: &ContextId) -> Result<(), GuestError>;
     /// Sets where the next downloads of the pages of `context` (`None`: the
     /// person's profile) are saved (`Browser.setDownloadBehavior`); must
     /// return quickly. The app reports downloads back through a [`crate::DownloadNotifier`].

@@ -30,6 +30,8 @@
 //! downloads     → browser_state, guest, protocol, router  (setDownloadBehavior, download events: an `impl Router` block)
 //! contexts      → browser, browser_state, guest, protocol, router, sessions
 //!                 (create/dispose/getBrowserContexts, each page's context: an `impl Router` block)
+//! permissions   → browser, browser_state, guest, protocol, router, guest_call
+//!                 (grant/set/resetPermissions per context: an `impl Router` block)
 //! server_thread → error, http_access
 //! discovery_file → error
 //! leaves:         client_slot, config, error, guest, http_access, ids, protocol, screenshot
@@ -55,6 +57,7 @@ mod guest;
 mod guest_call;
 mod http_access;
 mod ids;
+mod permissions;
 mod protocol;
 mod router;
 mod screenshot;
@@ -69,6 +72,9 @@ pub use config::{FacadeConfig, DEFAULT_MAX_MESSAGE_BYTES};
 pub use downloads::{DownloadBehavior, DownloadEvent, DownloadNotice, DownloadNotifier, DownloadState};
 pub use error::FacadeError;
 pub use facade::{Facade, GuestsChanged};
-pub use guest::{BrowserVersion, ContextId, GuestChannel, GuestError, GuestId, GuestSink, Guests, WindowBounds};
+pub use guest::{
+    BrowserVersion, ContextId, GuestChannel, GuestError, GuestId, GuestSink, Guests, PermissionSetting, PermissionType,
+    WindowBounds,
+};
 pub use ids::FACADE_ID_RANGE;
 pub use ws::CLOSE_UNAUTHORIZED;

@@ -41,6 +41,9 @@ const BROWSER_LEVEL_ON_PAGE: &[&str] = &[
     "Browser.getWindowBounds",
     "Browser.setWindowBounds",
     "Browser.setContentsSize",
+    "Browser.grantPermissions",
+    "Browser.setPermission",
+    "Browser.resetPermissions",
 ];
 
 /// What a released guest is told so the next client finds a fresh page.
@@ -586,6 +589,7 @@ impl Router {
     /// Fresh-state cleanup when the client goes: child sessions detached, page auto-attach off, subscriptions dropped.
     pub(crate) fn shutdown(&mut self) {
         self.release_download_behavior();
+        self.release_permissions();
         self.release_contexts();
         for guest in self.linked_guests() {
             self.unlink(&guest, true);

@@ -1118,6 +1118,72 @@ async fn isolated_browser_contexts_hold_their_own_pages_and_end_with_dispose() {
     facade.close();
 }
 
+#[tokio::test]
+async fn permissions_are_granted_per_origin_and_context_and_reset_when_their_client_leaves() {
+    use cdp_facade::{PermissionSetting, PermissionType};
+    let guests = FakeGuests::new();
+    let (_, person) = guests.add("https://mine.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+
+    // The person's profile: Chromium's own overrides through one of its pages, for an origin only.
+    let grant = json!({"origin": "https://mine.test", "permissions": ["geolocation"]});
+    let (reply, _) = cdp.call("Browser.grantPermissions", Some(grant), None).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    let sent = person.received("Browser.grantPermissions");
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["params"], json!({"origin": "https://mine.test", "permissions": ["geolocation"]}));
+    let (reply, _) = cdp.call("Browser.grantPermissions", Some(json!({"permissions": ["geolocation"]})), None).await;
+    let refusal = reply["error"]["message"].as_str().expect("refused");
+    assert!(refusal.contains("only for an origin"), "{refusal}");
+    assert_eq!(person.received("Browser.grantPermissions").len(), 1, "nothing widened for every site");
+    let (reply, _) = cdp.call("Browser.grantPermissions", Some(json!({"permissions": ["teleport"]})), None).await;
+    assert_eq!(reply["error"]["code"], -32602);
+    let bad_origin = json!({"origin": "data:text/html,x", "permissions": ["geolocation"]});
+    let (reply, _) = cdp.call("Browser.grantPermissions", Some(bad_origin), None).await;
+    assert_eq!(reply["error"]["message"], "Invalid origin: data:text/html,x");
+
+    // An isolated context: the app sets them, for one origin or every one.
+    let (reply, _) = cdp.call("Target.createBrowserContext", Some(json!({})), None).await;
+    let ctx = reply["result"]["browserContextId"].as_str().unwrap().to_string();
+    let context = cdp_facade::ContextId::new(ctx.clone());
+    let grant = json!({"permissions": ["geolocation", "notifications"], "browserContextId": ctx});
+    let (reply, _) = cdp.call("Browser.grantPermissions", Some(grant), None).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    let set = json!({"permission": {"name": "midi", "sysex": true}, "setting": "denied",
+                     "origin": "https://agent.test", "browserContextId": ctx});
+    let (reply, _) = cdp.call("Browser.setPermission", Some(set), None).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    let calls = guests.permissions.lock().unwrap().clone();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        (calls[0].context.clone(), calls[0].origin.clone(), calls[0].permissions.clone(), calls[0].setting),
+        (
+            context.clone(),
+            None,
+            vec![PermissionType::Geolocation, PermissionType::Notifications],
+            Some(PermissionSetting::Granted)
+        )
+    );
+    assert_eq!(
+        (calls[1].origin.as_deref(), calls[1].permissions.clone(), calls[1].setting),
+        (Some("https://agent.test"), vec![PermissionType::MidiSysex], Some(PermissionSetting::Denied))
+    );
+    assert_eq!(person.received("Browser.grantPermissions").len(), 1, "the person's profile is not touched");
+    let (reply, _) = cdp.call("Browser.resetPermissions", Some(json!({"browserContextId": "nope"})), None).await;
+    assert_eq!(reply["error"]["message"], "Failed to find browser context for id nope");
+
+    // The client leaves: what it set is reset, in the profile and in its context.
+    drop(cdp);
+    let reset = wait_until(|| {
+        !person.received("Browser.resetPermissions").is_empty()
+            && guests.permissions.lock().unwrap().iter().any(|c| c.context == context && c.setting.is_none())
+    })
+    .await;
+    assert!(reset, "a leaving client's grants are reset");
+    facade.close();
+}
+
 fn person_id(guests: &FakeGuests, page: &FakeGuest) -> cdp_facade::GuestId {
     guests.by_target(&page.target_id).unwrap().0
 }

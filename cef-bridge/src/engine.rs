@@ -63,6 +63,9 @@ pub enum EngineError {
     /// CEF refused to create an isolated request context.
     #[error("CEF could not create an isolated browser context")]
     ContextCreateFailed,
+    /// A site permission was set for something that is not an origin.
+    #[error("{0:?} is not an origin (scheme://host[:port])")]
+    BadOrigin(String),
 }
 
 /// Where the browser profile (cookies, logins, cache) lives.
@@ -378,6 +381,44 @@ impl Engine {
     /// holds the context until it closes). False when it was not live.
     pub fn dispose_request_context(&self, id: crate::RequestContextId) -> bool {
         self.ctx.request_contexts.remove(id)
+    }
+
+    /// Sets `permissions` of `site` (an origin; `None`: every site) to
+    /// `setting` for the pages of isolated context `id`, as Chromium's
+    /// content settings of that in-memory profile (`crate::site_permissions`).
+    /// The person's profile has no such call: its default of denying stays.
+    pub fn set_site_permissions(
+        &self,
+        id: crate::RequestContextId,
+        site: Option<&str>,
+        permissions: &[crate::SitePermission],
+        setting: crate::SiteSetting,
+    ) -> Result<(), EngineError> {
+        let site = match site {
+            Some(s) => Some(crate::site_permissions::site_of(s).ok_or_else(|| EngineError::BadOrigin(s.to_string()))?),
+            None => None,
+        };
+        let loaded: Vec<(String, String)> = self
+            .ctx
+            .registry
+            .all()
+            .into_iter()
+            .filter(|b| b.context == Some(id))
+            .filter_map(|b| crate::site_permissions::site_of(&b.page.lock().url))
+            .map(|s| (s.clone(), s))
+            .collect();
+        match self.ctx.request_contexts.set_permissions(id, site.as_deref(), permissions, setting, &loaded) {
+            true => Ok(()),
+            false => Err(EngineError::NoSuchContext(id)),
+        }
+    }
+
+    /// Puts every site permission set in isolated context `id` back to Chromium's default.
+    pub fn reset_site_permissions(&self, id: crate::RequestContextId) -> Result<(), EngineError> {
+        match self.ctx.request_contexts.reset_permissions(id) {
+            true => Ok(()),
+            false => Err(EngineError::NoSuchContext(id)),
+        }
     }
 
     /// A handle to a live browser by id (e.g. a popup announced by an event).

@@ -389,6 +389,26 @@ impl ImplLoadHandler for BridgeLoad {
             can_go_forward: can_go_forward != 0,
         });
     }
+    fn on_load_start(
+        &self,
+        browser: Option<&mut impl ImplBrowser>,
+        frame: Option<&mut impl ImplFrame>,
+        _transition_type: cef::TransitionType,
+    ) {
+        // A frame of an isolated context gets the context's grants for every site before its scripts ask.
+        let Some(browser) = browser else { return };
+        let top = browser.get_main_frame().and_then(|f| f.get_url()).map(|u| string_from_cef(&u));
+        let Some(shared) = shared_of(&self.ctx, Some(browser)) else { return };
+        let Some(context) = shared.context else { return };
+        let site = frame.and_then(|f| f.get_url()).map(|u| string_from_cef(&u));
+        let (Some(site), Some(top)) = (
+            site.as_deref().and_then(crate::site_permissions::site_of),
+            top.as_deref().and_then(crate::site_permissions::site_of),
+        ) else {
+            return;
+        };
+        self.ctx.request_contexts.frame_loading(context, &site, &top);
+    }
     fn on_load_end(
         &self,
         browser: Option<&mut impl ImplBrowser>,

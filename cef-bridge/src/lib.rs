@@ -25,7 +25,8 @@
 //! pump      → host → events            (schedule and DevTools commands in flight)
 //! popups    → url_policy               (the pure popup decision)
 //! ui_thread → cef_object
-//! leaves:     events, input, url_policy, downloads, cef_object, prefs, stderr, switches
+//! request_contexts → browser, cef_object, prefs, site_permissions
+//! leaves:     events, input, url_policy, downloads, cef_object, prefs, stderr, switches, site_permissions
 //! ```
 //!
 //! Process-wide state: only `engine::STARTED` (CEF initialises once per
@@ -49,6 +50,7 @@ pub mod prefs;
 mod pump;
 mod registry;
 mod request_contexts;
+mod site_permissions;
 mod stderr;
 pub mod switches;
 mod ui_thread;
@@ -69,6 +71,7 @@ pub use host::EngineHost;
 pub use popups::{PopupDecision, PopupDenial};
 pub use pump::{EAGER_PUMP_INTERVAL, MAX_PUMP_INTERVAL};
 pub use request_contexts::RequestContextId;
+pub use site_permissions::{SitePermission, SiteSetting};
 pub use stderr::AppStderr;
 pub use switches::{switches_for, DisplayMode};
 pub use ui_thread::{on_ui_thread, post_to_ui, run_on_ui};

@@ -11,6 +11,7 @@
 
 use crate::browser::CefRef;
 use crate::cef_object::cef_object;
+use crate::site_permissions::{ContextGrants, SitePermission, SiteSetting, Write};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::fmt;
@@ -37,7 +38,13 @@ impl fmt::Display for RequestContextId {
 #[derive(Default)]
 pub(crate) struct RequestContexts {
     next: AtomicU64,
-    live: Mutex<HashMap<RequestContextId, CefRef<cef::RequestContext>>>,
+    live: Mutex<HashMap<RequestContextId, Live>>,
+}
+
+/// One live context and the site permissions granted in it.
+struct Live {
+    context: CefRef<cef::RequestContext>,
+    grants: ContextGrants,
 }
 
 impl RequestContexts {
@@ -47,13 +54,57 @@ impl RequestContexts {
         let mut handler = cef::RequestContextHandler::new(IsolatedContextHandler::create());
         let context = cef::request_context_create_context(Some(&settings), Some(&mut handler))?;
         let id = RequestContextId(self.next.fetch_add(1, Ordering::Relaxed) + 1);
-        self.live.lock().insert(id, CefRef(context));
+        self.live.lock().insert(id, Live { context: CefRef(context), grants: ContextGrants::default() });
         Some(id)
     }
 
     /// The context behind `id`, for a browser to be created in.
     pub(crate) fn get(&self, id: RequestContextId) -> Option<cef::RequestContext> {
-        self.live.lock().get(&id).map(|h| h.0.clone())
+        self.live.lock().get(&id).map(|l| l.context.0.clone())
+    }
+
+    /// Sets `permissions` of `site` (`None`: every site) in context `id`;
+    /// `loaded` are the (frame, top) sites its pages show now. False when
+    /// `id` is not live. On CEF's UI thread.
+    pub(crate) fn set_permissions(
+        &self,
+        id: RequestContextId,
+        site: Option<&str>,
+        permissions: &[SitePermission],
+        setting: SiteSetting,
+        loaded: &[(String, String)],
+    ) -> bool {
+        self.write_with(id, |g| g.set(site, permissions, setting, loaded))
+    }
+
+    /// Puts every permission set in context `id` back to Chromium's default. False when `id` is not live.
+    pub(crate) fn reset_permissions(&self, id: RequestContextId) -> bool {
+        self.write_with(id, ContextGrants::reset)
+    }
+
+    /// A frame of `site` loads in a page of `top` in context `id`: the grants
+    /// for every site reach it before its scripts ask. On CEF's UI thread.
+    pub(crate) fn frame_loading(&self, id: RequestContextId, site: &str, top: &str) {
+        self.write_with(id, |g| if g.covers_every_site() { g.on_load(site, top) } else { Vec::new() });
+    }
+
+    fn write_with(&self, id: RequestContextId, f: impl FnOnce(&mut ContextGrants) -> Vec<Write>) -> bool {
+        let (context, writes) = {
+            let mut live = self.live.lock();
+            let Some(l) = live.get_mut(&id) else { return false };
+            (l.context.0.clone(), f(&mut l.grants))
+        };
+        // Written outside the lock: CEF may call back into the app while it writes.
+        for w in writes {
+            use cef::ImplRequestContext;
+            context.set_content_setting(
+                Some(&cef::CefStringUtf16::from(w.site.as_str())),
+                Some(&cef::CefStringUtf16::from(w.top.as_str())),
+                w.permission.content_type().into(),
+                w.value.into(),
+            );
+        }
+        true
     }
 
     /// Forgets `id` (its browsers keep their reference until they close); false when unknown.

@@ -143,6 +143,53 @@ test('browser contexts keep cookies and storage apart, list their pages and clos
   assert.deepEqual(results.facade, results.chromium);
 });
 
+test('permissions are granted per origin and per context, geolocation answers where granted, and a reset takes them back', async () => {
+  const results = await onBoth(async (browser) => {
+    const state = (p) => p.evaluate(async () => (await navigator.permissions.query({ name: 'geolocation' })).state);
+    const where = (p) => p.evaluate(() => new Promise((resolve) => {
+      navigator.geolocation.getCurrentPosition(
+        (pos) => resolve({ lat: pos.coords.latitude, lon: pos.coords.longitude }),
+        (e) => resolve({ error: e.code }),
+        { timeout: 5000 },
+      );
+    }));
+    const open = async (context, url) => { const p = await context.newPage(); await p.goto(url); return p; };
+    const ctx = await browser.createBrowserContext();
+    const page = await open(ctx, `${site.a}/`);
+    const before = await state(page);
+    await ctx.overridePermissions(site.a, ['geolocation']);
+    await page.setGeolocation({ latitude: 51.5, longitude: -0.125 });
+    const granted = { state: await state(page), where: await where(page) };
+    const otherSite = await state(await open(ctx, `${site.b}/`));
+    const other = await browser.createBrowserContext();
+    const otherContext = await state(await open(other, `${site.a}/`));
+    const mine = await open(browser.defaultBrowserContext(), `${site.a}/`);
+    const mineBefore = await state(mine);
+    await ctx.clearPermissionOverrides();
+    const afterReset = await state(page);
+    // The person's profile, for one origin, until cleared.
+    await browser.defaultBrowserContext().overridePermissions(site.a, ['geolocation']);
+    const mineGranted = await state(mine);
+    await browser.defaultBrowserContext().clearPermissionOverrides();
+    const mineAfter = await state(mine);
+    await ctx.close();
+    await other.close();
+    await mine.close();
+    return { before, granted, otherSite, otherContext, mineBefore, afterReset, mineGranted, mineAfter };
+  });
+  assert.deepEqual(results.chromium, {
+    before: 'prompt',
+    granted: { state: 'granted', where: { lat: 51.5, lon: -0.125 } },
+    otherSite: 'prompt',
+    otherContext: 'prompt',
+    mineBefore: 'prompt',
+    afterReset: 'prompt',
+    mineGranted: 'granted',
+    mineAfter: 'prompt',
+  });
+  assert.deepEqual(results.facade, results.chromium);
+});
+
 test('Page.captureScreenshot with fromSurface: false answers with the page as drawn and closes nothing', async () => {
   const results = await onBoth(async (browser) => {
     const page = await browser.newPage();

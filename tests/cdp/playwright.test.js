@@ -192,6 +192,34 @@ test('browser.newContext() is isolated: its own cookies and storage, its pages n
   assert.equal(browser.contexts().length, 1);
 });
 
+test('newContext({ permissions, geolocation }): its pages of every site get the position; clearPermissions and the default context ask', async () => {
+  const state = (p) => p.evaluate(async () => (await navigator.permissions.query({ name: 'geolocation' })).state);
+  const where = (p) => p.evaluate(() => new Promise((resolve) => {
+    navigator.geolocation.getCurrentPosition((pos) => resolve([pos.coords.latitude, pos.coords.longitude]), (e) => resolve(e.code), { timeout: 5000 });
+  }));
+  // Permissions for every site: the context is the client's own.
+  const located = await browser.newContext({ permissions: ['geolocation'], geolocation: { latitude: 48.85, longitude: 2.35 } });
+  const one = await located.newPage();
+  await one.goto(`${site.a}/`);
+  assert.equal(await state(one), 'granted');
+  assert.deepEqual(await where(one), [48.85, 2.35]);
+  const two = await located.newPage();
+  await two.goto(`${site.b}/`);
+  assert.equal(await state(two), 'granted', 'a site loaded after the grant has it too');
+  assert.equal(await state(page), 'prompt', 'the default context is not widened');
+  await located.clearPermissions();
+  assert.equal(await state(one), 'prompt');
+  await two.reload();
+  assert.equal(await state(two), 'prompt', 'and stays cleared across loads');
+  // The default context takes a grant for an origin, and refuses one for every site.
+  await context.grantPermissions(['geolocation'], { origin: site.a });
+  assert.equal(await state(page), 'granted');
+  await context.clearPermissions();
+  assert.equal(await state(page), 'prompt');
+  await assert.rejects(context.grantPermissions(['geolocation']), /only for an origin/);
+  await located.close();
+});
+
 test('page.close removes the node from the canvas', async () => {
   await page.close();
   await app.waitForCanvas("the closed page's node is gone", (nodes) => !nodes.some((n) => n.id === pageNode) && nodes.length === 1);

@@ -12,6 +12,7 @@
 
 use super::Runtime;
 use crate::model::{BrowserContextId, Command, NodeId, NodeKind};
+use cef_bridge::{SitePermission, SiteSetting};
 
 /// Why a browser context operation failed.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -25,6 +26,9 @@ pub enum ContextError {
     /// Its nodes could not be closed.
     #[error("the browser context's nodes could not be closed: {0}")]
     Close(String),
+    /// The engine refused a permission change.
+    #[error("the browser engine could not set the permissions: {0}")]
+    Permissions(String),
 }
 
 impl Runtime {
@@ -63,6 +67,30 @@ impl Runtime {
         self.browsers.publish();
         tracing::info!(context = %id, closed = nodes.len(), "isolated browser context disposed");
         Ok(nodes)
+    }
+
+    /// Sets `permissions` of `site` (an origin; `None`: every site) to
+    /// `setting` for the pages of the context (a CDP client's grant). The
+    /// person's profile is never reached from here.
+    pub fn set_context_permissions(
+        &mut self,
+        id: &BrowserContextId,
+        site: Option<&str>,
+        permissions: &[SitePermission],
+        setting: SiteSetting,
+    ) -> Result<(), ContextError> {
+        let engine = *self.browsers.contexts.get(id).ok_or_else(|| ContextError::NotFound(id.clone()))?;
+        self.engine
+            .set_site_permissions(engine, site, permissions, setting)
+            .map_err(|e| ContextError::Permissions(e.to_string()))?;
+        tracing::info!(context = %id, ?site, ?permissions, ?setting, "browser context permissions set");
+        Ok(())
+    }
+
+    /// Puts every permission set in the context back to the default.
+    pub fn reset_context_permissions(&mut self, id: &BrowserContextId) -> Result<(), ContextError> {
+        let engine = *self.browsers.contexts.get(id).ok_or_else(|| ContextError::NotFound(id.clone()))?;
+        self.engine.reset_site_permissions(engine).map_err(|e| ContextError::Permissions(e.to_string()))
     }
 
     /// Opens a browser node at `url` (normalised by the URL policy), in the
@@ -145,5 +173,35 @@ mod tests {
         let text = String::from_utf8(bytes).unwrap();
         assert!(text.contains(plain.as_str()));
         assert!(!text.contains(isolated.as_str()) && !text.contains("secret"), "{text}");
+    }
+
+    #[test]
+    fn context_permissions_reach_its_engine_context_and_no_other() {
+        use crate::runtime::test_context::SitePermissionCall;
+        let mut ctx = TestContext::new();
+        let c = ctx.rt.create_browser_context().unwrap();
+        let engine = ctx.rt.browsers.live().engine_context(&c).unwrap();
+        ctx.rt
+            .set_context_permissions(&c, Some("https://a.test"), &[SitePermission::Geolocation], SiteSetting::Granted)
+            .unwrap();
+        ctx.rt.reset_context_permissions(&c).unwrap();
+        let calls = ctx.pages.site_permissions.lock().clone();
+        assert_eq!(
+            calls,
+            vec![
+                SitePermissionCall {
+                    context: engine,
+                    site: Some("https://a.test".into()),
+                    permissions: vec![SitePermission::Geolocation],
+                    setting: Some(SiteSetting::Granted),
+                },
+                SitePermissionCall { context: engine, site: None, permissions: vec![], setting: None },
+            ]
+        );
+        ctx.rt.dispose_browser_context(&c).unwrap();
+        let err = ctx.rt.set_context_permissions(&c, None, &[SitePermission::Geolocation], SiteSetting::Granted);
+        assert_eq!(err, Err(ContextError::NotFound(c.clone())));
+        assert_eq!(ctx.rt.reset_context_permissions(&c), Err(ContextError::NotFound(c)));
+        assert_eq!(ctx.pages.site_permissions.lock().len(), 2, "an ended context is not reached");
     }
 }

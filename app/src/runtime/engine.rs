@@ -10,7 +10,7 @@
 use cef_bridge::input::{ButtonsHeld, KeyInput, Modifiers, MouseButton};
 use cef_bridge::{
     BrowserError, BrowserHandle, BrowserId, BrowserOptions, DevToolsChannel, DownloadPolicy, Engine, EngineError,
-    FileChooser, Frame, JsDialog, RequestContextId,
+    FileChooser, Frame, JsDialog, RequestContextId, SitePermission, SiteSetting,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -35,6 +35,16 @@ pub trait BrowserEngine {
     fn create_context(&self) -> Result<RequestContextId, EngineError>;
     /// Drops an isolated context once its browsers were closed; false when it was not live.
     fn dispose_context(&self, id: RequestContextId) -> bool;
+    /// Sets site permissions for the pages of an isolated context (`site`: an origin; `None`: every site).
+    fn set_site_permissions(
+        &self,
+        context: RequestContextId,
+        site: Option<&str>,
+        permissions: &[SitePermission],
+        setting: SiteSetting,
+    ) -> Result<(), EngineError>;
+    /// Puts every site permission of an isolated context back to Chromium's default.
+    fn reset_site_permissions(&self, context: RequestContextId) -> Result<(), EngineError>;
     /// Where downloads go (settable from any thread: the CDP facade's `Browser.setDownloadBehavior`).
     fn download_policy(&self) -> DownloadPolicy;
     /// Closes every browser and stops the engine.
@@ -150,6 +160,18 @@ impl BrowserEngine for Engine {
     }
     fn dispose_context(&self, id: RequestContextId) -> bool {
         Engine::dispose_request_context(self, id)
+    }
+    fn set_site_permissions(
+        &self,
+        context: RequestContextId,
+        site: Option<&str>,
+        permissions: &[SitePermission],
+        setting: SiteSetting,
+    ) -> Result<(), EngineError> {
+        Engine::set_site_permissions(self, context, site, permissions, setting)
+    }
+    fn reset_site_permissions(&self, context: RequestContextId) -> Result<(), EngineError> {
+        Engine::reset_site_permissions(self, context)
     }
     fn download_policy(&self) -> DownloadPolicy {
         Engine::download_policy(self)

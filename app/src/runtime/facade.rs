@@ -17,9 +17,12 @@ use super::{AppError, AppHandle, CALL_TIMEOUT};
 use crate::model::{BrowserContextId, Command, TabAddress};
 use cdp_facade::{
     AgentServer, AgentServerConfig, BrowserVersion, ContextId, DownloadEvent, DownloadNotice, DownloadNotifier, Facade,
-    FacadeConfig, FacadeError, GuestChannel, GuestError, GuestId, Guests, WindowBounds,
+    FacadeConfig, FacadeError, GuestChannel, GuestError, GuestId, Guests, PermissionSetting, PermissionType,
+    WindowBounds,
 };
-use cef_bridge::{BrowserId, DevToolsChannel, DownloadBehavior, DownloadPolicy, DownloadState};
+use cef_bridge::{
+    BrowserId, DevToolsChannel, DownloadBehavior, DownloadPolicy, DownloadState, SitePermission, SiteSetting,
+};
 use local_guard::{RandomError, Token};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
@@ -121,6 +124,49 @@ fn model_context(id: &ContextId) -> Result<BrowserContextId, GuestError> {
     BrowserContextId::new(id.as_str()).map_err(|e| GuestError::new(e.to_string()))
 }
 
+/// The engine's name for a permission CDP names (the same list: one Chromium content setting each).
+fn site_permission(p: PermissionType) -> SitePermission {
+    use PermissionType as P;
+    use SitePermission as S;
+    match p {
+        P::Ar => S::Ar,
+        P::AudioCapture => S::AudioCapture,
+        P::AutomaticFullscreen => S::AutomaticFullscreen,
+        P::BackgroundFetch => S::BackgroundFetch,
+        P::BackgroundSync => S::BackgroundSync,
+        P::CameraPanTiltZoom => S::CameraPanTiltZoom,
+        P::CapturedSurfaceControl => S::CapturedSurfaceControl,
+        P::ClipboardReadWrite => S::ClipboardReadWrite,
+        P::ClipboardSanitizedWrite => S::ClipboardSanitizedWrite,
+        P::DisplayCapture => S::DisplayCapture,
+        P::DurableStorage => S::DurableStorage,
+        P::Geolocation => S::Geolocation,
+        P::HandTracking => S::HandTracking,
+        P::IdleDetection => S::IdleDetection,
+        P::KeyboardLock => S::KeyboardLock,
+        P::LocalFonts => S::LocalFonts,
+        P::Midi => S::Midi,
+        P::MidiSysex => S::MidiSysex,
+        P::Nfc => S::Nfc,
+        P::Notifications => S::Notifications,
+        P::PaymentHandler => S::PaymentHandler,
+        P::PeriodicBackgroundSync => S::PeriodicBackgroundSync,
+        P::PointerLock => S::PointerLock,
+        P::ProtectedMediaIdentifier => S::ProtectedMediaIdentifier,
+        P::Sensors => S::Sensors,
+        P::SpeakerSelection => S::SpeakerSelection,
+        P::StorageAccess => S::StorageAccess,
+        P::TopLevelStorageAccess => S::TopLevelStorageAccess,
+        P::VideoCapture => S::VideoCapture,
+        P::Vr => S::Vr,
+        P::WakeLockScreen => S::WakeLockScreen,
+        P::WakeLockSystem => S::WakeLockSystem,
+        P::WebAppInstallation => S::WebAppInstallation,
+        P::WebPrinting => S::WebPrinting,
+        P::WindowManagement => S::WindowManagement,
+    }
+}
+
 fn app_error(e: AppError) -> GuestError {
     GuestError::new(e.to_string())
 }
@@ -129,6 +175,37 @@ impl Guests for AppGuests {
     fn answer_dialog(&self, id: &GuestId, accept: bool, prompt_text: Option<&str>) -> Result<(), GuestError> {
         let (_, browser) = self.find(id).ok_or_else(|| GuestError::new("no such browser node"))?;
         browser.answer_dialog(accept, prompt_text).map(|_| ()).map_err(|e| GuestError::new(e.to_string()))
+    }
+
+    fn set_permissions(
+        &self,
+        context: &ContextId,
+        origin: Option<&str>,
+        permissions: &[PermissionType],
+        setting: PermissionSetting,
+    ) -> Result<(), GuestError> {
+        let context = model_context(context)?;
+        let origin = origin.map(str::to_string);
+        let permissions: Vec<SitePermission> = permissions.iter().copied().map(site_permission).collect();
+        let setting = match setting {
+            PermissionSetting::Granted => SiteSetting::Granted,
+            PermissionSetting::Denied => SiteSetting::Denied,
+            PermissionSetting::Prompt => SiteSetting::Prompt,
+        };
+        self.app
+            .call(CALL_TIMEOUT, move |rt| {
+                rt.set_context_permissions(&context, origin.as_deref(), &permissions, setting)
+            })
+            .map_err(app_error)?
+            .map_err(|e| GuestError::new(e.to_string()))
+    }
+
+    fn reset_permissions(&self, context: &ContextId) -> Result<(), GuestError> {
+        let context = model_context(context)?;
+        self.app
+            .call(CALL_TIMEOUT, move |rt| rt.reset_context_permissions(&context))
+            .map_err(app_error)?
+            .map_err(|e| GuestError::new(e.to_string()))
     }
 
     fn set_download_behavior(

@@ -199,6 +199,18 @@ pub(crate) struct FakePages {
     /// Live isolated contexts, and the count handed out.
     pub(crate) contexts: Mutex<Vec<cef_bridge::RequestContextId>>,
     next_context: AtomicU64,
+    /// Site permissions set per context, in order (`None` setting: a reset).
+    pub(crate) site_permissions: Mutex<Vec<SitePermissionCall>>,
+}
+
+/// One site-permission call the fake engine was given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SitePermissionCall {
+    pub(crate) context: cef_bridge::RequestContextId,
+    pub(crate) site: Option<String>,
+    pub(crate) permissions: Vec<cef_bridge::SitePermission>,
+    /// `None`: every permission of the context was reset.
+    pub(crate) setting: Option<cef_bridge::SiteSetting>,
 }
 
 impl FakePages {
@@ -210,6 +222,7 @@ impl FakePages {
             downloads: Default::default(),
             contexts: Mutex::new(vec![]),
             next_context: AtomicU64::new(0),
+            site_permissions: Mutex::new(vec![]),
         }
     }
 
@@ -258,6 +271,32 @@ impl BrowserEngine for FakeEngine {
         let before = live.len();
         live.retain(|c| *c != id);
         live.len() < before
+    }
+    fn set_site_permissions(
+        &self,
+        context: cef_bridge::RequestContextId,
+        site: Option<&str>,
+        permissions: &[cef_bridge::SitePermission],
+        setting: cef_bridge::SiteSetting,
+    ) -> Result<(), EngineError> {
+        if !self.0.contexts.lock().contains(&context) {
+            return Err(EngineError::NoSuchContext(context));
+        }
+        self.0.site_permissions.lock().push(SitePermissionCall {
+            context,
+            site: site.map(str::to_string),
+            permissions: permissions.to_vec(),
+            setting: Some(setting),
+        });
+        Ok(())
+    }
+    fn reset_site_permissions(&self, context: cef_bridge::RequestContextId) -> Result<(), EngineError> {
+        if !self.0.contexts.lock().contains(&context) {
+            return Err(EngineError::NoSuchContext(context));
+        }
+        let call = SitePermissionCall { context, site: None, permissions: vec![], setting: None };
+        self.0.site_permissions.lock().push(call);
+        Ok(())
     }
     fn download_policy(&self) -> cef_bridge::DownloadPolicy {
         self.0.downloads.clone()

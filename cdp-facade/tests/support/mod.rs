@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cdp_facade::{
-    BrowserVersion, ContextId, DownloadBehavior, GuestChannel, GuestError, GuestId, GuestSink, Guests, WindowBounds,
+    BrowserVersion, ContextId, DownloadBehavior, GuestChannel, GuestError, GuestId, GuestSink, Guests,
+    PermissionSetting, PermissionType, WindowBounds,
 };
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -288,6 +289,16 @@ impl GuestChannel for FakeGuest {
     }
 }
 
+/// One permission change an isolated context was given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionCall {
+    pub context: ContextId,
+    pub origin: Option<String>,
+    pub permissions: Vec<PermissionType>,
+    /// `None`: a reset.
+    pub setting: Option<PermissionSetting>,
+}
+
 /// The app's registry of browser nodes.
 #[derive(Default)]
 pub struct FakeGuests {
@@ -311,6 +322,8 @@ pub struct FakeGuests {
     pub guest_contexts: Mutex<Vec<(GuestId, ContextId)>>,
     /// Contexts disposed, in order.
     pub disposed: Mutex<Vec<ContextId>>,
+    /// Permission changes of isolated contexts, in order (`None` setting: a reset).
+    pub permissions: Mutex<Vec<PermissionCall>>,
     next: AtomicU32,
 }
 
@@ -431,6 +444,34 @@ impl Guests for FakeGuests {
         let (width, height) =
             sizes.iter().rev().find(|(g, ..)| g == id).map(|(_, w, h)| (*w, *h)).unwrap_or((800, 600));
         Some(WindowBounds { left: 100, top: 50, width, height })
+    }
+
+    fn set_permissions(
+        &self,
+        context: &ContextId,
+        origin: Option<&str>,
+        permissions: &[PermissionType],
+        setting: PermissionSetting,
+    ) -> Result<(), GuestError> {
+        if !self.contexts.lock().unwrap().contains(context) {
+            return Err(GuestError::new("no such context"));
+        }
+        self.permissions.lock().unwrap().push(PermissionCall {
+            context: context.clone(),
+            origin: origin.map(str::to_string),
+            permissions: permissions.to_vec(),
+            setting: Some(setting),
+        });
+        Ok(())
+    }
+
+    fn reset_permissions(&self, context: &ContextId) -> Result<(), GuestError> {
+        if !self.contexts.lock().unwrap().contains(context) {
+            return Err(GuestError::new("no such context"));
+        }
+        let call = PermissionCall { context: context.clone(), origin: None, permissions: vec![], setting: None };
+        self.permissions.lock().unwrap().push(call);
+        Ok(())
     }
 
     fn set_download_behavior(&self, context: Option<&ContextId>, behavior: DownloadBehavior) -> Result<(), GuestError> {

@@ -1,0 +1,308 @@
+//! Site permissions through the facade, as Chromium's browser target has
+//! them: `Browser.grantPermissions`, `Browser.setPermission` and
+//! `Browser.resetPermissions` (Puppeteer's `overridePermissions` and
+//! `setGeolocation` pair, Playwright's `grantPermissions`).
+//!
+//! Grants apply per origin and per browser context, and last as long as the
+//! client that made them: when it leaves, what it set is reset, as Chromium
+//! drops a detaching client's overrides. For the person's profile a grant
+//! needs an origin (a client never widens the person's default of denying
+//! to every site) and goes to Chromium's own DevTools permission overrides
+//! through a page of the profile (in memory, never saved). An isolated
+//! context's grants go to the app ([`Guests::set_permissions`]), since
+//! Chromium's overrides cannot name CEF's request contexts.
+//!
+//! Another `impl Router` block; imports browser, browser_state, guest, protocol and router.
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::browser::{ContextParamError, Step};
+use crate::browser_state::{Internal, RootCommand, RootWait};
+use crate::guest::{ContextId, GuestError, PermissionSetting, PermissionType};
+use crate::protocol::{INVALID_PARAMS, SERVER_ERROR};
+use crate::router::Router;
+
+/// The permission a `Browser.PermissionDescriptor` names (the Permissions
+/// API's name and flags), as Chromium maps it; `None` for an unknown name.
+fn permission_of(d: &Descriptor) -> Option<PermissionType> {
+    use PermissionType::*;
+    Some(match d.name.as_str() {
+        "geolocation" => Geolocation,
+        "notifications" => Notifications,
+        "push" if d.user_visible_only => Notifications,
+        "midi" if d.sysex => MidiSysex,
+        "midi" => Midi,
+        "camera" if d.pan_tilt_zoom => CameraPanTiltZoom,
+        "camera" => VideoCapture,
+        "microphone" => AudioCapture,
+        "clipboard-read" => ClipboardReadWrite,
+        "clipboard-write" if d.allow_without_sanitization => ClipboardReadWrite,
+        "clipboard-write" => ClipboardSanitizedWrite,
+        "background-sync" => BackgroundSync,
+        "periodic-background-sync" => PeriodicBackgroundSync,
+        "background-fetch" => BackgroundFetch,
+        "persistent-storage" => DurableStorage,
+        "accelerometer" | "gyroscope" | "magnetometer" | "ambient-light-sensor" => Sensors,
+        "idle-detection" => IdleDetection,
+        "storage-access" => StorageAccess,
+        "top-level-storage-access" => TopLevelStorageAccess,
+        "window-management" => WindowManagement,
+        "local-fonts" => LocalFonts,
+        "screen-wake-lock" => WakeLockScreen,
+        "system-wake-lock" => WakeLockSystem,
+        "nfc" => Nfc,
+        "display-capture" => DisplayCapture,
+        "payment-handler" => PaymentHandler,
+        "pointer-lock" => PointerLock,
+        "keyboard-lock" => KeyboardLock,
+        "fullscreen" if d.allow_without_gesture => AutomaticFullscreen,
+        "speaker-selection" => SpeakerSelection,
+        "web-app-installation" => WebAppInstallation,
+        "web-printing" => WebPrinting,
+        "captured-surface-control" => CapturedSurfaceControl,
+        "hand-tracking" => HandTracking,
+        "protected-media-identifier" => ProtectedMediaIdentifier,
+        "ar" => Ar,
+        "vr" => Vr,
+        _ => return None,
+    })
+}
+
+/// `Browser.PermissionDescriptor`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Descriptor {
+    name: String,
+    #[serde(default)]
+    sysex: bool,
+    #[serde(default)]
+    user_visible_only: bool,
+    #[serde(default)]
+    allow_without_sanitization: bool,
+    #[serde(default)]
+    allow_without_gesture: bool,
+    #[serde(default)]
+    pan_tilt_zoom: bool,
+}
+
+/// `Browser.grantPermissions`, without its `browserContextId`.
+#[derive(Debug, Deserialize)]
+struct GrantParams {
+    permissions: Vec<PermissionType>,
+    origin: Option<String>,
+}
+
+/// `Browser.setPermission`, without its `browserContextId`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SetParams {
+    permission: Descriptor,
+    setting: PermissionSetting,
+    origin: Option<String>,
+    embedded_origin: Option<String>,
+}
+
+/// What this client set, to be reset when it leaves.
+#[derive(Debug, Default)]
+pub(crate) struct ClientPermissions {
+    /// Something was set in the person's profile.
+    profile: bool,
+    /// The isolated contexts something was set in.
+    contexts: Vec<ContextId>,
+}
+
+/// One permission change, parsed and checked.
+enum Change {
+    Set { origin: Option<String>, permissions: Vec<PermissionType>, setting: PermissionSetting },
+    Reset,
+}
+
+fn parse_change(method: &str, params: &Map<String, Value>) -> Result<Change, String> {
+    let value = Value::Object(params.clone());
+    let invalid = |e: serde_json::Error| format!("Invalid parameters: {e}");
+    match method {
+        "Browser.grantPermissions" => {
+            let p: GrantParams = serde_json::from_value(value).map_err(invalid)?;
+            Ok(Change::Set { origin: p.origin, permissions: p.permissions, setting: PermissionSetting::Granted })
+        }
+        "Browser.setPermission" => {
+            let p: SetParams = serde_json::from_value(value).map_err(invalid)?;
+            if p.embedded_origin.is_some_and(|e| Some(&e) != p.origin.as_ref()) {
+                return Err("embeddedOrigin other than origin is not supported".into());
+            }
+            let permission = permission_of(&p.permission)
+                .ok_or_else(|| format!("Invalid PermissionDescriptor name: {}", p.permission.name))?;
+            Ok(Change::Set { origin: p.origin, permissions: vec![permission], setting: p.setting })
+        }
+        _ => Ok(Change::Reset),
+    }
+}
+
+impl Router {
+    /// `Browser.grantPermissions`, `Browser.setPermission`, `Browser.resetPermissions`.
+    pub(crate) fn change_permissions(&mut self, rc: &RootCommand) -> Step {
+        let (id, session) = (rc.cmd.id, rc.session.as_deref());
+        let (params, context) = match self.split_context(&rc.cmd) {
+            Ok(p) => p,
+            Err(ContextParamError::Unknown(asked)) => {
+                self.fail(id, session, SERVER_ERROR, &format!("Failed to find browser context for id {asked}"));
+                return Step::Done;
+            }
+            Err(e) => {
+                self.fail(id, session, INVALID_PARAMS, &e.to_string());
+                return Step::Done;
+            }
+        };
+        let change = match parse_change(&rc.cmd.method, &params) {
+            Ok(c) => c,
+            Err(e) => {
+                self.fail(id, session, INVALID_PARAMS, &e);
+                return Step::Done;
+            }
+        };
+        if let Change::Set { origin: Some(o), .. } = &change {
+            if url::Url::parse(o).map(|u| !u.origin().is_tuple()).unwrap_or(true) {
+                self.fail(id, session, INVALID_PARAMS, &format!("Invalid origin: {o}"));
+                return Step::Done;
+            }
+        }
+        match context {
+            None => self.change_profile_permissions(rc, change, params),
+            Some(context) => self.change_context_permissions(rc, context, change),
+        }
+    }
+
+    /// The person's profile: Chromium's own overrides, through one of its pages.
+    fn change_profile_permissions(&mut self, rc: &RootCommand, change: Change, params: Map<String, Value>) -> Step {
+        let (id, session) = (rc.cmd.id, rc.session.as_deref());
+        if let Change::Set { origin: None, .. } = change {
+            self.fail(
+                id,
+                session,
+                SERVER_ERROR,
+                "Permissions are granted in the person's profile only for an origin: give one (a browser context \
+                 from Target.createBrowserContext takes grants for every site)",
+            );
+            return Step::Done;
+        }
+        let Some(channel) = self.page_of_context(None) else {
+            self.fail(
+                id,
+                session,
+                SERVER_ERROR,
+                "No browser node is open: permissions live in the browser profile, open a page first",
+            );
+            return Step::Done;
+        };
+        self.browser.permissions.profile = true;
+        self.forward_through(rc, channel, rc.cmd.method.clone(), params)
+    }
+
+    /// An isolated context: the app writes its settings.
+    fn change_context_permissions(&mut self, rc: &RootCommand, context: ContextId, change: Change) -> Step {
+        if !self.browser.permissions.contexts.contains(&context) {
+            self.browser.permissions.contexts.push(context.clone());
+        }
+        let guests = self.shared.guests.clone();
+        let tx = self.internal_tx.clone();
+        let (id, session) = (rc.cmd.id, rc.session.clone());
+        tokio::spawn(async move {
+            let result = tokio::task::spawn_blocking(move || match change {
+                Change::Set { origin, permissions, setting } => {
+                    guests.set_permissions(&context, origin.as_deref(), &permissions, setting)
+                }
+                Change::Reset => guests.reset_permissions(&context),
+            })
+            .await
+            .unwrap_or_else(|_| Err(GuestError::new("setting the permissions panicked")));
+            let _ = tx.send(Internal::PermissionsSet { id, session, result });
+        });
+        Step::Wait(RootWait::Io)
+    }
+
+    /// An isolated context's permissions were set.
+    pub(crate) fn permissions_set(&mut self, id: i64, session: Option<String>, result: Result<(), GuestError>) {
+        match result {
+            Ok(()) => self.reply(id, session.as_deref(), json!({})),
+            Err(e) => self.fail(id, session.as_deref(), SERVER_ERROR, &e.to_string()),
+        }
+        self.finish_wait();
+    }
+
+    /// The client is leaving: what it set is reset (in the background).
+    pub(crate) fn release_permissions(&mut self) {
+        let set = std::mem::take(&mut self.browser.permissions);
+        if set.profile {
+            if let Some(channel) = self.page_of_context(None) {
+                let shared = self.shared.clone();
+                tokio::spawn(async move {
+                    let reset =
+                        crate::guest_call::call(&channel, &shared.message_ids, "Browser.resetPermissions", None);
+                    if let Err(e) = reset.await {
+                        tracing::debug!(error = ?e, "profile permissions not reset on detach");
+                    }
+                });
+            }
+        }
+        let live = self.shared.guests.contexts();
+        let contexts: Vec<ContextId> = set.contexts.into_iter().filter(|c| live.contains(c)).collect();
+        if contexts.is_empty() {
+            return;
+        }
+        let guests = self.shared.guests.clone();
+        tokio::task::spawn_blocking(move || {
+            for context in contexts {
+                if let Err(e) = guests.reset_permissions(&context) {
+                    tracing::debug!(context = %context, error = %e, "permissions not reset on detach");
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(method: &str, params: Value) -> Result<Change, String> {
+        let Value::Object(map) = params else { panic!("params are an object") };
+        parse_change(method, &map)
+    }
+
+    #[test]
+    fn grants_parse_cdp_names_and_refuse_unknown_ones() {
+        let Ok(Change::Set { origin, permissions, setting }) = change(
+            "Browser.grantPermissions",
+            json!({"origin": "http://127.0.0.1:1", "permissions": ["geolocation", "midiSysex", "clipboardReadWrite"]}),
+        ) else {
+            panic!("a grant")
+        };
+        assert_eq!(origin.as_deref(), Some("http://127.0.0.1:1"));
+        use PermissionType::*;
+        assert_eq!(permissions, vec![Geolocation, MidiSysex, ClipboardReadWrite]);
+        assert_eq!(setting, PermissionSetting::Granted);
+        let err = change("Browser.grantPermissions", json!({"permissions": ["teleport"]})).err().unwrap();
+        assert!(err.starts_with("Invalid parameters"), "{err}");
+    }
+
+    #[test]
+    fn set_permission_maps_descriptors_as_chromium_does() {
+        let set = |d: Value, setting: &str| match change(
+            "Browser.setPermission",
+            json!({"permission": d, "setting": setting, "origin": "https://a.test"}),
+        ) {
+            Ok(Change::Set { permissions, setting, .. }) => Ok((permissions[0], setting)),
+            Ok(Change::Reset) => panic!("not a reset"),
+            Err(e) => Err(e),
+        };
+        use PermissionType::*;
+        assert_eq!(set(json!({"name": "geolocation"}), "denied"), Ok((Geolocation, PermissionSetting::Denied)));
+        assert_eq!(set(json!({"name": "midi", "sysex": true}), "granted"), Ok((MidiSysex, PermissionSetting::Granted)));
+        assert_eq!(set(json!({"name": "camera"}), "prompt"), Ok((VideoCapture, PermissionSetting::Prompt)));
+        assert_eq!(set(json!({"name": "clipboard-write"}), "granted").unwrap().0, ClipboardSanitizedWrite);
+        assert_eq!(set(json!({"name": "warp"}), "granted"), Err("Invalid PermissionDescriptor name: warp".into()));
+        assert!(set(json!({"name": "geolocation"}), "maybe").is_err());
+        assert!(matches!(change("Browser.resetPermissions", json!({})), Ok(Change::Reset)));
+    }
+}
