@@ -87,6 +87,15 @@ pub struct BrowserVersion {
     pub js_version: String,
 }
 
+/// The page that opened a guest's page: its target info's `openerId` and `canAccessOpener`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuestOpener {
+    /// The opener.
+    pub guest: GuestId,
+    /// Whether the page holds `window.opener` (a popup; a link opened as a tab does not).
+    pub can_access: bool,
+}
+
 /// Where a guest's node is and how large its page is, in CSS pixels (`Browser.Bounds`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WindowBounds {
@@ -180,6 +189,9 @@ pub trait Guests: Send + Sync + 'static {
     fn contexts(&self) -> Vec<ContextId>;
     /// The isolated context a guest's page lives in; `None`: the person's profile.
     fn context_of(&self, id: &GuestId) -> Option<ContextId>;
+    /// The live page that opened this guest's page (`window.open`, a
+    /// `target=_blank` link), if any; must return quickly.
+    fn opener(&self, id: &GuestId) -> Option<GuestOpener>;
     /// Closes the browser node behind `id` (the node goes away from the canvas).
     fn close(&self, id: &GuestId) -> Result<(), GuestError>;
     /// Focuses the node and pans the canvas to it; may block.

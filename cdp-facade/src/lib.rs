@@ -73,8 +73,8 @@ pub use downloads::{DownloadBehavior, DownloadEvent, DownloadNotice, DownloadNot
 pub use error::FacadeError;
 pub use facade::{Facade, GuestsChanged};
 pub use guest::{
-    BrowserVersion, ContextId, GuestChannel, GuestError, GuestId, GuestSink, Guests, PermissionSetting, PermissionType,
-    WindowBounds,
+    BrowserVersion, ContextId, GuestChannel, GuestError, GuestId, GuestOpener, GuestSink, Guests, PermissionSetting,
+    PermissionType, WindowBounds,
 };
 pub use ids::FACADE_ID_RANGE;
 pub use ws::CLOSE_UNAUTHORIZED;

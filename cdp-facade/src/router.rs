@@ -560,15 +560,21 @@ impl Router {
 
     /// The `targetInfo` of a guest page as the client sees it.
     pub(crate) fn page_target_info(&self, guest: &GuestId, info: &PageInfo, attached: bool) -> Value {
-        json!({
+        let opener = self.shared.guests.opener(guest);
+        let opener_id = opener.as_ref().and_then(|o| self.browser.known_info(&o.guest)).map(|i| i.target_id);
+        let mut target = json!({
             "targetId": info.target_id,
             "type": "page",
             "title": info.title,
             "url": info.url,
             "attached": attached,
-            "canAccessOpener": false,
+            "canAccessOpener": opener_id.is_some() && opener.is_some_and(|o| o.can_access),
             "browserContextId": self.browser_context_of(guest),
-        })
+        });
+        if let Some(id) = opener_id {
+            target["openerId"] = json!(id);
+        }
+        target
     }
 
     /// Whether the guest's channel is the one we are linked to (false if not linked).

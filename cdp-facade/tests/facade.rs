@@ -1184,6 +1184,34 @@ async fn permissions_are_granted_per_origin_and_context_and_reset_when_their_cli
     facade.close();
 }
 
+#[tokio::test]
+async fn a_page_another_opened_names_its_opener_in_its_target_info() {
+    let guests = FakeGuests::new();
+    let (clicker_id, clicker) = guests.add("https://a.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let (reply, _) = cdp.call("Target.setDiscoverTargets", Some(json!({"discover": true})), None).await;
+    assert_eq!(reply["result"], json!({}));
+    let (opened_id, opened) = guests.add("https://a.test/new", false);
+    let opener = cdp_facade::GuestOpener { guest: clicker_id.clone(), can_access: true };
+    guests.openers.lock().unwrap().push((opened_id, opener));
+    let created = loop {
+        let (event, _) = cdp.event("Target.targetCreated").await;
+        if event["params"]["targetInfo"]["targetId"] == opened.target_id.as_str() {
+            break event;
+        }
+    };
+    let info = &created["params"]["targetInfo"];
+    assert_eq!(info["openerId"], clicker.target_id.as_str());
+    assert_eq!(info["canAccessOpener"], true);
+    // Once the opener is gone it is named no more.
+    guests.remove(&clicker_id);
+    let (reply, _) = cdp.call("Target.getTargetInfo", Some(json!({"targetId": opened.target_id})), None).await;
+    assert!(reply["result"]["targetInfo"].get("openerId").is_none(), "{reply}");
+    assert_eq!(reply["result"]["targetInfo"]["canAccessOpener"], false);
+    facade.close();
+}
+
 fn person_id(guests: &FakeGuests, page: &FakeGuest) -> cdp_facade::GuestId {
     guests.by_target(&page.target_id).unwrap().0
 }

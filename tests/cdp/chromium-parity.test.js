@@ -190,6 +190,48 @@ test('permissions are granted per origin and per context, geolocation answers wh
   assert.deepEqual(results.facade, results.chromium);
 });
 
+test('a target=_blank link and a window.open popup are new targets with the clicker as their opener; window.close closes the popup', async () => {
+  const results = await onBoth(async (browser) => {
+    const page = await browser.newPage();
+    await page.goto(`${site.a}/tools`);
+    const popupOf = (click) => Promise.all([new Promise((resolve) => page.once('popup', resolve)), click()]).then(([p]) => p);
+    const describe = async (opened) => {
+      await opened.waitForFunction(() => location.pathname === '/frame' && document.readyState === 'complete');
+      return {
+        path: await opened.evaluate(() => location.pathname),
+        holdsOpener: await opened.evaluate(() => window.opener !== null),
+        openerIsClicker: (await opened.target().opener()) === page.target(),
+      };
+    };
+    const tab = await popupOf(() => page.click('a[target=_blank]'));
+    const linked = await describe(tab);
+    await tab.close();
+    await page.evaluate(() => {
+      const b = document.createElement('button');
+      b.id = 'pop';
+      b.textContent = 'Pop';
+      b.style = 'position:absolute;left:10px;top:420px';
+      b.onclick = () => window.open('/frame', 'child', 'popup,width=400,height=300');
+      document.body.append(b);
+    });
+    const popup = await popupOf(() => page.click('#pop'));
+    const popped = await describe(popup);
+    const closing = new Promise((resolve) => popup.once('close', resolve));
+    await popup.evaluate(() => setTimeout(() => window.close(), 0));
+    await closing;
+    const alive = await page.evaluate('1+1');
+    await page.close();
+    return { linked, popped, popupClosed: popup.isClosed(), alive };
+  });
+  assert.deepEqual(results.chromium, {
+    linked: { path: '/frame', holdsOpener: false, openerIsClicker: true },
+    popped: { path: '/frame', holdsOpener: true, openerIsClicker: true },
+    popupClosed: true,
+    alive: 2,
+  });
+  assert.deepEqual(results.facade, results.chromium);
+});
+
 test('Page.captureScreenshot with fromSurface: false answers with the page as drawn and closes nothing', async () => {
   const results = await onBoth(async (browser) => {
     const page = await browser.newPage();

@@ -317,14 +317,10 @@ const SERVERS = {
       connect(bin('chrome-devtools-mcp'), ['--wsEndpoint', ws, '--no-usage-statistics', '--no-performance-crux'], dir),
     steps: devtoolsSteps,
   },
-  // A target=_blank link clicked: Chromium announces the new page with the
-  // clicker as its opener at once (Puppeteer's 'popup' event, which
-  // chrome-devtools-mcp's "Opened pages" needs); the facade opens it as a tab
-  // of the clicker's node, a browser of its own that the app makes, so it
-  // names no opener yet (issue 13), and this runs as todo. playwright-mcp lists
-  // the popup on both (its script above).
+  // A target=_blank link clicked: the new page is announced with the clicker
+  // as its opener (Puppeteer's 'popup' event, which chrome-devtools-mcp's
+  // "Opened pages" needs); on the facade it is a tab of the clicker's node.
   'chrome-devtools-mcp popup': {
-    todo: 'the facade names no openerId for a popup (no Puppeteer/Playwright popup event)',
     start: (ws, dir) =>
       connect(bin('chrome-devtools-mcp'), ['--wsEndpoint', ws, '--no-usage-statistics', '--no-performance-crux'], dir),
     steps: (pages) => {

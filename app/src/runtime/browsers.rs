@@ -38,8 +38,20 @@ pub struct BrowserNodes {
     node_contexts: HashMap<NodeId, BrowserContextId>,
     /// Nodes of a context that ended (told once).
     ended: std::collections::HashSet<NodeId>,
+    /// The page that opened each tab a page asked for (a `target=_blank` link,
+    /// `window.open`), for the CDP facade's `openerId`.
+    openers: HashMap<TabAddress, PageOpener>,
     /// What other threads see of `by_tab` (republished after every change).
     live: LiveBrowsers,
+}
+
+/// The page that opened a tab, as Chromium's target info reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageOpener {
+    /// The opener's tab.
+    pub tab: TabAddress,
+    /// Whether the opened page holds `window.opener` (a popup: yes; a link opened as a tab: no, as with `noopener`).
+    pub can_access: bool,
 }
 
 /// A thread-safe snapshot of the live browsers, for control planes on other
@@ -54,6 +66,8 @@ struct LiveContexts {
     engine: HashMap<BrowserContextId, RequestContextId>,
     /// The context of each browser node in one.
     of_node: HashMap<NodeId, BrowserContextId>,
+    /// The opener of each tab a page opened.
+    openers: HashMap<TabAddress, PageOpener>,
 }
 
 /// A change watcher: called on the main thread after every publish.
@@ -108,6 +122,11 @@ impl LiveBrowsers {
         self.0.contexts.lock().of_node.get(node).cloned()
     }
 
+    /// The page that opened `tab`, while both are live.
+    pub fn opener_of(&self, tab: &TabAddress) -> Option<PageOpener> {
+        self.0.contexts.lock().openers.get(tab).cloned()
+    }
+
     /// The engine's context behind an isolated context, while it is live.
     pub fn engine_context(&self, id: &BrowserContextId) -> Option<RequestContextId> {
         self.0.contexts.lock().engine.get(id).copied()
@@ -117,7 +136,14 @@ impl LiveBrowsers {
         let mut all: Vec<(TabAddress, Browser)> = nodes.by_tab.iter().map(|(t, b)| (t.clone(), b.clone())).collect();
         all.sort_by_key(|(_, b)| b.id());
         // Contexts first: a thread that sees a new tab finds its context.
-        *self.0.contexts.lock() = LiveContexts { engine: nodes.contexts.clone(), of_node: nodes.node_contexts.clone() };
+        let openers = nodes
+            .openers
+            .iter()
+            .filter(|(tab, o)| nodes.by_tab.contains_key(*tab) && nodes.by_tab.contains_key(&o.tab))
+            .map(|(tab, o)| (tab.clone(), o.clone()))
+            .collect();
+        *self.0.contexts.lock() =
+            LiveContexts { engine: nodes.contexts.clone(), of_node: nodes.node_contexts.clone(), openers };
         *self.0.tabs.lock() = all;
         self.0.changed.notify_all();
         for watcher in self.0.watchers.lock().iter() {
@@ -429,7 +455,10 @@ impl Runtime {
                 // A link the page opens in a new tab: a tab of the opener's node
                 // (shown at once unless a background tab was asked for).
                 let result = match self.tab_for(opener) {
-                    Some(t) => self.new_tab(&t.node, &url, !background).map(|_| ()).map_err(|e| e.to_string()),
+                    Some(t) => self
+                        .new_tab(&t.node, &url, !background)
+                        .map(|tab| self.record_opener(tab, t, false))
+                        .map_err(|e| e.to_string()),
                     None => NodeKind::browser(&url)
                         .map_err(|e| e.to_string())
                         .and_then(|kind| self.add_node(kind, &url, (960.0, 640.0), None).map_err(|e| e.to_string()))
@@ -510,12 +539,31 @@ impl Runtime {
         // Bind first so sync_browsers() keeps this browser instead of creating another.
         self.browsers.by_browser.insert(id, address.clone());
         self.browsers.by_tab.insert(address.clone(), handle.clone());
-        if let Err(e) = self.apply(command) {
-            self.browsers.by_browser.remove(&id);
-            self.browsers.by_tab.remove(&address);
-            let _ = handle.close();
-            self.notify(format!("popup not opened: {e}"), true);
+        match self.apply(command) {
+            Ok(_) => {
+                if let Some(opener) = self.tab_for(opener) {
+                    self.record_opener(address, opener, true);
+                }
+            }
+            Err(e) => {
+                self.browsers.by_browser.remove(&id);
+                self.browsers.by_tab.remove(&address);
+                let _ = handle.close();
+                self.notify(format!("popup not opened: {e}"), true);
+            }
         }
+    }
+
+    /// Remembers which page opened `tab` and tells other threads. The
+    /// facade announces the new target only after asking its page for its
+    /// target info, which the main thread answers after this, so it is never
+    /// announced without its opener.
+    fn record_opener(&mut self, tab: TabAddress, opener: TabAddress, can_access: bool) {
+        self.browsers
+            .openers
+            .retain(|t, o| self.browsers.by_tab.contains_key(t) && self.browsers.by_tab.contains_key(&o.tab));
+        self.browsers.openers.insert(tab, PageOpener { tab: opener, can_access });
+        self.browsers.publish();
     }
 
     /// Applies a command that reflects the page, not the user (not worth a notice on failure).

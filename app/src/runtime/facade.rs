@@ -17,8 +17,8 @@ use super::{AppError, AppHandle, CALL_TIMEOUT};
 use crate::model::{BrowserContextId, Command, TabAddress};
 use cdp_facade::{
     AgentServer, AgentServerConfig, BrowserVersion, ContextId, DownloadEvent, DownloadNotice, DownloadNotifier, Facade,
-    FacadeConfig, FacadeError, GuestChannel, GuestError, GuestId, Guests, PermissionSetting, PermissionType,
-    WindowBounds,
+    FacadeConfig, FacadeError, GuestChannel, GuestError, GuestId, GuestOpener, Guests, PermissionSetting,
+    PermissionType, WindowBounds,
 };
 use cef_bridge::{
     BrowserId, DevToolsChannel, DownloadBehavior, DownloadPolicy, DownloadState, SitePermission, SiteSetting,
@@ -309,6 +309,12 @@ impl Guests for AppGuests {
 
     fn contexts(&self) -> Vec<ContextId> {
         self.live.contexts().iter().map(|c| ContextId::new(c.as_str())).collect()
+    }
+
+    fn opener(&self, id: &GuestId) -> Option<GuestOpener> {
+        let (tab, _) = self.find(id)?;
+        let opener = self.live.opener_of(&tab)?;
+        Some(GuestOpener { guest: GuestId::new(opener.tab.to_string()), can_access: opener.can_access })
     }
 
     fn context_of(&self, id: &GuestId) -> Option<ContextId> {

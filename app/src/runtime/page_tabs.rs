@@ -195,4 +195,22 @@ mod tests {
         assert_eq!(ctx.rt.new_tab(&sticky, "http://127.0.0.1:9/", true), Err(TabError::NotABrowser(sticky.clone())));
         assert!(ctx.rt.page_tabs(&sticky).is_empty());
     }
+
+    #[test]
+    fn a_tab_a_page_opens_names_that_page_as_its_opener_while_both_live() {
+        use crate::runtime::browsers::PageOpener;
+        let mut ctx = TestContext::new();
+        let node = browser_node(&mut ctx, "http://127.0.0.1:9/a");
+        let (clicker, id) = ctx.rt.browsers.for_node(&node).map(|(t, b)| (t.clone(), b.id())).expect("a page");
+        let url = "http://127.0.0.1:9/b".to_string();
+        ctx.rt.on_browser_event(cef_bridge::BrowserEvent::NewTabRequested { opener: id, url, background: false });
+        assert_eq!(ctx.rt.page_tabs(&node).len(), 2, "a tab of the clicker's node");
+        let opened = ctx.rt.browsers.for_node(&node).map(|(t, _)| t.clone()).expect("shown");
+        assert_ne!(opened, clicker);
+        let live = ctx.rt.browsers.live();
+        assert_eq!(live.opener_of(&opened), Some(PageOpener { tab: clicker.clone(), can_access: false }));
+        assert_eq!(live.opener_of(&clicker), None);
+        ctx.rt.close_tab(clicker).expect("close the opener");
+        assert_eq!(live.opener_of(&opened), None, "a closed opener is named no more");
+    }
 }

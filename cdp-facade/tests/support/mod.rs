@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cdp_facade::{
-    BrowserVersion, ContextId, DownloadBehavior, GuestChannel, GuestError, GuestId, GuestSink, Guests,
+    BrowserVersion, ContextId, DownloadBehavior, GuestChannel, GuestError, GuestId, GuestOpener, GuestSink, Guests,
     PermissionSetting, PermissionType, WindowBounds,
 };
 use futures_util::{SinkExt, StreamExt};
@@ -322,6 +322,8 @@ pub struct FakeGuests {
     pub guest_contexts: Mutex<Vec<(GuestId, ContextId)>>,
     /// Contexts disposed, in order.
     pub disposed: Mutex<Vec<ContextId>>,
+    /// Each guest's opener, as the app would report it.
+    pub openers: Mutex<Vec<(GuestId, GuestOpener)>>,
     /// Permission changes of isolated contexts, in order (`None` setting: a reset).
     pub permissions: Mutex<Vec<PermissionCall>>,
     next: AtomicU32,
@@ -444,6 +446,12 @@ impl Guests for FakeGuests {
         let (width, height) =
             sizes.iter().rev().find(|(g, ..)| g == id).map(|(_, w, h)| (*w, *h)).unwrap_or((800, 600));
         Some(WindowBounds { left: 100, top: 50, width, height })
+    }
+
+    fn opener(&self, id: &GuestId) -> Option<GuestOpener> {
+        // As the app: only while the opener lives.
+        let opener = self.openers.lock().unwrap().iter().find(|(g, _)| g == id).map(|(_, o)| o.clone())?;
+        self.get(&opener.guest).map(|_| opener)
     }
 
     fn set_permissions(
