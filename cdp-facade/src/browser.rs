@@ -125,11 +125,12 @@ impl Router {
                 if !self.targets_ready() {
                     return Step::NeedTargets;
                 }
-                let infos: Vec<Value> = self
+                let mut infos: Vec<Value> = self
                     .live_known()
                     .into_iter()
                     .map(|(g, info)| self.page_target_info(&g, &info, self.has_sessions(&g)))
                     .collect();
+                infos.extend(self.worker_target_infos());
                 self.reply(id, session, json!({"targetInfos": infos}));
             }
             "Target.setDiscoverTargets" => return self.set_discover_targets(rc),
@@ -203,7 +204,10 @@ impl Router {
                         let target_info = self.page_target_info(&g, &info, self.has_sessions(&g));
                         self.reply(id, session, json!({"targetInfo": target_info}));
                     }
-                    None => self.fail(id, session, INVALID_PARAMS, "No target with given id found"),
+                    None => match self.worker_target_infos().into_iter().find(|i| i["targetId"] == t.as_str()) {
+                        Some(info) => self.reply(id, session, json!({"targetInfo": info})),
+                        None => self.fail(id, session, INVALID_PARAMS, "No target with given id found"),
+                    },
                 }
             }
             _ => {
@@ -224,6 +228,7 @@ impl Router {
         if !discover {
             self.browser.discover = false;
             self.browser.announced.clear();
+            self.browser.workers.forget_announced();
             self.reply(id, session, json!({}));
             return Step::Done;
         }
@@ -238,6 +243,8 @@ impl Router {
         }
         // targetCreated for existing pages must precede the reply (Puppeteer waits for each to attach).
         self.announce_live();
+        self.watch_workers();
+        self.announce_workers();
         self.reply(id, session, json!({}));
         Step::Done
     }
@@ -268,6 +275,8 @@ impl Router {
         self.browser.auto_attach_owner = rc.session.clone();
         // Existing pages' attachedToTarget must precede the reply.
         self.announce_live();
+        self.watch_workers();
+        self.announce_workers();
         self.reply(id, session, json!({}));
         Step::Done
     }
@@ -300,9 +309,13 @@ impl Router {
             return Step::Done;
         }
         // Chromium attaches to its own browser target too (Puppeteer's `browser.target().createCDPSession()`).
-        if params.and_then(|p| p.target_id).is_some_and(|t| t == self.shared.browser_target_id) {
+        let target = params.and_then(|p| p.target_id);
+        if target.as_ref().is_some_and(|t| *t == self.shared.browser_target_id) {
             self.attach_to_browser(rc);
             return Step::Done;
+        }
+        if let Some(t) = target.filter(|t| self.browser.workers.is_worker(t)) {
+            return self.attach_to_worker(rc, &t);
         }
         let Some(guest) = (match self.guest_by_target_param(rc) {
             Ok(g) => g,
@@ -745,6 +758,7 @@ impl Router {
 
     /// The 500 ms poll: departures, replaced browsers, crashes, recoveries, newcomers, fresh URLs/titles.
     pub(crate) fn on_poll(&mut self) {
+        self.watch_workers();
         let live: Vec<GuestId> = self.shared.guests.list();
         let live_set: HashSet<&GuestId> = live.iter().collect();
         let mut tracked: HashSet<GuestId> = self.browser.known.keys().cloned().collect();

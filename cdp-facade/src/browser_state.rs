@@ -101,6 +101,8 @@ pub(crate) struct BrowserState {
     pub(crate) dispose_on_detach: Vec<ContextId>,
     /// What this client set of site permissions (reset when it leaves).
     pub(crate) permissions: crate::permissions::ClientPermissions,
+    /// The service and shared workers the client sees.
+    pub(crate) workers: crate::workers::Workers,
 }
 
 impl BrowserState {

@@ -47,6 +47,9 @@ pub(crate) struct PageInfo {
     /// Current URL.
     #[serde(default)]
     pub url: String,
+    /// The engine's own id of its browser context (to place the workers it reports).
+    #[serde(rename = "browserContextId", default)]
+    pub engine_context: Option<String>,
 }
 
 /// Sends `method` to the guest root and waits for its reply; returns the raw `result`.

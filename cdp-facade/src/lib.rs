@@ -32,6 +32,8 @@
 //!                 (create/dispose/getBrowserContexts, each page's context: an `impl Router` block)
 //! permissions   → browser, browser_state, guest, protocol, router, guest_call
 //!                 (grant/set/resetPermissions per context: an `impl Router` block)
+//! workers       → browser, browser_state, guest, protocol, router
+//!                 (service and shared workers as browser-level targets: an `impl Router` block)
 //! server_thread → error, http_access
 //! discovery_file → error
 //! leaves:         client_slot, config, error, guest, http_access, ids, protocol, screenshot
@@ -65,6 +67,7 @@ mod server_thread;
 mod sessions;
 mod shared;
 mod window;
+mod workers;
 mod ws;
 
 pub use agent_server::{AgentServer, AgentServerConfig, DISCOVERY_FILE_NAME, MAX_OPEN_BODY_BYTES};

@@ -74,6 +74,8 @@ fn reset_on_release() -> Vec<(&'static str, Value)> {
         ("Emulation.setFocusEmulationEnabled", json!({"enabled": false})),
         ("Emulation.setEmulatedMedia", json!({"media": "", "features": []})),
         ("Emulation.setDefaultBackgroundColorOverride", json!({})),
+        // The facade's own worker discovery (`workers`), or a page session's.
+        ("Target.setDiscoverTargets", json!({"discover": false})),
     ]
 }
 
@@ -197,7 +199,10 @@ impl Router {
             Some(Session { kind: SessionKind::Browser, .. }) => self.enqueue_root(cmd, Some(session_id)),
             Some(Session { kind: SessionKind::Page { guest, .. }, .. }) => self.page_command(cmd, session_id, guest),
             None => match self.sessions.child(&session_id).map(|c| c.guest.clone()) {
-                Some(guest) => self.forward(safe_for_guest(cmd), &guest, Some(session_id.clone()), Some(session_id)),
+                Some(guest) => {
+                    self.worker_session_used(&session_id);
+                    self.forward(safe_for_guest(cmd), &guest, Some(session_id.clone()), Some(session_id))
+                }
                 None => self.send(protocol::error_reply(
                     Some(cmd.id),
                     Some(&session_id),
@@ -298,14 +303,17 @@ impl Router {
     }
 
     /// Sends a facade-internal command to a linked guest root; the reply is ignored.
-    fn send_internal(&mut self, guest: &GuestId, method: &str, params: &Value) {
-        let Some(channel) = self.links.get(guest).map(|l| l.channel.clone()) else { return };
+    /// Returns the message's id, or `None` when it could not be sent.
+    pub(crate) fn send_internal(&mut self, guest: &GuestId, method: &str, params: &Value) -> Option<i64> {
+        let channel = self.links.get(guest).map(|l| l.channel.clone())?;
         let id = self.shared.message_ids.next();
         let params = RawValue::from_string(params.to_string()).ok();
         self.pending.insert(id, Pending::Internal { guest: guest.clone() });
         if channel.send(&protocol::command(id, method, params.as_deref(), None)).is_err() {
             self.pending.remove(&id);
+            return None;
         }
+        Some(id)
     }
 
     /// Handles one message (or a crash notice) from a subscribed guest.
@@ -328,7 +336,12 @@ impl Router {
                 Some(Pending::Client { client_id, session, .. }) => {
                     self.send(protocol::raw_reply(client_id, session.as_deref(), env.result, env.error))
                 }
-                Some(Pending::Internal { .. }) | None => {}
+                Some(Pending::Internal { .. }) => {
+                    if let Some(error) = env.error {
+                        self.worker_attach_failed(id, error.get());
+                    }
+                }
+                None => {}
             }
             return;
         }
@@ -362,8 +375,13 @@ impl Router {
     fn page_event(&mut self, guest: &GuestId, method: &str, params: Option<&RawValue>, raw: &str) {
         self.dialogs.on_page_event(guest, method);
         match method {
+            "Target.targetCreated" | "Target.targetInfoChanged" | "Target.targetDestroyed"
+                if self.worker_target_event(guest, method, params) => {}
             "Target.attachedToTarget" => {
                 let Some(a) = params.and_then(parse_attached) else { return };
+                if self.worker_attached(guest, &a.session_id, &a.target_id, raw) {
+                    return;
+                }
                 let primary = self.sessions.pages_of(guest).first().cloned();
                 let visible = self.sessions.add_child(a.session_id.clone(), guest.clone(), a.target_id, true);
                 match primary {
@@ -376,6 +394,9 @@ impl Router {
             }
             "Target.detachedFromTarget" => {
                 let Some(sid) = params.and_then(parse_detached) else { return };
+                if self.worker_detached(&sid, raw) {
+                    return;
+                }
                 if self.sessions.remove_child(&sid) {
                     if let Some(primary) = self.sessions.pages_of(guest).first() {
                         self.send(protocol::with_session(raw, primary));
@@ -394,7 +415,7 @@ impl Router {
     }
 
     /// Subscribes to a guest's channel if not yet; false if the guest has no channel.
-    fn link(&mut self, guest: &GuestId) -> bool {
+    pub(crate) fn link(&mut self, guest: &GuestId) -> bool {
         if self.links.contains_key(guest) {
             return true;
         }
@@ -532,6 +553,7 @@ impl Router {
     /// Ends everything the client had on a guest: pending commands fail, sessions detach, the subscription ends.
     pub(crate) fn drop_guest(&mut self, guest: &GuestId, reason: DropReason) {
         self.fail_pending_for(guest, reason.message());
+        self.workers_lost(guest);
         for session_id in self.sessions.pages_of(guest).to_vec() {
             if let Some(session) = self.sessions.remove(&session_id) {
                 if let SessionKind::Page { target_id, .. } = session.kind {

@@ -1212,6 +1212,52 @@ async fn a_page_another_opened_names_its_opener_in_its_target_info() {
     facade.close();
 }
 
+#[tokio::test]
+async fn service_workers_are_browser_targets_reached_through_a_page_channel() {
+    let guests = FakeGuests::new();
+    let (_, page) = guests.add("https://a.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let (reply, _) = cdp.call("Target.setDiscoverTargets", Some(json!({"discover": true})), None).await;
+    assert_eq!(reply["result"], json!({}));
+    // One page's channel discovers the browser's workers, filtered to them.
+    let asked = page.received("Target.setDiscoverTargets");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["params"]["filter"], json!([{"type": "service_worker"}, {"type": "shared_worker"}]));
+    let info = json!({"targetId": "WORKER1", "type": "service_worker", "title": "Service Worker", "url": "https://a.test/sw.js",
+                      "attached": false, "canAccessOpener": false, "browserContextId": support::GUEST_CONTEXT});
+    page.emit("Target.targetCreated", json!({"targetInfo": info}), None);
+    let (created, _) = cdp.event("Target.targetCreated").await;
+    assert_eq!(created["params"]["targetInfo"]["targetId"], "WORKER1");
+    assert_eq!(created["params"]["targetInfo"]["type"], "service_worker");
+    assert!(created.get("sessionId").is_none(), "announced at browser level");
+    // The engine's context id is named as the facade names its page's context.
+    assert_eq!(created["params"]["targetInfo"]["browserContextId"], facade.browser_context_id());
+    let (reply, _) = cdp.call("Target.getTargets", None, None).await;
+    let types: Vec<Value> =
+        reply["result"]["targetInfos"].as_array().unwrap().iter().map(|i| i["type"].clone()).collect();
+    assert_eq!(types, vec![json!("page"), json!("service_worker")]);
+
+    // Attached through the page's channel: the event, the reply, then the script-loaded notice on first use.
+    let (reply, before) =
+        cdp.call("Target.attachToTarget", Some(json!({"targetId": "WORKER1", "flatten": true})), None).await;
+    let sid = reply["result"]["sessionId"].as_str().expect("a session").to_string();
+    let attached = before.iter().find(|m| m["method"] == "Target.attachedToTarget").expect("announced first");
+    assert_eq!(attached["params"]["sessionId"], sid.as_str());
+    assert_eq!(attached["params"]["targetInfo"]["attached"], true);
+    let (reply, before) = cdp.call("Runtime.evaluate", Some(json!({"expression": "1"})), Some(&sid)).await;
+    assert!(reply["result"].is_object(), "{reply}");
+    assert!(before.iter().any(|m| m["method"] == "Inspector.workerScriptLoaded" && m["sessionId"] == sid.as_str()));
+    let (reply, _) = cdp.call("Target.attachToTarget", Some(json!({"targetId": "NOPE", "flatten": true})), None).await;
+    assert_eq!(reply["error"]["message"], "No target with given id found");
+
+    // The worker ends: gone for the client.
+    page.emit("Target.targetDestroyed", json!({"targetId": "WORKER1"}), None);
+    let (destroyed, _) = cdp.event("Target.targetDestroyed").await;
+    assert_eq!(destroyed["params"]["targetId"], "WORKER1");
+    facade.close();
+}
+
 fn person_id(guests: &FakeGuests, page: &FakeGuest) -> cdp_facade::GuestId {
     guests.by_target(&page.target_id).unwrap().0
 }

@@ -232,6 +232,35 @@ test('a target=_blank link and a window.open popup are new targets with the clic
   assert.deepEqual(results.facade, results.chromium);
 });
 
+test('service and shared workers are targets: listed, attachable, evaluated in; a shared worker gone with its page', async () => {
+  const results = await onBoth(async (browser) => {
+    const page = await browser.newPage();
+    await page.goto(`${site.a}/workers`);
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+    const sw = await browser.waitForTarget((t) => t.type() === 'service_worker', { timeout: 10000 });
+    const shared = await browser.waitForTarget((t) => t.type() === 'shared_worker', { timeout: 10000 });
+    const worker = await sw.worker();
+    const said = await worker.evaluate(() => self.hello);
+    const urls = { sw: new URL(sw.url()).pathname, shared: new URL(shared.url()).pathname };
+    const sameContext = sw.browserContext() === page.browserContext();
+    await page.close();
+    // A shared worker ends with its last page (a service worker outlives it, as Chromium keeps it).
+    const gone = await new Promise((resolve) => {
+      const left = () => !browser.targets().includes(shared);
+      const poll = setInterval(() => left() && (clearInterval(poll), resolve(true)), 100);
+      setTimeout(() => (clearInterval(poll), resolve(left())), 10000);
+    });
+    return { said, urls, sameContext, gone };
+  });
+  assert.deepEqual(results.chromium, {
+    said: 'from the service worker',
+    urls: { sw: '/sw.js', shared: '/shared.js' },
+    sameContext: true,
+    gone: true,
+  });
+  assert.deepEqual(results.facade, results.chromium);
+});
+
 test('Page.captureScreenshot with fromSurface: false answers with the page as drawn and closes nothing', async () => {
   const results = await onBoth(async (browser) => {
     const page = await browser.newPage();

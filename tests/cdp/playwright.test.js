@@ -220,6 +220,19 @@ test('newContext({ permissions, geolocation }): its pages of every site get the 
   await located.close();
 });
 
+test("service workers reach their own context: the serviceworker event, evaluate, and none in another context", async () => {
+  const isolated = await browser.newContext();
+  const inside = await isolated.newPage();
+  const seen = isolated.waitForEvent('serviceworker');
+  await inside.goto(`${site.a}/workers`);
+  const worker = await seen;
+  assert.equal(new URL(worker.url()).pathname, '/sw.js');
+  assert.equal(await worker.evaluate(() => self.hello), 'from the service worker');
+  assert.deepEqual(isolated.serviceWorkers(), [worker]);
+  assert.ok(!context.serviceWorkers().includes(worker), 'the default context does not get it');
+  await isolated.close();
+});
+
 test('page.close removes the node from the canvas', async () => {
   await page.close();
   await app.waitForCanvas("the closed page's node is gone", (nodes) => !nodes.some((n) => n.id === pageNode) && nodes.length === 1);

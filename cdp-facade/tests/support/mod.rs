@@ -184,6 +184,19 @@ impl FakeGuest {
                 out.push(Self::reply(id, json!({}), None));
                 out
             }
+            // A worker target (ids starting "WORKER"), attached as a flat child session.
+            "Target.attachToTarget" if params["targetId"].as_str().is_some_and(|t| t.starts_with("WORKER")) => {
+                st.next_child += 1;
+                let sid = format!("CHILD{:027}", st.next_child);
+                st.children.insert(sid.clone());
+                vec![
+                    json!({"method": "Target.attachedToTarget", "params": {"sessionId": sid,
+                        "targetInfo": {"targetId": params["targetId"], "type": "service_worker", "title": "", "url": "https://a.test/sw.js",
+                                       "attached": true, "canAccessOpener": false, "browserContextId": GUEST_CONTEXT},
+                        "waitingForDebugger": false}}),
+                    Self::reply(id, json!({"sessionId": sid}), None),
+                ]
+            }
             "Target.detachFromTarget" => {
                 let sid = params["sessionId"].as_str().unwrap_or_default().to_string();
                 if st.children.remove(&sid) {

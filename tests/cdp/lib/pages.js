@@ -65,6 +65,11 @@ function routes(other) {
         '<style>html,body{margin:0;background:#ffffff}p,h1{margin:4px 0}.press{color:rgb(1,2,3)}</style>',
       ),
     '/data.json': () => ({ type: 'application/json', body: '{"n":42}' }),
+    // A page with a service worker and a shared worker (targets of their own).
+    '/workers': () =>
+      html('Workers', `<p>workers</p><script>navigator.serviceWorker.register('/sw.js'); window.shared = new SharedWorker('/shared.js');</script>`),
+    '/sw.js': () => ({ type: 'text/javascript', body: "self.hello = 'from the service worker';" }),
+    '/shared.js': () => ({ type: 'text/javascript', body: "self.hello = 'from the shared worker'; onconnect = (e) => e.ports[0].postMessage('hi');" }),
     // A file input that shows each chosen file's name, size and first line.
     '/upload': () =>
       html(
