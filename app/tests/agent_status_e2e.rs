@@ -112,7 +112,7 @@ fn real_claude_hooks_drive_agent_status() {
         );
         return;
     };
-    let root_dir = tempfile::Builder::new().prefix("tss").tempdir_in("/tmp").unwrap();
+    let root_dir = support::TestRoot::short("tss");
     let root = root_dir.path().canonicalize().unwrap();
     let data = root.join("d");
     let project = root.join("proj");

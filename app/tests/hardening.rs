@@ -321,8 +321,8 @@ fn guarded(root: &Path, datas: &[&Path], mounts: &[PathBuf], f: impl FnOnce()) {
     }
 }
 
-fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
+fn setup() -> (support::TestRoot, PathBuf, PathBuf) {
+    let tmp = support::TestRoot::new();
     let data = tmp.path().join("data");
     let proj = tmp.path().join("proj");
     std::fs::create_dir_all(tmp.path().join("home")).unwrap();

@@ -50,7 +50,7 @@ fn python_mcp_client_drives_the_real_app() {
         println!("SKIPPED python_mcp_client_drives_the_real_app: {why}");
         return;
     };
-    let root = tempfile::tempdir().unwrap();
+    let root = support::TestRoot::new();
     let data = root.path().join("data");
     let url = support::serve_page(PAGE);
     let mut child = Command::new(APP)

@@ -356,7 +356,7 @@ fn a_full_session_reaches_only_loopback() {
     if let Err(why) = strace_available() {
         return skip_unless_strict("a_full_session_reaches_only_loopback", &why);
     }
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = support::TestRoot::new();
     let root = tmp.path();
     let (data, proj, home) = (root.join("data"), root.join("proj"), root.join("home"));
     std::fs::create_dir_all(&proj).unwrap();
@@ -459,7 +459,7 @@ fn a_page_that_fetches_a_host_name_is_caught() {
     if let Err(why) = strace_available() {
         return skip_unless_strict("a_page_that_fetches_a_host_name_is_caught", &why);
     }
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = support::TestRoot::new();
     let page = support::serve_page(Box::leak(
         format!("<!doctype html><title>probe</title><p>probe</p><img src='http://{PROBE_HOST}/pixel.png'>")
             .into_boxed_str(),

@@ -202,7 +202,7 @@ fn sigterm_stops_every_app_at_any_moment() {
     let mut rng = Rng(seed);
     // Up to 6 s: start-up takes 1–4 s here, so about half land after the app is ready.
     let delays: Vec<Duration> = (0..APPS).map(|_| Duration::from_millis(rng.next() % 6000)).collect();
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = support::TestRoot::new();
     let (tx, rx) = mpsc::channel();
     for batch in delays.chunks(AT_ONCE).enumerate() {
         let (b, batch) = batch;
@@ -255,7 +255,7 @@ fn sigterm_stops_every_app_at_any_moment() {
 #[test]
 fn the_app_stderr_has_no_chromium_lines() {
     let _serial = serial();
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = support::TestRoot::new();
     let (data, proj, home) = (tmp.path().join("data"), tmp.path().join("proj"), tmp.path().join("home"));
     std::fs::create_dir_all(&proj).unwrap();
     std::fs::create_dir_all(&home).unwrap();
@@ -290,7 +290,7 @@ fn the_app_stderr_has_no_chromium_lines() {
 #[test]
 fn a_shot_prints_no_chromium_lines() {
     let _serial = serial();
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = support::TestRoot::new();
     let page = serve_page("<!doctype html><title>shot</title><p style='font-size:40px'>quiet shot</p>");
     let png = tmp.path().join("out.png");
     let log = tmp.path().join("chromium.log");

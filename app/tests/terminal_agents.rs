@@ -5,6 +5,7 @@
 //! leaves its node un-launched with a "needs setup" notice naming the command,
 //! and malformed preferences stop the custom agent with a clear notice.
 
+mod support;
 mod terminal_common;
 
 use std::os::unix::fs::PermissionsExt;

@@ -5,6 +5,7 @@
 //! (the saved snapshot is replayed under the "session restored" marker).
 //! The app's own view is read from the snapshot it saves of each grid.
 
+mod support;
 mod terminal_common;
 
 use terminal_common::*;

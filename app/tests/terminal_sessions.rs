@@ -2,6 +2,7 @@
 //! not: the pieces the runtime uses for that decision, against a real tmux
 //! server on a private socket and real snapshot files.
 
+mod support;
 mod terminal_common;
 
 use std::sync::Arc;
@@ -75,7 +76,7 @@ fn ending_a_session_without_tmux_deletes_the_snapshot() {
 
 #[test]
 fn only_a_removed_node_of_an_open_project_is_closed_for_good() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = support::TestRoot::new();
     let node = Node::new(
         NodeKind::Terminal { cwd: dir.path().into(), command: None, tmux_session: None },
         "t",

@@ -226,12 +226,12 @@ struct World {
     proj: PathBuf,
     page: String,
     // Last, so the directory outlives the clean-up in `drop`.
-    _tmp: tempfile::TempDir,
+    _tmp: support::TestRoot,
 }
 
 impl World {
     fn new() -> World {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = support::TestRoot::new();
         let root = tmp.path().to_owned();
         let data = root.join("data");
         let proj = root.join("proj");

@@ -266,7 +266,7 @@ impl Drop for App {
 }
 
 /// A data dir and a project folder whose saved layout holds one browser node at `url`.
-fn fixture(url: &str, rect: Rect, camera: Camera) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+fn fixture(url: &str, rect: Rect, camera: Camera) -> (support::TestRoot, PathBuf, PathBuf, PathBuf) {
     fixture_with(|_| NodeKind::browser(url).unwrap(), rect, camera)
 }
 
@@ -275,8 +275,8 @@ fn fixture_with(
     kind: impl FnOnce(&Path) -> NodeKind,
     rect: Rect,
     camera: Camera,
-) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
-    let dir = tempfile::tempdir().expect("temp dir");
+) -> (support::TestRoot, PathBuf, PathBuf, PathBuf) {
+    let dir = support::TestRoot::new();
     let data = dir.path().join("data");
     let folder = dir.path().join("project");
     let runtime = dir.path().join("xdg");
@@ -571,7 +571,7 @@ fn deleting_an_agent_node_revokes_its_session_and_releases_its_browsers() {
 #[test]
 fn project_tabs_switch_on_click_and_ctrl_tab_and_close_on_middle_click() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = support::TestRoot::new();
     let data = dir.path().join("data");
     let runtime = dir.path().join("xdg");
     for d in [&data, &runtime] {
@@ -838,7 +838,7 @@ fn saved_rect(n: &serde_json::Value) -> (f64, f64, f64, f64) {
 #[test]
 fn an_empty_canvas_hints_new_nodes_never_overlap_and_a_title_double_click_renames() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = support::TestRoot::new();
     let (data, folder, runtime) = (dir.path().join("data"), dir.path().join("project"), dir.path().join("xdg"));
     for d in [&data, &folder, &runtime] {
         std::fs::create_dir_all(d).unwrap();
@@ -1881,4 +1881,46 @@ fn the_real_claude_started_from_the_palette_reports_through_its_hooks_and_its_ba
     );
     println!("screenshot: {}", save_failure(&shot, "claude-from-palette").display());
     assert!(app.still_running(), "{}", app.log_tail());
+}
+
+#[test]
+fn a_page_moved_out_of_view_is_hidden_as_a_background_tab_and_shown_again_in_view() {
+    use std::sync::atomic::Ordering;
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // The page tells the server each visibility it reads, at load and on every change.
+    static ROUTES: [support::Route; 3] = [
+        support::Route {
+            path: "/",
+            content_type: "text/html",
+            headers: "",
+            body: "<html><head><title>vis</title></head><body style='margin:0;background:#e020c0'><script>\
+                   function report(){fetch('/'+document.visibilityState,{cache:'no-store'}).catch(()=>{})}\
+                   document.addEventListener('visibilitychange',report);report();</script></body></html>",
+        },
+        support::Route { path: "/visible", content_type: "text/plain", headers: "", body: "ok" },
+        support::Route { path: "/hidden", content_type: "text/plain", headers: "", body: "ok" },
+    ];
+    let (url, hits) = support::serve_routes(&ROUTES);
+    let (visible, hidden) = (|| hits[1].load(Ordering::SeqCst), || hits[2].load(Ordering::SeqCst));
+    let rect = Rect::new(100.0, 80.0, 640.0, 420.0);
+    let (_dir, data, folder, runtime) = fixture(&url, rect, Camera { x: 0.0, y: 0.0, zoom: 1.0 });
+    let display = Display::start();
+    let app = App::start_with_args(&display, &data, &folder, &runtime, &[], &["--agent", "agent-9"]);
+    let session = data.join("agent-tools/sessions/agent-9.json");
+    support::eventually(90, "the agent's session", || session.exists().then_some(()));
+    support::eventually(90, "the page on screen reads visible", || (visible() >= 1).then_some(()));
+    assert_eq!(hidden(), 0, "a page in view is never hidden\n{}", app.log_tail());
+    let mv = |x: f64| {
+        let args = serde_json::json!({"nodeId": "page", "x": x, "y": 80.0});
+        support::ctl(&data, "agent-9", "canvas_move", args)
+            .unwrap_or_else(|e| panic!("canvas_move: {e}\n{}", app.log_tail()));
+    };
+    // Far off the screen: hidden, as Chromium hides a tab the window does not show.
+    mv(40_000.0);
+    support::eventually(30, "the page out of view reads hidden", || (hidden() >= 1).then_some(()));
+    // Back in view: visible again.
+    let shown_before = visible();
+    mv(100.0);
+    support::eventually(30, "the page back in view reads visible", || (visible() > shown_before).then_some(()));
+    assert_eq!(hidden(), 1, "hidden once");
 }

@@ -195,6 +195,8 @@ pub(crate) struct BrowserShared {
     /// The isolated request context it lives in (a popup: its opener's).
     pub(crate) context: Option<crate::RequestContextId>,
     pub(crate) frame_rate: Mutex<u32>,
+    /// Hidden as a background tab is (no painting, `document.visibilityState` "hidden").
+    pub(crate) hidden: AtomicBool,
     pub(crate) closed: AtomicBool,
     /// Device pixels per CSS pixel (the `f32` bits), reported through `get_screen_info`.
     pub(crate) scale: AtomicU32,
@@ -232,6 +234,7 @@ impl BrowserShared {
             opener,
             context,
             frame_rate: Mutex::new(frame_rate),
+            hidden: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             scale: AtomicU32::new(1.0f32.to_bits()),
             dialog: Mutex::new(None),
@@ -602,9 +605,17 @@ impl BrowserHandle {
         self.shared.with_host(move |h| h.set_focus(i32::from(focused)))
     }
 
-    /// Hides (stops painting) or shows the view, e.g. when its node is off-screen.
+    /// Hides the page as Chromium hides a background tab (it stops painting,
+    /// its timers slow down and it reads `document.visibilityState` "hidden")
+    /// or shows it again; before the browser exists, it is made so once created.
     pub fn set_hidden(&self, hidden: bool) -> Result<(), BrowserError> {
+        self.shared.hidden.store(hidden, Ordering::Release);
         self.shared.with_host(move |h| h.was_hidden(i32::from(hidden)))
+    }
+
+    /// Whether the page was last hidden.
+    pub fn is_hidden(&self) -> bool {
+        self.shared.hidden.load(Ordering::Acquire)
     }
 
     /// Sets the paint rate (1..=60 fps); lower it for small or idle nodes.

@@ -341,6 +341,9 @@ impl ImplLifeSpanHandler for BridgeLifeSpan {
         host.set_focus(i32::from(shared.focus_given()));
         // A rate the app set before the engine made the browser (its settings had the old one).
         host.set_windowless_frame_rate(*shared.frame_rate.lock() as i32);
+        if shared.hidden.load(std::sync::atomic::Ordering::Acquire) {
+            host.was_hidden(1);
+        }
         shared.devtools.attach(Arc::new(HostSender(CefRef(host))));
         tracing::debug!(id = %shared.id, cef_id, popup, "browser created");
         match (popup, shared.opener) {

@@ -204,4 +204,18 @@ mod tests {
         assert_eq!(ctx.rt.reset_context_permissions(&c), Err(ContextError::NotFound(c)));
         assert_eq!(ctx.pages.site_permissions.lock().len(), 2, "an ended context is not reached");
     }
+
+    #[test]
+    fn a_context_node_wears_a_badge_that_names_its_context() {
+        let mut ctx = TestContext::new();
+        let c = ctx.rt.create_browser_context().unwrap();
+        let plain = ctx.rt.open_browser_in("https://example.com/", None, None).unwrap();
+        let isolated = ctx.rt.open_browser_in("https://example.com/a", None, Some(&c)).unwrap();
+        let badge_of = |ctx: &TestContext, id: &NodeId| {
+            let key = crate::runtime::scene::stable_key(id.as_str());
+            ctx.rt.scene().nodes.into_iter().find(|v| v.id == key).and_then(|v| v.badge).map(|b| b.text)
+        };
+        assert_eq!(badge_of(&ctx, &isolated), Some(format!("isolated · {c}")));
+        assert_eq!(badge_of(&ctx, &plain), None);
+    }
 }

@@ -104,6 +104,10 @@ pub trait LiveBrowser: Send + Sync {
     fn set_frame_rate(&self, fps: u32) -> Result<(), BrowserError>;
     /// The paint rate last set.
     fn frame_rate(&self) -> u32;
+    /// Hides the page as a background tab (no painting, `visibilityState` "hidden") or shows it.
+    fn set_hidden(&self, hidden: bool) -> Result<(), BrowserError>;
+    /// Whether the page was last hidden.
+    fn is_hidden(&self) -> bool;
     /// Gives or takes keyboard focus.
     fn set_focus(&self, focused: bool) -> Result<(), BrowserError>;
     /// Mouse moved to view coordinates (or left the view).
@@ -256,6 +260,12 @@ impl LiveBrowser for BrowserHandle {
     }
     fn frame_rate(&self) -> u32 {
         BrowserHandle::frame_rate(self)
+    }
+    fn set_hidden(&self, hidden: bool) -> Result<(), BrowserError> {
+        BrowserHandle::set_hidden(self, hidden)
+    }
+    fn is_hidden(&self) -> bool {
+        BrowserHandle::is_hidden(self)
     }
     fn set_focus(&self, focused: bool) -> Result<(), BrowserError> {
         BrowserHandle::set_focus(self, focused)

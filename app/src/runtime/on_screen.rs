@@ -2,18 +2,22 @@
 //! the nodes on screen.
 //!
 //! The window tells the runtime which part of the canvas it shows
-//! ([`Runtime::set_on_screen`]); headless there is no view and everything
-//! runs at full rate (shots and control planes see every page live). With a
+//! ([`Runtime::set_on_screen`]); headless there is no view and every shown
+//! tab runs at full rate (shots and control planes see every page live). With a
 //! view:
 //! - a page paints at a [`Pace`]: full rate when it is on screen and big
 //!   enough to read, a few frames a second when it is on screen but too small
-//!   to read, one a second when it is out of view or a tab its node does not
-//!   show — the engine's windowless frame rate, so animations and
-//!   `requestAnimationFrame` loops cost next to nothing; back on screen it is
-//!   set to full rate and repainted at once. A page a CDP client or an agent is
-//!   driving keeps its full rate wherever it is (screenshots, screencasts and
-//!   waits for animation frames must not slow down because the person looks
-//!   elsewhere);
+//!   to read (the engine's windowless frame rate, so animations and
+//!   `requestAnimationFrame` loops cost next to nothing); back on screen it is
+//!   set to full rate and repainted at once;
+//! - a page out of view, in a tab its node does not show (headless too), or
+//!   in a covered window is hidden as Chromium hides a background tab: it
+//!   stops painting, its timers slow down and it reads
+//!   `document.visibilityState` "hidden" (a client's `page.bringToFront()`
+//!   pans to its node, which shows it, as it shows the tab in Chromium);
+//! - a page a CDP client or an agent is driving keeps its full rate and stays
+//!   visible wherever it is (screenshots, screencasts and waits for animation
+//!   frames must not stop because the person looks elsewhere);
 //! - output of an off-screen terminal and frames of an off-screen page ask for
 //!   no redraw (and off-screen frames are not uploaded): the next frame that
 //!   shows them takes their latest state.
@@ -81,7 +85,7 @@ pub enum Pace {
     Live,
     /// On screen but too small to read: a few frames a second show it moving.
     Glance,
-    /// Out of view or in a tab not shown: a frame a second.
+    /// Out of view, in a tab not shown or in a covered window: hidden, as a background tab.
     Away,
 }
 
@@ -99,7 +103,9 @@ impl Pace {
     /// shows (none headless), `shown` whether the page is its node's shown
     /// tab, `driven` whether a client drives it.
     pub fn of(view: Option<&OnScreen>, rect: &Rect, shown: bool, driven: bool) -> Pace {
-        let Some(view) = view else { return Pace::Live };
+        let Some(view) = view else {
+            return if shown || driven { Pace::Live } else { Pace::Away };
+        };
         if driven {
             Pace::Live
         } else if !shown || !view.near(rect) {
@@ -155,15 +161,25 @@ impl Runtime {
         }
     }
 
-    /// Sets every page's frame rate from where its node is (see the module doc);
-    /// a page that speeds up is repainted at once.
+    /// Sets every page's frame rate and visibility from where its node is
+    /// (see the module doc); a page that speeds up or shows again is repainted at once.
     pub fn pace_pages(&mut self) {
         self.pacing.last = Some(Instant::now());
         let Some(project) = self.workspace.active() else { return };
         for (tab, b) in self.browsers.iter() {
             let Some(node) = project.node(&tab.node) else { continue };
             let driven = b.devtools().driven_within(DRIVEN_WITHIN);
-            let fps = Pace::of(self.pacing.view.as_ref(), &node.rect, self.browsers.is_shown(tab), driven).fps();
+            let pace = Pace::of(self.pacing.view.as_ref(), &node.rect, self.browsers.is_shown(tab), driven);
+            let hidden = pace == Pace::Away;
+            if b.is_hidden() != hidden {
+                tracing::debug!(%tab, hidden, "page visibility");
+                if let Err(e) = b.set_hidden(hidden) {
+                    tracing::debug!(%tab, error = %e, "page visibility not set");
+                } else if !hidden {
+                    let _ = b.invalidate();
+                }
+            }
+            let fps = pace.fps();
             let was = b.frame_rate();
             if was == fps {
                 continue;
@@ -196,8 +212,9 @@ mod tests {
     fn pages_are_paced_by_where_and_how_big_they_are() {
         let v = view();
         let page = rect(100.0, 100.0, 800.0, 600.0);
-        assert_eq!(Pace::of(None, &page, true, false), Pace::Live, "headless: everything live");
-        assert_eq!(Pace::of(None, &page, false, false), Pace::Live);
+        assert_eq!(Pace::of(None, &page, true, false), Pace::Live, "headless: every shown tab live");
+        assert_eq!(Pace::of(None, &page, false, false), Pace::Away, "headless: a background tab is one");
+        assert_eq!(Pace::of(None, &page, false, true), Pace::Live, "unless a client drives it");
         assert_eq!(Pace::of(Some(&v), &page, true, false), Pace::Live);
         assert_eq!(Pace::of(Some(&v), &page, false, false), Pace::Away, "a tab not shown");
         let far = rect(10_000.0, 0.0, 800.0, 600.0);
@@ -225,21 +242,44 @@ mod tests {
         let page = ctx.page_of(id.as_str()).expect("a page");
         ctx.rt.pace_pages();
         assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "no view: full rate");
+        assert!(!page.is_hidden());
         ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
         assert_eq!(page.frame_rate(), 1, "out of view");
+        assert!(page.is_hidden(), "hidden as a background tab");
         assert!(!ctx.rt.on_screen(&id));
         let before = page.invalidations.load(std::sync::atomic::Ordering::Relaxed);
         ctx.rt.set_on_screen(Some(view()));
         assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "back in view");
+        assert!(!page.is_hidden(), "shown again");
         assert!(page.invalidations.load(std::sync::atomic::Ordering::Relaxed) > before, "repainted at once");
         assert!(ctx.rt.on_screen(&id));
-        // Out of view but driven by a client: full rate.
+        // A covered window shows nothing.
+        ctx.rt.set_on_screen(Some(OnScreen::nothing()));
+        assert!(page.is_hidden());
+        // Out of view but driven by a client: full rate, and visible.
         ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
         assert_eq!(page.frame_rate(), 1);
         let pending = page.devtools().request("Runtime.evaluate", serde_json::json!({"expression": "1"}), None);
         assert!(pending.is_ok());
         ctx.rt.pace_pages();
         assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "driven");
+        assert!(!page.is_hidden(), "a driven page stays visible");
+    }
+
+    #[test]
+    fn a_tab_its_node_does_not_show_is_hidden_headless_too() {
+        let mut ctx = crate::runtime::test_context::TestContext::new();
+        let kind = NodeKind::browser("https://example.com/").unwrap();
+        let id = ctx.add(kind, "Example", (0.0, 0.0, 800.0, 600.0));
+        let first = ctx.page_of(id.as_str()).expect("a page");
+        let tab = ctx.rt.new_tab(&id, "https://example.com/b", true).expect("a second tab");
+        let second = ctx.rt.browsers.get(&tab).expect("its page").clone();
+        ctx.rt.pace_pages();
+        assert!(first.is_hidden(), "the tab not shown");
+        assert!(!second.is_hidden(), "the shown tab");
+        ctx.rt.switch_tab(&id, 0).expect("switch back");
+        ctx.rt.pace_pages();
+        assert!(!first.is_hidden() && second.is_hidden(), "visibility follows the shown tab");
     }
 
     #[test]

@@ -19,6 +19,18 @@ pub fn stable_key(s: &str) -> u64 {
     h
 }
 
+/// A browser node of an isolated context (a CDP client's
+/// `createBrowserContext`) says so: its cookies and storage are not the
+/// person's, and it is neither saved nor kept past its client.
+fn isolation_badge(node: &Node) -> Option<Badge> {
+    match &node.kind {
+        NodeKind::Browser { context: Some(c), .. } => {
+            Some(Badge { text: format!("isolated · {c}"), color: Color::hex(0xbb9af7) })
+        }
+        _ => None,
+    }
+}
+
 /// The content key of a browser tab's texture.
 pub fn tab_key(tab: &TabAddress) -> u64 {
     stable_key(&tab.to_string())
@@ -150,6 +162,7 @@ impl Runtime {
             .browsers
             .crash_of(&node.id)
             .map(|why| Badge { text: format!("page {why}"), color: Color::hex(0xf7768e) })
+            .or_else(|| isolation_badge(node))
             .or_else(|| self.node_badge(&node.id));
         // A node waiting for the person says so first, and its icon takes the badge's colour.
         let needs_you = self.node_needs_you(&node.id);

@@ -328,6 +328,8 @@ pub(crate) struct FakeBrowser {
     pub(crate) finds: Mutex<Vec<Option<(String, bool, bool)>>>,
     /// The paint rate the runtime set last.
     pub(crate) frame_rate: Mutex<u32>,
+    /// Hidden as a background tab.
+    pub(crate) hidden: AtomicBool,
     /// How many full repaints the runtime asked for.
     pub(crate) invalidations: AtomicUsize,
     events: Sender<BrowserEvent>,
@@ -359,6 +361,7 @@ impl FakeBrowser {
             history: Mutex::new(vec![]),
             finds: Mutex::new(vec![]),
             frame_rate: Mutex::new(options.frame_rate),
+            hidden: AtomicBool::new(false),
             invalidations: AtomicUsize::new(0),
             events,
         }
@@ -502,6 +505,13 @@ impl LiveBrowser for FakeBrowser {
     }
     fn frame_rate(&self) -> u32 {
         *self.frame_rate.lock()
+    }
+    fn set_hidden(&self, hidden: bool) -> Result<(), BrowserError> {
+        self.hidden.store(hidden, Ordering::Relaxed);
+        Ok(())
+    }
+    fn is_hidden(&self) -> bool {
+        self.hidden.load(Ordering::Relaxed)
     }
     fn set_focus(&self, _focused: bool) -> Result<(), BrowserError> {
         Ok(())

@@ -23,9 +23,9 @@ pub fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     }
 }
 
-/// A short temp dir under /tmp (the tmux socket path must fit in 104 bytes).
-pub fn short_tempdir() -> tempfile::TempDir {
-    tempfile::Builder::new().prefix("tsp").tempdir_in("/tmp").expect("temp dir")
+/// A short temp dir under /tmp (the tmux socket path must fit in 104 bytes) whose tmux servers end with it.
+pub fn short_tempdir() -> crate::support::TestRoot {
+    crate::support::TestRoot::short("tsp")
 }
 
 /// Writes a project layout with `nodes` into `folder` and returns the folder as the app will see it.
