@@ -21,11 +21,12 @@ pub fn stable_key(s: &str) -> u64 {
 
 /// A browser node of an isolated context (a CDP client's
 /// `createBrowserContext`) says so: its cookies and storage are not the
-/// person's, and it is neither saved nor kept past its client.
+/// person's, and it is neither saved nor kept past its client. The badge
+/// stays short (the title bar is narrow); `canvas_list` names the context.
 fn isolation_badge(node: &Node) -> Option<Badge> {
     match &node.kind {
-        NodeKind::Browser { context: Some(c), .. } => {
-            Some(Badge { text: format!("isolated · {c}"), color: Color::hex(0xbb9af7) })
+        NodeKind::Browser { context: Some(_), .. } => {
+            Some(Badge { text: "isolated".into(), color: Color::hex(0xbb9af7) })
         }
         _ => None,
     }
