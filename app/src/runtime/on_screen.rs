@@ -165,6 +165,8 @@ impl Runtime {
     /// (see the module doc); a page that speeds up or shows again is repainted at once.
     pub fn pace_pages(&mut self) {
         self.pacing.last = Some(Instant::now());
+        let out_of_view = self.terminals.live_nodes().filter(|id| !self.on_screen(id)).cloned().collect();
+        self.terminals.out_of_view.set(out_of_view);
         let Some(project) = self.workspace.active() else { return };
         for (tab, b) in self.browsers.iter() {
             let Some(node) = project.node(&tab.node) else { continue };
@@ -280,6 +282,19 @@ mod tests {
         ctx.rt.switch_tab(&id, 0).expect("switch back");
         ctx.rt.pace_pages();
         assert!(!first.is_hidden() && second.is_hidden(), "visibility follows the shown tab");
+    }
+
+    #[test]
+    fn terminals_out_of_view_are_marked_for_their_output_threads() {
+        let mut ctx = crate::runtime::test_context::TestContext::with_terminals();
+        let cwd = ctx.folder();
+        let id = ctx.add(NodeKind::Terminal { cwd, command: None, tmux_session: None }, "t", (0.0, 0.0, 400.0, 300.0));
+        ctx.rt.pace_pages();
+        assert!(!ctx.rt.terminals.out_of_view.contains(&id), "no view: everything is seen");
+        ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
+        assert!(ctx.rt.terminals.out_of_view.contains(&id));
+        ctx.rt.set_on_screen(Some(view()));
+        assert!(!ctx.rt.terminals.out_of_view.contains(&id));
     }
 
     #[test]

@@ -13,10 +13,17 @@ pub(super) struct NodeHost {
     pub(super) node: NodeId,
     /// The way to the main thread.
     pub(super) app: AppHandle,
+    /// The nodes the window does not show.
+    pub(super) out_of_view: super::nodes::OutOfView,
 }
 
 impl TerminalHost for NodeHost {
     fn wakeup(&self) {
+        // Output of a node nobody sees asks for no redraw (`Runtime::node_changed`):
+        // no job, no wake of the loop (50 terminals printing woke it 50 times a second).
+        if self.out_of_view.contains(&self.node) {
+            return;
+        }
         let id = self.node.clone();
         let _ = self.app.post(move |rt| rt.node_changed(&id));
     }
@@ -55,5 +62,29 @@ impl TerminalHost for NodeHost {
     fn signal(&self, signal: TerminalSignal) {
         let id = self.node.clone();
         let _ = self.app.post(move |rt| rt.terminal_signal(&id, signal));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::NodeKind;
+    use crate::runtime::terminals::nodes::OutOfView;
+    use crate::runtime::test_context::TestContext;
+
+    #[test]
+    fn output_of_a_node_out_of_view_wakes_nobody() {
+        let mut ctx = TestContext::new();
+        let id = ctx.add(NodeKind::Sticky { text: "x".into() }, "n", (0.0, 0.0, 300.0, 200.0));
+        let out = OutOfView::default();
+        let host = NodeHost { node: id.clone(), app: ctx.rt.handle(), out_of_view: out.clone() };
+        ctx.rt.take_redraw();
+        host.wakeup();
+        ctx.rt.tick();
+        assert!(ctx.rt.take_redraw(), "output in view redraws");
+        out.set([id.clone()].into_iter().collect());
+        host.wakeup();
+        ctx.rt.tick();
+        assert!(!ctx.rt.take_redraw(), "output out of view asks for nothing");
     }
 }

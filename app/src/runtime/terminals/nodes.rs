@@ -96,6 +96,28 @@ pub struct TerminalNodes {
     pub(super) board: ActivityBoard,
     /// Notifications not yet taken by whoever raises them.
     pub(super) new_notifications: std::collections::VecDeque<(NodeId, NodeNotification)>,
+    /// Terminal nodes the window does not show, read by their output threads:
+    /// output there wakes nobody (the frame that shows the node reads its grid).
+    pub(crate) out_of_view: OutOfView,
+}
+
+/// The terminal nodes out of view, shared with their output threads.
+#[derive(Clone, Default)]
+pub(crate) struct OutOfView(Arc<parking_lot::Mutex<HashSet<NodeId>>>);
+
+impl OutOfView {
+    /// Whether `node` is out of view.
+    pub(crate) fn contains(&self, node: &NodeId) -> bool {
+        self.0.lock().contains(node)
+    }
+
+    /// Replaces the set (cheap when it did not change).
+    pub(crate) fn set(&self, nodes: HashSet<NodeId>) {
+        let mut now = self.0.lock();
+        if *now != nodes {
+            *now = nodes;
+        }
+    }
 }
 
 impl Default for TerminalNodes {
@@ -115,11 +137,17 @@ impl Default for TerminalNodes {
             sessions: SessionWorker::default(),
             board: ActivityBoard::default(),
             new_notifications: Default::default(),
+            out_of_view: OutOfView::default(),
         }
     }
 }
 
 impl TerminalNodes {
+    /// The nodes that have a live terminal.
+    pub(crate) fn live_nodes(&self) -> impl Iterator<Item = &NodeId> {
+        self.map.keys()
+    }
+
     /// The live terminal of a node.
     pub fn get(&self, id: &NodeId) -> Option<&LiveTerminal> {
         self.map.get(id)

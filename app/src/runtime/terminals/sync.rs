@@ -60,7 +60,7 @@ impl LaunchSite for Runtime {
     }
 
     fn host(&self, id: &NodeId) -> Arc<dyn TerminalHost> {
-        Arc::new(NodeHost { node: id.clone(), app: self.handle() })
+        Arc::new(NodeHost { node: id.clone(), app: self.handle(), out_of_view: self.terminals.out_of_view.clone() })
     }
 }
 
