@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 use support::claude_api::{claude_bin_dir, claude_home, stand_in, Gate, API_KEY};
-use support::{ctl, eventually, kill_tmux, skip_unless_strict};
+use support::{ctl, eventually, skip_unless_strict};
 
 const APP: &str = env!("CARGO_BIN_EXE_termsprawl");
 struct App {
@@ -176,5 +176,4 @@ fn real_claude_hooks_drive_agent_status() {
     }
 
     drop(app);
-    kill_tmux(&data);
 }

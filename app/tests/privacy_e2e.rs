@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 #[path = "support/mod.rs"]
 mod support;
-use support::{ctl, kill_tmux, skip_unless_strict};
+use support::{ctl, skip_unless_strict};
 
 const APP: &str = env!("CARGO_BIN_EXE_termsprawl");
 
@@ -423,7 +423,6 @@ fn a_full_session_reaches_only_loopback() {
         let _ = app.kill();
         let _ = app.wait();
     }
-    kill_tmux(&data);
     if let Err(p) = result {
         eprintln!("--- app.log\n{}", std::fs::read_to_string(root.join("app.log")).unwrap_or_default());
         std::panic::resume_unwind(p);

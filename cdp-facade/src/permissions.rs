@@ -145,12 +145,10 @@ impl Router {
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
         let (params, context) = match self.split_context(&rc.cmd) {
             Ok(p) => p,
-            Err(ContextParamError::Unknown(asked)) => {
-                self.fail(id, session, SERVER_ERROR, &format!("Failed to find browser context for id {asked}"));
-                return Step::Done;
-            }
             Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e.to_string());
+                // An unknown context is Chromium's server error; its words are the error's own.
+                let code = if matches!(e, ContextParamError::Unknown(_)) { SERVER_ERROR } else { INVALID_PARAMS };
+                self.fail(id, session, code, &e.to_string());
                 return Step::Done;
             }
         };

@@ -58,7 +58,7 @@ struct Attaching {
     /// The client's `Target.attachToTarget`, answered once attached (none: an auto-attach).
     client_id: Option<i64>,
     /// The facade's own message to the watcher.
-    message: Option<i64>,
+    message: i64,
 }
 
 impl Workers {
@@ -91,7 +91,7 @@ impl Router {
             return;
         }
         let live = self.shared.guests.list();
-        if self.browser.workers.watcher.as_ref().is_some_and(|w| live.contains(w)) {
+        if self.browser.workers.watcher.as_ref().is_some_and(|w| live.contains(w) && !self.browser.excluded(w)) {
             return;
         }
         let Some(guest) = live.into_iter().find(|g| !self.browser.excluded(g) && self.link(g)) else {
@@ -102,7 +102,9 @@ impl Router {
         self.send_internal(&guest, "Target.setDiscoverTargets", &json!({"discover": true, "filter": filter}));
     }
 
-    /// The watcher went away: its workers are gone for the client until another guest reports them.
+    /// The watcher went away: its workers are gone for the client until
+    /// another guest reports them (the next poll picks one: the guest being
+    /// dropped is still listed now).
     pub(crate) fn workers_lost(&mut self, guest: &GuestId) {
         if self.browser.workers.watcher.as_ref() != Some(guest) {
             return;
@@ -118,7 +120,6 @@ impl Router {
                 self.emit("Target.targetDestroyed", &json!({"targetId": target}), None);
             }
         }
-        self.watch_workers();
     }
 
     /// A watcher's discovery event; true when it was about a worker (and is consumed here).
@@ -223,19 +224,19 @@ impl Router {
         let message = self.browser.workers.watcher.clone().and_then(|watcher| {
             self.send_internal(&watcher, "Target.attachToTarget", &json!({"targetId": target, "flatten": true}))
         });
-        if message.is_none() {
+        let Some(message) = message else {
             if let Some(id) = client_id {
                 self.fail(id, announce_on.as_deref(), SERVER_ERROR, "Target is gone");
             }
             return;
-        }
+        };
         self.browser.workers.attaching.insert(target.to_string(), Attaching { announce_on, client_id, message });
     }
 
     /// The watcher refused an attach (the worker ended meanwhile): the client's command fails with its words.
     pub(crate) fn worker_attach_failed(&mut self, message: i64, error: &str) {
         let Some(target) =
-            self.browser.workers.attaching.iter().find(|(_, a)| a.message == Some(message)).map(|(t, _)| t.clone())
+            self.browser.workers.attaching.iter().find(|(_, a)| a.message == message).map(|(t, _)| t.clone())
         else {
             return;
         };
