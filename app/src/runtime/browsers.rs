@@ -139,7 +139,7 @@ impl LiveBrowsers {
         let openers = nodes
             .openers
             .iter()
-            .filter(|(tab, o)| nodes.by_tab.contains_key(*tab) && nodes.by_tab.contains_key(&o.tab))
+            .filter(|(tab, o)| nodes.both_live(tab, o))
             .map(|(tab, o)| (tab.clone(), o.clone()))
             .collect();
         *self.0.contexts.lock() =
@@ -153,6 +153,11 @@ impl LiveBrowsers {
 }
 
 impl BrowserNodes {
+    /// Whether a tab and the page that opened it are both still live.
+    fn both_live(&self, tab: &TabAddress, opener: &PageOpener) -> bool {
+        self.by_tab.contains_key(tab) && self.by_tab.contains_key(&opener.tab)
+    }
+
     /// Tells other threads what is live now.
     pub(crate) fn publish(&self) {
         self.live.publish(self);
@@ -559,10 +564,10 @@ impl Runtime {
     /// target info, which the main thread answers after this, so it is never
     /// announced without its opener.
     fn record_opener(&mut self, tab: TabAddress, opener: TabAddress, can_access: bool) {
-        self.browsers
-            .openers
-            .retain(|t, o| self.browsers.by_tab.contains_key(t) && self.browsers.by_tab.contains_key(&o.tab));
-        self.browsers.openers.insert(tab, PageOpener { tab: opener, can_access });
+        let mut openers = std::mem::take(&mut self.browsers.openers);
+        openers.retain(|t, o| self.browsers.both_live(t, o));
+        openers.insert(tab, PageOpener { tab: opener, can_access });
+        self.browsers.openers = openers;
         self.browsers.publish();
     }
 
