@@ -1924,3 +1924,111 @@ fn a_page_moved_out_of_view_is_hidden_as_a_background_tab_and_shown_again_in_vie
     support::eventually(30, "the page back in view reads visible", || (visible() > shown_before).then_some(()));
     assert_eq!(hidden(), 1, "hidden once");
 }
+
+impl Display {
+    /// The desktop clipboard's text as another program reads it (`xclip -o`),
+    /// `None` when its owner does not answer within 3 s.
+    fn clipboard(&self) -> Option<String> {
+        let out = Command::new("timeout")
+            .args(["3", "xclip", "-o", "-selection", "clipboard"])
+            .env("DISPLAY", self.name())
+            .stderr(Stdio::null())
+            .output()
+            .expect("run xclip");
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Puts `text` on the desktop clipboard as another program would (xclip
+    /// keeps serving it until someone else owns the clipboard).
+    fn set_clipboard(&self, text: &str) {
+        use std::io::Write;
+        let mut child = Command::new("xclip")
+            .args(["-selection", "clipboard"])
+            .env("DISPLAY", self.name())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run xclip");
+        child.stdin.take().expect("xclip's stdin").write_all(text.as_bytes()).expect("write to xclip");
+        assert!(child.wait().expect("xclip").success(), "xclip could not take the clipboard");
+    }
+
+    /// Gives the window under the pointer the keyboard, as a window manager's click would.
+    fn focus_window_under_pointer(&self) {
+        let status = Command::new("sh")
+            .args(["-c", "eval \"$(xdotool getmouselocation --shell)\" && xdotool windowfocus --sync \"$WINDOW\""])
+            .env("DISPLAY", self.name())
+            .status()
+            .expect("run xdotool");
+        assert!(status.success(), "could not give the window the keyboard");
+    }
+
+    fn click_at(&self, x: f64, y: f64) {
+        self.xdotool(&["mousemove", &format!("{}", x.round()), &format!("{}", y.round())]);
+        self.xdotool(&["click", "1"]);
+    }
+}
+
+#[test]
+fn copy_cut_and_paste_inside_a_page_use_the_desktop_clipboard() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    need("xclip");
+    let page = "<html><head><title>ready</title></head><body style='margin:0;background:#e020c0;height:100vh'>\
+        <textarea id='t' style='position:absolute;left:40px;top:40px;width:400px;height:80px;font-size:20px'>words from the page</textarea>\
+        <input id='i' style='position:absolute;left:40px;top:200px;width:400px;height:40px;font-size:20px'>\
+        <script>const i = document.getElementById('i'); let pastes = 0;\
+          i.addEventListener('paste', () => pastes++);\
+          i.addEventListener('input', () => document.title = 'field [' + i.value + '] pastes ' + pastes);</script>\
+        </body></html>";
+    let url = support::serve_page(page);
+    let rect = Rect::new(100.0, 100.0, 800.0, 600.0);
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let (_dir, data, folder, runtime) = fixture(&url, rect, camera);
+    let display = Display::start();
+    let mut app = App::start(&display, &data, &folder, &runtime);
+    let (x0, y0, x1, y1) = body_on_screen(rect, camera);
+    let inner = ((x0 + 460.0) as u32, (y0 + 12.0) as u32, (x1 - 12.0) as u32, (y1 - 12.0) as u32);
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| s.share(inner, PAGE_RGB, 6) > 0.4);
+    assert!(
+        shot.share(inner, PAGE_RGB, 6) > 0.4,
+        "the page never appeared (screenshot: {:?})\n{}",
+        save_failure(&shot, "clipboard-page"),
+        app.log_tail()
+    );
+    let wait_clipboard = |want: &str| {
+        let end = Instant::now() + Duration::from_secs(20);
+        let mut last = None;
+        while Instant::now() < end {
+            last = display.clipboard();
+            if last.as_deref() == Some(want) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        panic!("the desktop clipboard holds {last:?}, not {want:?} (None: its owner never answered)");
+    };
+
+    // Copy: select the textarea's text and Ctrl+C; another program reads it.
+    display.click_at(x0 + 100.0, y0 + 70.0);
+    display.focus_window_under_pointer();
+    display.xdotool(&["key", "ctrl+a"]);
+    display.xdotool(&["key", "ctrl+c"]);
+    wait_clipboard("words from the page");
+
+    // Paste: what another program put on the clipboard goes into the field (the page sees a paste).
+    display.set_clipboard("from the desktop");
+    display.click_at(x0 + 200.0, y0 + 220.0);
+    display.focus_window_under_pointer();
+    display.xdotool(&["key", "ctrl+v"]);
+    let text = wait_for_layout(&folder, "field [from the desktop] pastes 1", Duration::from_secs(30));
+    assert!(text.contains("field [from the desktop] pastes 1"), "Ctrl+V did not paste:\n{text}\n{}", app.log_tail());
+
+    // Cut: the field empties and the clipboard holds what it had.
+    display.set_clipboard("something else");
+    display.xdotool(&["key", "ctrl+a"]);
+    display.xdotool(&["key", "ctrl+x"]);
+    let text = wait_for_layout(&folder, "field [] pastes 1", Duration::from_secs(30));
+    assert!(text.contains("field [] pastes 1"), "Ctrl+X did not cut:\n{text}\n{}", app.log_tail());
+    wait_clipboard("from the desktop");
+}

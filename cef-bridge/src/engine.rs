@@ -289,6 +289,7 @@ impl Engine {
     pub fn pump(&self) {
         self.ctx.pump.pumping();
         cef::do_message_loop_work();
+        crate::glib_events::dispatch_ready();
     }
 
     /// The longest the loop may go without pumping now:

@@ -42,6 +42,7 @@ mod downloads;
 mod engine;
 pub mod events;
 mod file_chooser;
+mod glib_events;
 mod handlers;
 mod host;
 pub mod input;
