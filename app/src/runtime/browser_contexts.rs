@@ -11,7 +11,7 @@
 //! (an undone close) opens no page rather than one in the person's profile.
 
 use super::Runtime;
-use crate::model::{BrowserContextId, Command, NodeId, NodeKind};
+use crate::model::{BrowserContextId, Command, NodeId, NodeKind, ProjectId};
 use cef_bridge::{SitePermission, SiteSetting};
 
 /// Why a browser context operation failed.
@@ -42,23 +42,45 @@ impl Runtime {
         Ok(id)
     }
 
-    /// Closes every node of the context in the open project, then ends the
-    /// context; returns the nodes closed.
+    /// Closes every node of the context, in every open project (a client's
+    /// pages may sit in a project tab the person has since left), then ends
+    /// the context; returns the nodes closed.
     pub fn dispose_browser_context(&mut self, id: &BrowserContextId) -> Result<Vec<NodeId>, ContextError> {
         if !self.browsers.contexts.contains_key(id) {
             return Err(ContextError::NotFound(id.clone()));
         }
-        let nodes: Vec<NodeId> = self
-            .project()
+        let per_project: Vec<(ProjectId, Vec<NodeId>)> = self
+            .workspace
+            .projects()
+            .iter()
             .map(|p| {
-                p.nodes()
+                let nodes = p
+                    .nodes()
                     .filter(|n| matches!(&n.kind, NodeKind::Browser { context: Some(c), .. } if c == id))
                     .map(|n| n.id.clone())
-                    .collect()
+                    .collect::<Vec<_>>();
+                (p.id().clone(), nodes)
             })
-            .unwrap_or_default();
+            .filter(|(_, nodes)| !nodes.is_empty())
+            .collect();
+        let mut nodes = vec![];
+        for (project, ids) in per_project {
+            let applied = self
+                .workspace
+                .apply_in(&project, Command::RemoveNodes { ids: ids.clone() })
+                .map_err(|e| ContextError::Close(e.to_string()));
+            if let Err(e) = applied {
+                // What was closed so far stays closed; live state follows it.
+                self.after_change();
+                return Err(e);
+            }
+            nodes.extend(ids);
+        }
+        if self.focus.as_ref().is_some_and(|f| nodes.contains(f)) {
+            self.focus = None;
+        }
         if !nodes.is_empty() {
-            self.apply(Command::RemoveNodes { ids: nodes.clone() }).map_err(|e| ContextError::Close(e.to_string()))?;
+            self.after_change();
         }
         if let Some(engine) = self.browsers.contexts.remove(id) {
             // The closing browsers hold the engine's context until they are gone.
@@ -149,6 +171,28 @@ mod tests {
         assert_eq!(ctx.rt.dispose_browser_context(&one), Err(ContextError::NotFound(one.clone())));
         let err = ctx.rt.open_browser_in("https://example.com/", None, Some(&one)).unwrap_err();
         assert!(err.contains("Failed to find browser context"), "{err}");
+    }
+
+    #[test]
+    fn disposing_a_context_closes_its_nodes_in_a_project_tab_left_behind() {
+        let mut ctx = TestContext::new();
+        let c = ctx.rt.create_browser_context().unwrap();
+        let first = ctx.rt.project_id().unwrap();
+        let left_behind = ctx.rt.open_browser_in("https://example.com/", None, Some(&c)).unwrap();
+        let other = tempfile::tempdir().unwrap();
+        ctx.rt.open_project(other.path());
+        assert_ne!(ctx.rt.project_id().unwrap(), first, "another tab is active");
+        let here = ctx.rt.open_browser_in("https://example.com/b", None, Some(&c)).unwrap();
+
+        let mut closed = ctx.rt.dispose_browser_context(&c).unwrap();
+        closed.sort();
+        let mut want = vec![left_behind.clone(), here.clone()];
+        want.sort();
+        assert_eq!(closed, want);
+        let first = ctx.rt.workspace.projects().iter().find(|p| p.id() == &first).unwrap();
+        assert!(first.node(&left_behind).is_none(), "closed in the tab left behind too");
+        assert!(ctx.node(here.as_str()).is_none());
+        assert!(ctx.rt.browsers.live().contexts().is_empty());
     }
 
     #[test]
