@@ -185,7 +185,7 @@ impl Terminal {
             Persistence::Tmux(session) => Some(session.clone()),
             _ => None,
         };
-        let reattach = tmux.as_ref().is_some_and(TmuxSession::exists);
+        let reattach = tmux.as_ref().is_some_and(TmuxSession::running_now_or_known);
         if let Some(session) = tmux.as_ref().filter(|_| !reattach) {
             session.clear_stale_exit_status();
         }

@@ -25,14 +25,15 @@ pub const HISTORY_LIMIT: u32 = 50_000;
 /// while the pane still lives (so no `remain-on-exit` race with the session's
 /// end), the script captures the pane's whole history with its colours
 /// (`capture-pane -e -J`) into the trace file, then writes the status.
-/// `$1` is the status file, `$2` the trace file, `$3` tmux, `$4` the socket,
-/// `$5` the `pipe-pane` command that copies the program's output to the signal
-/// pass (see [`crate::pane_pipe`]; empty for none), started before the program
-/// so that none of its output is missed; the rest is the program. The shell catches (rather than ignores) INT and
+/// `$1` is the status file, `$2` the trace file, `$3` tmux, `$4` the socket;
+/// the rest is the program. (The `pipe-pane` that copies the program's output
+/// to the signal pass is chained onto the command that creates the session,
+/// see [`TmuxSession::create_args`], rather than run from here: one tmux client
+/// fewer per terminal.) The shell catches (rather than ignores) INT and
 /// QUIT so that Ctrl+C reaches the program with default handlers and the
 /// wrapper survives to record the status; a hang-up (the session killed) ends
 /// it without recording anything.
-const EXIT_RECORDER: &str = r#"f=$1; c=$2; t=$3; k=$4; p=$5; shift 5; [ -z "$p" ] || "$t" -S "$k" pipe-pane -O -t "$TMUX_PANE" "$p" 2>/dev/null; trap : INT QUIT; "$@"; s=$?; "$t" -S "$k" capture-pane -p -e -J -S - -E - -t "$TMUX_PANE" >"$c" 2>/dev/null; printf '%s\n' "$s" >"$f"; exit "$s""#;
+const EXIT_RECORDER: &str = r#"f=$1; c=$2; t=$3; k=$4; shift 4; trap : INT QUIT; "$@"; s=$?; "$t" -S "$k" capture-pane -p -e -J -S - -E - -t "$TMUX_PANE" >"$c" 2>/dev/null; printf '%s\n' "$s" >"$f"; exit "$s""#;
 
 /// tmux's `set-titles-string`: the pane title, or nothing while it is tmux's
 /// default (the host name).
@@ -156,6 +157,9 @@ pub struct TmuxSession {
     tmux: Tmux,
     socket: PathBuf,
     name: String,
+    /// Whether the session was running when last asked (a `list-sessions` of
+    /// the whole socket), so starting its terminal asks no `has-session`.
+    known_running: Option<bool>,
 }
 
 impl TmuxSession {
@@ -175,7 +179,23 @@ impl TmuxSession {
             return Err(TmuxError::SocketPathTooLong(socket));
         }
         create_private_dir(&dir).map_err(|source| TmuxError::SocketDir { path: dir.clone(), source })?;
-        Ok(Self { tmux, socket, name: name.to_owned() })
+        Ok(Self { tmux, socket, name: name.to_owned(), known_running: None })
+    }
+
+    /// The same session, known to be running or not (from
+    /// [`Self::sessions_on_socket`]): starting its terminal trusts this
+    /// instead of asking tmux again. Trusting a stale answer is safe: an
+    /// attach to a session that ended fails at once and reads what it left,
+    /// and creating one that another client made meanwhile attaches to it.
+    pub fn known_running(mut self, running: bool) -> Self {
+        self.known_running = Some(running);
+        self
+    }
+
+    /// Whether the session is running: what [`Self::known_running`] was told,
+    /// else tmux's answer now.
+    pub(crate) fn running_now_or_known(&self) -> bool {
+        self.known_running.unwrap_or_else(|| self.exists())
     }
 
     /// Session name.
@@ -226,8 +246,10 @@ impl TmuxSession {
     }
 
     /// The command line that creates the session detached, `size` (columns,
-    /// rows) big, running `command` under [`EXIT_RECORDER`] (which starts
-    /// `pipe_command` when given).
+    /// rows) big, running `command` under [`EXIT_RECORDER`], then pipes its
+    /// pane to `pipe_command` when given. The server runs both commands of the
+    /// line before it next reads any pane, so none of the program's output can
+    /// come before the pipe.
     fn create_args(
         &self,
         cwd: &Path,
@@ -250,9 +272,13 @@ impl TmuxSession {
         args.push(self.trace_file().into_os_string());
         args.push(self.tmux.program.clone().into_os_string());
         args.push(self.socket.clone().into_os_string());
-        args.push(pipe_command.unwrap_or_default().into());
         args.push(command.0.into());
         args.extend(command.1.iter().map(OsString::from));
+        if let Some(pipe) = pipe_command {
+            args.extend([";", "pipe-pane", "-O", "-t"].map(OsString::from));
+            args.push(format!("{}:", self.target()).into());
+            args.push(pipe.into());
+        }
         args
     }
 
@@ -580,7 +606,7 @@ mod tests {
         assert!(joined.contains(&format!("set-titles-string {PASS_TITLE} ;")), "tmux's own title never shows");
         let exit_file = s.exit_file();
         let tail = format!(
-            "new-session -d -s node-1 -x 100 -y 30 -c /tmp -e A=1 -- /bin/sh -c {EXIT_RECORDER} termsprawl-session {} {} tmux {} cat bash -l",
+            "new-session -d -s node-1 -x 100 -y 30 -c /tmp -e A=1 -- /bin/sh -c {EXIT_RECORDER} termsprawl-session {} {} tmux {} bash -l ; pipe-pane -O -t =node-1: cat",
             exit_file.display(),
             s.trace_file().display(),
             s.socket().display()

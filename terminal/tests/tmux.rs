@@ -276,7 +276,7 @@ fn signals_inside_tmux_reach_the_host_across_a_reattach_and_no_pipe_outlives_the
     let needle = format!("{}/tmux/node-sig.", data.path().display());
     let needle = format!("{needle}{}-", std::process::id());
 
-    // A program whose very first output is a signal: the wrapper pipes before it runs.
+    // A program whose very first output is a signal: the command that creates the session pipes it first.
     let host = TestHost::new();
     let mut early = config(&session, data.path());
     let script = "printf '\\033]9;first words\\007'; exec bash --noprofile --norc";

@@ -251,7 +251,7 @@ pub(super) fn prepare(
     config.command = launch.command;
     config.env = launch.env;
     config.persistence = match tmux_session {
-        Some(s) => Persistence::Tmux(s),
+        Some(s) => Persistence::Tmux(s.known_running(warm)),
         None => match persist::load_snapshot(&snapshot_path(data, &w.session)) {
             Ok(Some(bytes)) if !bytes.is_empty() => Persistence::Restore(bytes),
             Ok(_) => Persistence::None,
