@@ -119,6 +119,50 @@ impl Display {
         let status = Command::new("xdotool").args(args).env("DISPLAY", self.name()).status().expect("run xdotool");
         assert!(status.success(), "xdotool {args:?} failed");
     }
+
+    /// The desktop clipboard's text as another program reads it (`xclip -o`),
+    /// `None` when its owner does not answer within 3 s.
+    fn clipboard(&self) -> Option<String> {
+        let out = Command::new("timeout")
+            .args(["3", "xclip", "-o", "-selection", "clipboard"])
+            .env("DISPLAY", self.name())
+            .stderr(Stdio::null())
+            .output()
+            .expect("run xclip");
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Puts `text` on the desktop clipboard as another program would (xclip
+    /// keeps serving it until someone else owns the clipboard).
+    fn set_clipboard(&self, text: &str) {
+        use std::io::Write;
+        let mut child = Command::new("xclip")
+            .args(["-selection", "clipboard"])
+            .env("DISPLAY", self.name())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run xclip");
+        child.stdin.take().expect("xclip's stdin").write_all(text.as_bytes()).expect("write to xclip");
+        assert!(child.wait().expect("xclip").success(), "xclip could not take the clipboard");
+    }
+
+    /// Gives the window under the pointer the keyboard, as a window manager's click would.
+    fn focus_window_under_pointer(&self) {
+        let status = Command::new("sh")
+            .args(["-c", "eval \"$(xdotool getmouselocation --shell)\" && xdotool windowfocus --sync \"$WINDOW\""])
+            .env("DISPLAY", self.name())
+            .status()
+            .expect("run xdotool");
+        assert!(status.success(), "could not give the window the keyboard");
+    }
+
+    /// Moves the pointer to (`x`, `y`) and clicks the left button.
+    fn click_at(&self, x: f64, y: f64) {
+        self.xdotool(&["mousemove", &format!("{}", x.round()), &format!("{}", y.round())]);
+        self.xdotool(&["click", "1"]);
+    }
 }
 
 impl Drop for Display {
@@ -1253,6 +1297,41 @@ fn wait_for_layout(folder: &Path, needle: &str, timeout: Duration) -> String {
     }
 }
 
+/// A fresh window showing `page` (served on loopback, its background
+/// [`PAGE_RGB`]) in an 800×600 browser node at (100, 100), camera at the origin.
+struct PageWindow {
+    app: App,
+    display: Display,
+    folder: PathBuf,
+    url: String,
+    /// The page's body on screen: left, top, right, bottom.
+    body: (f64, f64, f64, f64),
+    /// Owns the data dir: bind it (`_dir`) when destructuring, or it goes at once.
+    _dir: support::TestRoot,
+}
+
+/// Starts a [`PageWindow`] and waits until the page shows: more than 40 % of
+/// the body, `left` pixels in from its left edge (where the page has no
+/// controls), is the page's colour.
+fn page_window(page: &'static str, name: &str, left: f64) -> PageWindow {
+    let url = support::serve_page(page);
+    let rect = Rect::new(100.0, 100.0, 800.0, 600.0);
+    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
+    let (dir, data, folder, runtime) = fixture(&url, rect, camera);
+    let display = Display::start();
+    let mut app = App::start(&display, &data, &folder, &runtime);
+    let (x0, y0, x1, y1) = body_on_screen(rect, camera);
+    let inner = ((x0 + left) as u32, (y0 + 12.0) as u32, (x1 - 12.0) as u32, (y1 - 12.0) as u32);
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| s.share(inner, PAGE_RGB, 6) > 0.4);
+    assert!(
+        shot.share(inner, PAGE_RGB, 6) > 0.4,
+        "the page never appeared (screenshot: {:?})\n{}",
+        save_failure(&shot, name),
+        app.log_tail()
+    );
+    PageWindow { app, display, folder, url, body: (x0, y0, x1, y1), _dir: dir }
+}
+
 /// A page's confirm and prompt wait for the person: the dialog is drawn over
 /// the node's page; Cancel clicked, Enter pressed, and a prompt typed into
 /// (with a Backspace) each reach the page as its answer.
@@ -1267,21 +1346,8 @@ fn page_dialogs_are_answered_by_click_enter_and_typing() {
           const c = confirm('Second?'); document.title += ' second ' + c;\
           const p = prompt('Name?', 'x'); document.title += ' prompt ' + p; };</script>\
         </body></html>";
-    let url = support::serve_page(page);
-    let rect = Rect::new(100.0, 100.0, 800.0, 600.0);
-    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
-    let (_dir, data, folder, runtime) = fixture(&url, rect, camera);
-    let display = Display::start();
-    let mut app = App::start(&display, &data, &folder, &runtime);
-    let (x0, y0, x1, y1) = body_on_screen(rect, camera);
-    let inner = ((x0 + 12.0) as u32, (y0 + 12.0) as u32, (x1 - 12.0) as u32, (y1 - 12.0) as u32);
-    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| s.share(inner, PAGE_RGB, 6) > 0.4);
-    assert!(
-        shot.share(inner, PAGE_RGB, 6) > 0.4,
-        "the page never appeared (screenshot: {:?})\n{}",
-        save_failure(&shot, "dialog-page"),
-        app.log_tail()
-    );
+    let PageWindow { mut app, display, folder, url, body: (x0, y0, x1, y1), _dir } =
+        page_window(page, "dialog-page", 12.0);
     display.xdotool(&["mousemove", &format!("{}", (x0 + 200.0).round()), &format!("{}", (y0 + 150.0).round())]);
     display.xdotool(&["click", "1"]);
 
@@ -1316,14 +1382,8 @@ fn page_dialogs_are_answered_by_click_enter_and_typing() {
     assert!(text.contains("first false"), "Cancel did not answer the first confirm:\n{text}\n{}", app.log_tail());
 
     std::thread::sleep(Duration::from_millis(500));
-    // Xvfb has no window manager, and once a page has focus X's input focus is
-    // None: give the window under the pointer the keyboard, as a WM's click would.
-    let status = Command::new("sh")
-        .args(["-c", "eval \"$(xdotool getmouselocation --shell)\" && xdotool windowfocus --sync \"$WINDOW\""])
-        .env("DISPLAY", display.name())
-        .status()
-        .expect("run xdotool");
-    assert!(status.success(), "could not give the window the keyboard");
+    // Xvfb has no window manager, and once a page has focus X's input focus is None.
+    display.focus_window_under_pointer();
     display.xdotool(&["key", "Return"]);
     let text = wait_for_layout(&folder, "second true", Duration::from_secs(30));
     if !text.contains("second true") {
@@ -1925,51 +1985,6 @@ fn a_page_moved_out_of_view_is_hidden_as_a_background_tab_and_shown_again_in_vie
     assert_eq!(hidden(), 1, "hidden once");
 }
 
-impl Display {
-    /// The desktop clipboard's text as another program reads it (`xclip -o`),
-    /// `None` when its owner does not answer within 3 s.
-    fn clipboard(&self) -> Option<String> {
-        let out = Command::new("timeout")
-            .args(["3", "xclip", "-o", "-selection", "clipboard"])
-            .env("DISPLAY", self.name())
-            .stderr(Stdio::null())
-            .output()
-            .expect("run xclip");
-        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-    }
-
-    /// Puts `text` on the desktop clipboard as another program would (xclip
-    /// keeps serving it until someone else owns the clipboard).
-    fn set_clipboard(&self, text: &str) {
-        use std::io::Write;
-        let mut child = Command::new("xclip")
-            .args(["-selection", "clipboard"])
-            .env("DISPLAY", self.name())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("run xclip");
-        child.stdin.take().expect("xclip's stdin").write_all(text.as_bytes()).expect("write to xclip");
-        assert!(child.wait().expect("xclip").success(), "xclip could not take the clipboard");
-    }
-
-    /// Gives the window under the pointer the keyboard, as a window manager's click would.
-    fn focus_window_under_pointer(&self) {
-        let status = Command::new("sh")
-            .args(["-c", "eval \"$(xdotool getmouselocation --shell)\" && xdotool windowfocus --sync \"$WINDOW\""])
-            .env("DISPLAY", self.name())
-            .status()
-            .expect("run xdotool");
-        assert!(status.success(), "could not give the window the keyboard");
-    }
-
-    fn click_at(&self, x: f64, y: f64) {
-        self.xdotool(&["mousemove", &format!("{}", x.round()), &format!("{}", y.round())]);
-        self.xdotool(&["click", "1"]);
-    }
-}
-
 #[test]
 fn copy_cut_and_paste_inside_a_page_use_the_desktop_clipboard() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -1981,21 +1996,7 @@ fn copy_cut_and_paste_inside_a_page_use_the_desktop_clipboard() {
           i.addEventListener('paste', () => pastes++);\
           i.addEventListener('input', () => document.title = 'field [' + i.value + '] pastes ' + pastes);</script>\
         </body></html>";
-    let url = support::serve_page(page);
-    let rect = Rect::new(100.0, 100.0, 800.0, 600.0);
-    let camera = Camera { x: 0.0, y: 0.0, zoom: 1.0 };
-    let (_dir, data, folder, runtime) = fixture(&url, rect, camera);
-    let display = Display::start();
-    let mut app = App::start(&display, &data, &folder, &runtime);
-    let (x0, y0, x1, y1) = body_on_screen(rect, camera);
-    let inner = ((x0 + 460.0) as u32, (y0 + 12.0) as u32, (x1 - 12.0) as u32, (y1 - 12.0) as u32);
-    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(90), |s| s.share(inner, PAGE_RGB, 6) > 0.4);
-    assert!(
-        shot.share(inner, PAGE_RGB, 6) > 0.4,
-        "the page never appeared (screenshot: {:?})\n{}",
-        save_failure(&shot, "clipboard-page"),
-        app.log_tail()
-    );
+    let PageWindow { app, display, folder, body: (x0, y0, ..), _dir, .. } = page_window(page, "clipboard-page", 460.0);
     let wait_clipboard = |want: &str| {
         let end = Instant::now() + Duration::from_secs(20);
         let mut last = None;
