@@ -275,9 +275,8 @@ impl TmuxSession {
         args.push(command.0.into());
         args.extend(command.1.iter().map(OsString::from));
         if let Some(pipe) = pipe_command {
-            args.extend([";", "pipe-pane", "-O", "-t"].map(OsString::from));
-            args.push(format!("{}:", self.target()).into());
-            args.push(pipe.into());
+            args.extend([";", "pipe-pane"].map(OsString::from));
+            args.extend(self.pipe_args(pipe).map(OsString::from));
         }
         args
     }
@@ -417,22 +416,32 @@ impl TmuxSession {
         format!("={}", self.name)
     }
 
+    /// The session's current pane (`=name:`), the target of pane commands.
+    fn pane_target(&self) -> String {
+        format!("{}:", self.target())
+    }
+
+    /// `pipe-pane -O -t <pane> <command>`: the pane's output copied to `command`.
+    fn pipe_args(&self, command: &str) -> [String; 4] {
+        ["-O".into(), "-t".into(), self.pane_target(), command.into()]
+    }
+
     /// Copies the pane's output to `command` (`pipe-pane -O`), replacing any pipe
     /// an earlier attach left (its command then reads end of file).
     pub(crate) fn open_pipe(&self, command: &str) -> Result<(), TmuxError> {
-        let target = format!("{}:", self.target());
-        self.checked("pipe-pane", &["-O", "-t", &target, command])
+        let args = self.pipe_args(command);
+        self.checked("pipe-pane", &args.each_ref().map(String::as_str))
     }
 
     /// Closes the pane's output pipe, if any (its `cat` reads end of file and exits).
     pub(crate) fn close_pipe(&self) -> Result<(), TmuxError> {
-        let target = format!("{}:", self.target());
+        let target = self.pane_target();
         self.checked("pipe-pane", &["-t", &target])
     }
 
     /// Sends `bytes` to the pane's program as if typed (`send-keys -H`).
     pub(crate) fn send_bytes(&self, bytes: &[u8]) -> Result<(), TmuxError> {
-        let target = format!("{}:", self.target());
+        let target = self.pane_target();
         let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let mut args = vec!["-H", "-t", &target];
         args.extend(hex.iter().map(String::as_str));
@@ -485,7 +494,7 @@ impl TmuxSession {
     /// The last `max_chars` of the pane's history and screen as plain text
     /// (wrapped lines joined, trailing spaces and blank lines trimmed).
     pub fn capture_text(&self, max_chars: usize) -> Result<String, TmuxError> {
-        let target = format!("{}:", self.target());
+        let target = self.pane_target();
         let out = self.run("capture-pane", &["-p", "-J", "-S", "-", "-E", "-", "-t", &target])?;
         if !out.status.success() {
             return Err(TmuxError::Command {
