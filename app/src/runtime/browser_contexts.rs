@@ -65,22 +65,9 @@ impl Runtime {
             .collect();
         let mut nodes = vec![];
         for (project, ids) in per_project {
-            let applied = self
-                .workspace
-                .apply_in(&project, Command::RemoveNodes { ids: ids.clone() })
-                .map_err(|e| ContextError::Close(e.to_string()));
-            if let Err(e) = applied {
-                // What was closed so far stays closed; live state follows it.
-                self.after_change();
-                return Err(e);
-            }
+            self.apply_in(&project, Command::RemoveNodes { ids: ids.clone() })
+                .map_err(|e| ContextError::Close(e.to_string()))?;
             nodes.extend(ids);
-        }
-        if self.focus.as_ref().is_some_and(|f| nodes.contains(f)) {
-            self.focus = None;
-        }
-        if !nodes.is_empty() {
-            self.after_change();
         }
         if let Some(engine) = self.browsers.contexts.remove(id) {
             // The closing browsers hold the engine's context until they are gone.

@@ -334,13 +334,26 @@ impl Runtime {
 
     /// Applies one model command, then brings live state (browsers, autosave) in line.
     pub fn apply(&mut self, cmd: Command) -> Result<Applied, ModelError> {
+        self.apply_within(None, cmd)
+    }
+
+    /// [`Self::apply`], with canvas commands acting on `project` rather than
+    /// the active one (a project tab the person has left).
+    pub fn apply_in(&mut self, project: &ProjectId, cmd: Command) -> Result<Applied, ModelError> {
+        self.apply_within(Some(project), cmd)
+    }
+
+    fn apply_within(&mut self, project: Option<&ProjectId>, cmd: Command) -> Result<Applied, ModelError> {
         let workspace_change = cmd.scope() == model::CommandScope::Workspace;
         if workspace_change {
             // What changed before is encoded from the model as it was (a
             // project about to close still has its layout to save).
             self.save_unsaved();
         }
-        let applied = self.workspace.apply(cmd)?;
+        let applied = match project {
+            Some(p) => self.workspace.apply_in(p, cmd)?,
+            None => self.workspace.apply(cmd)?,
+        };
         for id in &applied.removed {
             if self.focus.as_ref() == Some(id) {
                 self.focus = None;
