@@ -1348,8 +1348,7 @@ fn page_dialogs_are_answered_by_click_enter_and_typing() {
         </body></html>";
     let PageWindow { mut app, display, folder, url, body: (x0, y0, x1, y1), _dir } =
         page_window(page, "dialog-page", 12.0);
-    display.xdotool(&["mousemove", &format!("{}", (x0 + 200.0).round()), &format!("{}", (y0 + 150.0).round())]);
-    display.xdotool(&["click", "1"]);
+    display.click_at(x0 + 200.0, y0 + 150.0);
 
     // Where the window lays the confirm out: the same layout code, over the same body.
     let dialog = |kind, message: &str, default: &str| {
@@ -1372,12 +1371,7 @@ fn page_dialogs_are_answered_by_click_enter_and_typing() {
         app.log_tail()
     );
     let cancel = layout.cancel.expect("a confirm has Cancel");
-    display.xdotool(&[
-        "mousemove",
-        &format!("{}", (cancel.x + cancel.w / 2.0).round()),
-        &format!("{}", (cancel.y + cancel.h / 2.0).round()),
-    ]);
-    display.xdotool(&["click", "1"]);
+    display.click_at(f64::from(cancel.x + cancel.w / 2.0), f64::from(cancel.y + cancel.h / 2.0));
     let text = wait_for_layout(&folder, "first false", Duration::from_secs(30));
     assert!(text.contains("first false"), "Cancel did not answer the first confirm:\n{text}\n{}", app.log_tail());
 
