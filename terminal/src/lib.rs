@@ -28,6 +28,7 @@ mod selection;
 mod session;
 pub mod signals;
 mod snapshot;
+mod spawn;
 mod text;
 pub mod tmux;
 pub mod trace;

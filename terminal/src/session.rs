@@ -212,23 +212,37 @@ impl Terminal {
             }
             None => program_of(&config),
         };
-        let mut cmd = CommandBuilder::new(&program);
-        cmd.args(&args);
-        cmd.cwd(&config.cwd);
-        cmd.env("TERM", "xterm-256color");
-        cmd.env("COLORTERM", "truecolor");
-        // A tmux client started from inside tmux would refuse to nest.
-        cmd.env_remove("TMUX");
-        for (key, value) in &config.env {
-            cmd.env(key, value);
-        }
-
         let pty =
             native_pty_system().openpty(pty_size(config.size)).map_err(|e| TerminalError::OpenPty(e.to_string()))?;
-        let mut child = pty.slave.spawn_command(cmd).map_err(|e| TerminalError::Spawn {
-            program: program.to_string_lossy().into_owned(),
-            reason: e.to_string(),
-        })?;
+        let spawn_error =
+            |reason: String| TerminalError::Spawn { program: program.to_string_lossy().into_owned(), reason };
+        let mut child = if tmux.is_some() {
+            // The tmux client starts without forking the app (see `crate::spawn`).
+            let mut set = vec![
+                ("TERM".to_owned(), "xterm-256color".to_owned()),
+                ("COLORTERM".to_owned(), "truecolor".to_owned()),
+            ];
+            set.extend(config.env.iter().cloned());
+            // A tmux client started from inside tmux would refuse to nest.
+            let env = crate::spawn::child_env(&["TMUX"], &set);
+            let tty =
+                pty.master.tty_name().ok_or_else(|| TerminalError::OpenPty("the PTY has no device name".into()))?;
+            let child = crate::spawn::on_terminal(&program, &args, &env, &config.cwd, &tty)
+                .map_err(|e| spawn_error(e.to_string()))?;
+            Box::new(child) as Box<dyn portable_pty::Child + Send + Sync>
+        } else {
+            let mut cmd = CommandBuilder::new(&program);
+            cmd.args(&args);
+            cmd.cwd(&config.cwd);
+            cmd.env("TERM", "xterm-256color");
+            cmd.env("COLORTERM", "truecolor");
+            // A shell started from inside tmux would think it runs in its pane.
+            cmd.env_remove("TMUX");
+            for (key, value) in &config.env {
+                cmd.env(key, value);
+            }
+            pty.slave.spawn_command(cmd).map_err(|e| spawn_error(e.to_string()))?
+        };
         // Our copy of the slave must go, or the reader never sees EOF.
         drop(pty.slave);
         let pid = child.process_id();

@@ -4,7 +4,6 @@
 
 use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -218,7 +217,7 @@ impl TmuxSession {
     fn server_options(&self) -> Vec<OsString> {
         let mut args: Vec<OsString> = self.base_args();
         let default_terminal = if has_terminfo("tmux-256color") { "tmux-256color" } else { "screen-256color" };
-        let options: [&[&str]; 11] = [
+        let options: [&[&str]; 12] = [
             &["start-server"],
             &["set-option", "-g", "status", "off"],
             // The app's focus in/out (a node taking the keyboard) reaches the
@@ -230,6 +229,9 @@ impl TmuxSession {
             &["set-option", "-g", "mouse", "on"],
             &["set-option", "-s", "set-clipboard", "on"],
             &["set-option", "-g", "set-titles", "on"],
+            // Window names are never shown (titles come from the pane), and
+            // renaming reads each busy pane's /proc/PID/cmdline twice a second.
+            &["set-option", "-g", "automatic-rename", "off"],
             // The outer title is the pane's own (what the program set with OSC 0/2),
             // never tmux's `session:window:name - "title"`; a pane whose program set
             // none has the host name as its title, which passes as empty (no title).
@@ -302,24 +304,18 @@ impl TmuxSession {
         const ATTEMPTS: u32 = 5;
         let args = self.create_args(cwd, env, command, pipe_command, size);
         let mut attempt = 1;
+        // This command may start the server, a daemon that outlives the app:
+        // it must hold none of the app's descriptors (a Chromium helper whose
+        // IPC socket a tmux server kept open never saw the app die), which
+        // `spawn` sees to without forking the app.
+        let env = crate::spawn::child_env(&["TMUX"], process_env);
         loop {
-            let mut cmd = Command::new(&self.tmux.program);
-            cmd.args(&args).env_remove("TMUX").envs(process_env.iter().map(|(k, v)| (k, v))).stdin(Stdio::null());
-            // This command may start the server, a daemon that outlives the app:
-            // it must hold none of the app's descriptors (a Chromium helper whose
-            // IPC socket a tmux server kept open never saw the app die).
-            // SAFETY: only async-signal-safe syscalls run between fork and exec.
-            unsafe {
-                cmd.pre_exec(|| {
-                    close_inherited_fds();
-                    Ok(())
-                });
-            }
-            let out = cmd.output().map_err(|e| TmuxError::Command { command: "new-session", reason: e.to_string() })?;
-            if out.status.success() {
+            let (status, stderr) = crate::spawn::run_capturing_stderr(self.tmux.program.as_os_str(), &args, &env)
+                .map_err(|e| TmuxError::Command { command: "new-session", reason: e.to_string() })?;
+            if status.success() {
                 return Ok(());
             }
-            let reason = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+            let reason = String::from_utf8_lossy(&stderr).trim().to_owned();
             // Made meanwhile by another client (a second app on the data dir): attach to it.
             if self.exists() {
                 return Ok(());
@@ -514,22 +510,6 @@ impl TmuxSession {
 /// Ends session `name` on the app's socket under `data_dir` (node closed for good).
 pub fn kill_session(tmux: &Tmux, data_dir: &Path, name: &str) -> Result<bool, TmuxError> {
     TmuxSession::new(tmux.clone(), data_dir, name)?.kill()
-}
-
-/// Closes every descriptor above stderr, in a child between fork and exec.
-fn close_inherited_fds() {
-    // SAFETY: close_range (Linux 5.9+) and close are async-signal-safe and
-    // touch only this (forked) process's descriptor table.
-    unsafe {
-        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) == 0 {
-            return;
-        }
-        let max = libc::sysconf(libc::_SC_OPEN_MAX);
-        let max = if max > 0 { max.min(65_536) as i32 } else { 8192 };
-        for fd in 3..max {
-            libc::close(fd);
-        }
-    }
 }
 
 /// The last `max` bytes of a file (`None` when it cannot be read).

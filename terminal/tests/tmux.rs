@@ -233,6 +233,39 @@ fn titles_pass_through_tmux_and_its_own_name_never_shows() {
     host.wait_exit();
 }
 
+/// The client on the PTY leads its own session with the PTY as its controlling
+/// terminal (so a resize reaches it as SIGWINCH, and the pane's program sees
+/// the new size), and no tmux process holds a file of the app's, even one
+/// the app left inheritable (the server is a daemon that outlives the app).
+#[test]
+fn a_resize_reaches_the_program_in_tmux_and_no_tmux_process_holds_the_apps_files() {
+    let Some(tmux) = tmux_or_skip("resize") else { return };
+    let data = tempfile::tempdir().unwrap();
+    let held = data.path().join("held-by-the-app");
+    let file = std::fs::File::create(&held).unwrap();
+    // SAFETY: clearing FD_CLOEXEC on this test's own open descriptor.
+    unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&file), libc::F_SETFD, 0) };
+    let session = TmuxSession::new(tmux, data.path(), "node-resize").unwrap();
+    let _guard = ServerGuard(session.socket().to_owned());
+    let (host, term) = ready_shell(&session, data.path());
+    term.write("stty size\r").unwrap();
+    wait_screen(&term, "the first size", |s| s.lines().any(|l| l.trim() == "24 80"));
+    term.resize(TermSize::new(100, 30)).unwrap();
+    term.write("clear; stty size\r").unwrap();
+    wait_screen(&term, "the new size", |s| s.lines().any(|l| l.trim() == "30 100"));
+    // Only this test's tmux processes (their command lines name its socket).
+    let socket = session.socket().to_string_lossy().into_owned();
+    let ours: Vec<u32> = processes_holding(&held.to_string_lossy())
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(&socket))
+        })
+        .collect();
+    assert!(ours.is_empty(), "tmux processes {ours:?} hold a file of the app's");
+    term.write("exit\r").unwrap();
+    host.wait_exit();
+}
+
 /// Pids of other processes with a file open whose path contains `needle`
 /// (the pane pipes' `cat`s, whose command line is only `cat`).
 fn processes_holding(needle: &str) -> Vec<u32> {
