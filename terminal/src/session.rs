@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TrySendError};
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
@@ -29,7 +29,7 @@ use crate::running::RunningTerminal;
 use crate::screen::{InputModes, Screen, ScreenConfig, ScreenEvent, TermSize, DEFAULT_SCROLLBACK};
 use crate::signals::TerminalSignal;
 use crate::snapshot::GridSnapshot;
-use crate::tmux::TmuxSession;
+use crate::tmux::{self, NewSession, TmuxError, TmuxSession};
 
 /// How long output may keep arriving after the child exits before exit is reported anyway
 /// (a background job can hold the PTY open forever).
@@ -153,9 +153,25 @@ pub struct Terminal {
     piped: bool,
 }
 
-impl Terminal {
-    /// Starts the child on a new PTY and the session threads.
-    pub fn spawn(config: TerminalConfig, host: Arc<dyn TerminalHost>) -> Result<Self, TerminalError> {
+/// How many terminals [`Terminal::spawn_many`] starts at once once their
+/// sessions exist: a re-attach asks tmux to pipe the pane (a client run to
+/// its end), and side by side the cores stay busy where one at a time waits.
+const PARALLEL_STARTS: usize = 8;
+
+/// A terminal decided but not started: what [`Terminal::spawn`] checks and
+/// prepares before its tmux session (when new) is created and its PTY starts.
+struct Pending {
+    config: TerminalConfig,
+    screen: Screen,
+    tmux: Option<TmuxSession>,
+    /// The tmux session is running already: the PTY's client attaches to it.
+    reattach: bool,
+    pane_pipe: Option<(PanePipe, std::fs::File)>,
+}
+
+impl Pending {
+    /// Checks `config` and prepares its screen, stale files and signal FIFO.
+    fn prepare(config: TerminalConfig) -> Result<Self, TerminalError> {
         config.size.validate()?;
         if !config.cwd.is_dir() {
             return Err(TerminalError::BadWorkingDir(config.cwd.clone()));
@@ -198,15 +214,47 @@ impl Terminal {
                 None
             }
         });
-        let pipe_command = pane_pipe.as_ref().map(|(pipe, _)| pipe.pipe_command());
         if pane_pipe.is_some() {
             screen.set_signal_pass(false);
         }
+        Ok(Self { config, screen, tmux, reattach, pane_pipe })
+    }
+
+    /// The tmux session to create before the PTY starts (one not running yet),
+    /// with what it runs: the environment the PTY's client would have given it.
+    fn new_session(&self) -> Option<(&TmuxSession, NewSession)> {
+        let session = self.tmux.as_ref().filter(|_| !self.reattach)?;
+        let config = &self.config;
+        let (program, args) = program_of(config);
+        // tmux starts its default shell as a login shell; the wrapper in between
+        // keeps that with `-l`.
+        let args = if config.command.is_none() { vec![OsString::from("-l")] } else { args };
+        let mut env = vec![
+            ("TERM_PROGRAM".to_owned(), "termsprawl".to_owned()),
+            ("COLORTERM".to_owned(), "truecolor".to_owned()),
+        ];
+        env.extend(config.env.iter().cloned());
+        // What the PTY's client has: the global environment of a server it starts.
+        let mut process_env =
+            vec![("TERM".to_owned(), "xterm-256color".to_owned()), ("COLORTERM".to_owned(), "truecolor".to_owned())];
+        process_env.extend(config.env.iter().cloned());
+        let request = NewSession {
+            cwd: config.cwd.clone(),
+            process_env,
+            env,
+            program,
+            args,
+            pipe_command: self.pane_pipe.as_ref().map(|(pipe, _)| pipe.pipe_command()),
+            size: (config.size.cols, config.size.rows),
+        };
+        Some((session, request))
+    }
+
+    /// Starts the PTY (its tmux session, if new, already created) and the session threads.
+    fn start(self, host: Arc<dyn TerminalHost>) -> Result<Terminal, TerminalError> {
+        let Self { config, screen, tmux, reattach, pane_pipe } = self;
         let (program, args) = match tmux.as_ref() {
             Some(session) => {
-                if !reattach {
-                    create_tmux_session(session, &config, pipe_command.as_deref())?;
-                }
                 let (client, args) = session.attach_command();
                 (client.into_os_string(), args)
             }
@@ -316,7 +364,7 @@ impl Terminal {
             move || parser_loop(parser_rx, screen, input, host)
         })?;
 
-        Ok(Self {
+        Ok(Terminal {
             screen,
             input: input_tx,
             master: Mutex::new(pty.master),
@@ -326,6 +374,65 @@ impl Terminal {
             tmux,
             piped,
         })
+    }
+}
+
+/// What creating `session` failed with, as a start's error.
+fn creation_error(session: &TmuxSession, e: TmuxError) -> TerminalError {
+    TerminalError::Spawn { program: session.tmux_program().to_string_lossy().into_owned(), reason: e.to_string() }
+}
+
+impl Terminal {
+    /// Starts the child on a new PTY and the session threads.
+    pub fn spawn(config: TerminalConfig, host: Arc<dyn TerminalHost>) -> Result<Self, TerminalError> {
+        let pending = Pending::prepare(config)?;
+        if let Some((session, request)) = pending.new_session() {
+            session.create(&request).map_err(|e| creation_error(session, e))?;
+        }
+        pending.start(host)
+    }
+
+    /// Starts every terminal of `batch`, answering each one's outcome in
+    /// order, as [`Self::spawn`] would one by one. The new tmux sessions among
+    /// them are created together, with as few tmux commands as fit (see
+    /// [`crate::tmux`]), then the PTYs start [`PARALLEL_STARTS`] at a time.
+    pub fn spawn_many(batch: Vec<(TerminalConfig, Arc<dyn TerminalHost>)>) -> Vec<Result<Self, TerminalError>> {
+        let mut pending: Vec<Result<(Pending, Arc<dyn TerminalHost>), _>> =
+            batch.into_iter().map(|(config, host)| Pending::prepare(config).map(|p| (p, host))).collect();
+        let wanted: Vec<(usize, &TmuxSession, NewSession)> = pending
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| {
+                let (session, request) = p.as_ref().ok()?.0.new_session()?;
+                Some((i, session, request))
+            })
+            .collect();
+        let requests: Vec<(&TmuxSession, &NewSession)> = wanted.iter().map(|(_, s, r)| (*s, r)).collect();
+        let failed: Vec<(usize, TerminalError)> = tmux::create_many(&requests)
+            .into_iter()
+            .zip(&wanted)
+            .filter_map(|(created, (i, session, _))| Some((*i, creation_error(session, created.err()?))))
+            .collect();
+        for (i, e) in failed {
+            pending[i] = Err(e);
+        }
+
+        let count = pending.len();
+        let queue = std::sync::Mutex::new(pending.into_iter().enumerate());
+        let started = std::sync::Mutex::new(Vec::with_capacity(count));
+        std::thread::scope(|scope| {
+            for _ in 0..PARALLEL_STARTS.min(count) {
+                scope.spawn(|| loop {
+                    let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
+                    let Some((i, p)) = next else { break };
+                    let outcome = p.and_then(|(p, host)| p.start(host));
+                    started.lock().unwrap_or_else(PoisonError::into_inner).push((i, outcome));
+                });
+            }
+        });
+        let mut started = started.into_inner().unwrap_or_else(PoisonError::into_inner);
+        started.sort_by_key(|(i, _)| *i);
+        started.into_iter().map(|(_, outcome)| outcome).collect()
     }
 
     /// Sends raw bytes to the program (already-encoded keys, mouse reports, paste).
@@ -443,30 +550,6 @@ fn program_of(config: &TerminalConfig) -> (OsString, Vec<OsString>) {
         Some(spec) => (spec.program.clone().into(), spec.args.iter().map(OsString::from).collect()),
         None => (default_shell(), Vec::new()),
     }
-}
-
-/// Creates the node's tmux session (detached) running its program, with the
-/// environment the PTY's client would have given it.
-fn create_tmux_session(
-    session: &TmuxSession,
-    config: &TerminalConfig,
-    pipe_command: Option<&str>,
-) -> Result<(), TerminalError> {
-    let (program, args) = program_of(config);
-    // tmux starts its default shell as a login shell; the wrapper in between
-    // keeps that with `-l`.
-    let args = if config.command.is_none() { vec![OsString::from("-l")] } else { args };
-    let mut env =
-        vec![("TERM_PROGRAM".to_owned(), "termsprawl".to_owned()), ("COLORTERM".to_owned(), "truecolor".to_owned())];
-    env.extend(config.env.iter().cloned());
-    // What the PTY's client has: the global environment of a server it starts.
-    let mut process_env =
-        vec![("TERM".to_owned(), "xterm-256color".to_owned()), ("COLORTERM".to_owned(), "truecolor".to_owned())];
-    process_env.extend(config.env.iter().cloned());
-    let size = (config.size.cols, config.size.rows);
-    session.create(&config.cwd, &process_env, &env, (&program, &args), pipe_command, size).map_err(|e| {
-        TerminalError::Spawn { program: session.tmux_program().to_string_lossy().into_owned(), reason: e.to_string() }
-    })
 }
 
 fn default_shell() -> OsString {

@@ -3,7 +3,7 @@
 //! intact. The app's own tmux config is never read (`-f /dev/null`).
 
 use std::collections::HashSet;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -27,7 +27,7 @@ pub const HISTORY_LIMIT: u32 = 50_000;
 /// `$1` is the status file, `$2` the trace file, `$3` tmux, `$4` the socket;
 /// the rest is the program. (The `pipe-pane` that copies the program's output
 /// to the signal pass is chained onto the command that creates the session,
-/// see [`TmuxSession::create_args`], rather than run from here: one tmux client
+/// see [`TmuxSession::new_session_args`], rather than run from here: one tmux client
 /// fewer per terminal.) The shell catches (rather than ignores) INT and
 /// QUIT so that Ctrl+C reaches the program with default handlers and the
 /// wrapper survives to record the status; a hang-up (the session killed) ends
@@ -215,57 +215,23 @@ impl TmuxSession {
     /// The server options every command line that may start the server sets
     /// first (so a server started by any of them is configured alike).
     fn server_options(&self) -> Vec<OsString> {
-        let mut args: Vec<OsString> = self.base_args();
-        let default_terminal = if has_terminfo("tmux-256color") { "tmux-256color" } else { "screen-256color" };
-        let options: [&[&str]; 12] = [
-            &["start-server"],
-            &["set-option", "-g", "status", "off"],
-            // The app's focus in/out (a node taking the keyboard) reaches the
-            // pane's program when it asked for focus reports (codex notifies
-            // only while unfocused; editors check files on focus).
-            &["set-option", "-g", "focus-events", "on"],
-            &["set-option", "-g", "history-limit", &HISTORY_LIMIT.to_string()],
-            &["set-option", "-s", "escape-time", "10"],
-            &["set-option", "-g", "mouse", "on"],
-            &["set-option", "-s", "set-clipboard", "on"],
-            &["set-option", "-g", "set-titles", "on"],
-            // Window names are never shown (titles come from the pane), and
-            // renaming reads each busy pane's /proc/PID/cmdline twice a second.
-            &["set-option", "-g", "automatic-rename", "off"],
-            // The outer title is the pane's own (what the program set with OSC 0/2),
-            // never tmux's `session:window:name - "title"`; a pane whose program set
-            // none has the host name as its title, which passes as empty (no title).
-            &["set-option", "-g", "set-titles-string", PASS_TITLE],
-            &["set-option", "-g", "default-terminal", default_terminal],
-            // A fixed array slot, so re-attaching does not append duplicates.
-            &["set-option", "-s", "terminal-features[90]", "xterm*:RGB:clipboard:title"],
-        ];
-        for option in options {
-            args.extend(option.iter().map(OsString::from));
-            args.push(";".into());
-        }
+        let mut args = self.base_args();
+        args.extend(server_option_commands());
         args
     }
 
-    /// The command line that creates the session detached, `size` (columns,
-    /// rows) big, running `command` under [`EXIT_RECORDER`], then pipes its
-    /// pane to `pipe_command` when given. The server runs both commands of the
+    /// The commands that create the session detached, as `request` asks,
+    /// running its program under [`EXIT_RECORDER`], then pipe its pane to the
+    /// request's pipe command when given. The server runs both commands of the
     /// line before it next reads any pane, so none of the program's output can
     /// come before the pipe.
-    fn create_args(
-        &self,
-        cwd: &Path,
-        env: &[(String, String)],
-        command: (&OsStr, &[OsString]),
-        pipe_command: Option<&str>,
-        size: (u16, u16),
-    ) -> Vec<OsString> {
-        let mut args = self.server_options();
-        args.extend(["new-session", "-d", "-s", &self.name].map(OsString::from));
-        args.extend(["-x".into(), size.0.to_string().into(), "-y".into(), size.1.to_string().into()]);
+    fn new_session_args(&self, request: &NewSession) -> Vec<OsString> {
+        let mut args: Vec<OsString> = ["new-session", "-d", "-s", &self.name].map(OsString::from).into();
+        let (cols, rows) = request.size;
+        args.extend(["-x".into(), cols.to_string().into(), "-y".into(), rows.to_string().into()]);
         args.push("-c".into());
-        args.push(cwd.as_os_str().to_owned());
-        for (key, value) in env {
+        args.push(request.cwd.as_os_str().to_owned());
+        for (key, value) in &request.env {
             args.push("-e".into());
             args.push(format!("{key}={value}").into());
         }
@@ -274,9 +240,9 @@ impl TmuxSession {
         args.push(self.trace_file().into_os_string());
         args.push(self.tmux.program.clone().into_os_string());
         args.push(self.socket.clone().into_os_string());
-        args.push(command.0.into());
-        args.extend(command.1.iter().map(OsString::from));
-        if let Some(pipe) = pipe_command {
+        args.push(request.program.clone());
+        args.extend(request.args.iter().cloned());
+        if let Some(pipe) = &request.pipe_command {
             args.extend([";", "pipe-pane"].map(OsString::from));
             args.extend(self.pipe_args(pipe).map(OsString::from));
         }
@@ -289,26 +255,13 @@ impl TmuxSession {
     /// while the server is exiting (its last session just ended; tmux exits
     /// when empty) prints "server exited unexpectedly" and ends, and the
     /// program never runs. Run here, that failure is seen and retried against
-    /// a fresh server. `process_env` is set on the tmux command itself (it is
-    /// the global environment of a server this command starts), `env` on the
-    /// session.
-    pub(crate) fn create(
-        &self,
-        cwd: &Path,
-        process_env: &[(String, String)],
-        env: &[(String, String)],
-        command: (&OsStr, &[OsString]),
-        pipe_command: Option<&str>,
-        size: (u16, u16),
-    ) -> Result<(), TmuxError> {
+    /// a fresh server.
+    pub(crate) fn create(&self, request: &NewSession) -> Result<(), TmuxError> {
         const ATTEMPTS: u32 = 5;
-        let args = self.create_args(cwd, env, command, pipe_command, size);
+        let mut args = self.server_options();
+        args.extend(self.new_session_args(request));
         let mut attempt = 1;
-        // This command may start the server, a daemon that outlives the app:
-        // it must hold none of the app's descriptors (a Chromium helper whose
-        // IPC socket a tmux server kept open never saw the app die), which
-        // `spawn` sees to without forking the app.
-        let env = crate::spawn::child_env(&["TMUX"], process_env);
+        let env = tmux_command_env(&request.process_env);
         loop {
             let (status, stderr) = crate::spawn::run_capturing_stderr(self.tmux.program.as_os_str(), &args, &env)
                 .map_err(|e| TmuxError::Command { command: "new-session", reason: e.to_string() })?;
@@ -507,6 +460,145 @@ impl TmuxSession {
     }
 }
 
+/// The server options every command line that may start the server sets
+/// first, as tmux commands each ended by `;`.
+fn server_option_commands() -> Vec<OsString> {
+    let default_terminal = if has_terminfo("tmux-256color") { "tmux-256color" } else { "screen-256color" };
+    let options: [&[&str]; 12] = [
+        &["start-server"],
+        &["set-option", "-g", "status", "off"],
+        // The app's focus in/out (a node taking the keyboard) reaches the
+        // pane's program when it asked for focus reports (codex notifies
+        // only while unfocused; editors check files on focus).
+        &["set-option", "-g", "focus-events", "on"],
+        &["set-option", "-g", "history-limit", &HISTORY_LIMIT.to_string()],
+        &["set-option", "-s", "escape-time", "10"],
+        &["set-option", "-g", "mouse", "on"],
+        &["set-option", "-s", "set-clipboard", "on"],
+        &["set-option", "-g", "set-titles", "on"],
+        // Window names are never shown (titles come from the pane), and
+        // renaming reads each busy pane's /proc/PID/cmdline twice a second.
+        &["set-option", "-g", "automatic-rename", "off"],
+        // The outer title is the pane's own (what the program set with OSC 0/2),
+        // never tmux's `session:window:name - "title"`; a pane whose program set
+        // none has the host name as its title, which passes as empty (no title).
+        &["set-option", "-g", "set-titles-string", PASS_TITLE],
+        &["set-option", "-g", "default-terminal", default_terminal],
+        // A fixed array slot, so re-attaching does not append duplicates.
+        &["set-option", "-s", "terminal-features[90]", "xterm*:RGB:clipboard:title"],
+    ];
+    let mut args = Vec::new();
+    for option in options {
+        args.extend(option.iter().map(OsString::from));
+        args.push(";".into());
+    }
+    args
+}
+
+/// The environment of a tmux command that may start the server: the app's,
+/// less `TMUX`, with `set` on top (a server started by it has this as its
+/// global environment). The command may start the server, a daemon that
+/// outlives the app: it must hold none of the app's descriptors (a Chromium
+/// helper whose IPC socket a tmux server kept open never saw the app die),
+/// which [`crate::spawn`] sees to without forking the app.
+fn tmux_command_env(set: &[(String, String)]) -> Vec<(OsString, OsString)> {
+    crate::spawn::child_env(&["TMUX"], set)
+}
+
+/// A session to create (see [`TmuxSession::create`]).
+#[derive(Debug, Clone)]
+pub(crate) struct NewSession {
+    /// Working directory of the program.
+    pub(crate) cwd: PathBuf,
+    /// Set on the tmux command itself: the global environment of a server it starts.
+    pub(crate) process_env: Vec<(String, String)>,
+    /// Set on the session (`new-session -e`).
+    pub(crate) env: Vec<(String, String)>,
+    /// The program.
+    pub(crate) program: OsString,
+    /// Its arguments.
+    pub(crate) args: Vec<OsString>,
+    /// Where the pane's output is piped from the start (`pipe-pane -O`).
+    pub(crate) pipe_command: Option<String>,
+    /// Columns and rows.
+    pub(crate) size: (u16, u16),
+}
+
+/// The most bytes of packed command (each argument and its NUL) one tmux
+/// client sends: its message holds 16,384 bytes (`MAX_IMSGSIZE`) with the
+/// header, and a longer command is refused ("command too long").
+const MAX_COMMAND_BYTES: usize = 16_000;
+
+fn packed_len(args: &[OsString]) -> usize {
+    args.iter().map(|a| a.len() + 1).sum()
+}
+
+/// Creates every requested session (none of them running), answering each
+/// one's outcome in order. Sessions on one socket are made by as few tmux
+/// commands as fit in a client message (`new-session …; pipe-pane …;
+/// new-session …`), instead of one tmux client per session: restoring a
+/// canvas of a hundred terminals took 0.5-0.6x the time this way (README
+/// "scale: restore"). When a batch fails, each of its sessions is created on
+/// its own, with [`TmuxSession::create`]'s retries; one whose batch made it
+/// after all is then found existing and attached to.
+pub(crate) fn create_many(requests: &[(&TmuxSession, &NewSession)]) -> Vec<Result<(), TmuxError>> {
+    let mut results = Vec::with_capacity(requests.len());
+    let options_len = packed_len(&server_option_commands());
+    let mut rest = requests;
+    while let Some(((first, _), _)) = rest.split_first() {
+        let same_server = |s: &TmuxSession| s.socket == first.socket && s.tmux.program == first.tmux.program;
+        let mut len = options_len;
+        let mut count = 0;
+        for (session, request) in rest {
+            let add = packed_len(&session.new_session_args(request)) + 2;
+            if !same_server(session) || (count > 0 && len + add > MAX_COMMAND_BYTES) {
+                break;
+            }
+            len += add;
+            count += 1;
+        }
+        let (batch, later) = rest.split_at(count.max(1));
+        results.extend(create_batch(batch));
+        rest = later;
+    }
+    results
+}
+
+/// Creates `batch` (sessions of one server, within [`MAX_COMMAND_BYTES`]) with one tmux command.
+fn create_batch(batch: &[(&TmuxSession, &NewSession)]) -> Vec<Result<(), TmuxError>> {
+    let one_by_one = || batch.iter().map(|(session, request)| session.create(request)).collect();
+    let [(first, first_request), more @ ..] = batch else { return Vec::new() };
+    if more.is_empty() {
+        return one_by_one();
+    }
+    let mut args = first.server_options();
+    for (i, (session, request)) in batch.iter().enumerate() {
+        if i > 0 {
+            args.push(";".into());
+        }
+        args.extend(session.new_session_args(request));
+    }
+    // What every request sets on the command (the server's global
+    // environment); each session has its own anyway, through `-e`.
+    let common: Vec<(String, String)> = first_request
+        .process_env
+        .iter()
+        .filter(|pair| more.iter().all(|(_, r)| r.process_env.contains(pair)))
+        .cloned()
+        .collect();
+    match crate::spawn::run_capturing_stderr(first.tmux.program.as_os_str(), &args, &tmux_command_env(&common)) {
+        Ok((status, _)) if status.success() => batch.iter().map(|_| Ok(())).collect(),
+        outcome => {
+            let reason = match outcome {
+                Ok((_, stderr)) => String::from_utf8_lossy(&stderr).trim().to_owned(),
+                Err(e) => e.to_string(),
+            };
+            tracing::debug!(sessions = batch.len(), %reason, "a batched tmux new-session failed; creating one by one");
+            one_by_one()
+        }
+    }
+}
+
 /// Ends session `name` on the app's socket under `data_dir` (node closed for good).
 pub fn kill_session(tmux: &Tmux, data_dir: &Path, name: &str) -> Result<bool, TmuxError> {
     TmuxSession::new(tmux.clone(), data_dir, name)?.kill()
@@ -580,13 +672,17 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(dir.path().join("tmux")).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
-        let args = s.create_args(
-            Path::new("/tmp"),
-            &[("A".into(), "1".into())],
-            (OsStr::new("bash"), &["-l".into()]),
-            Some("cat"),
-            (100, 30),
-        );
+        let request = NewSession {
+            cwd: "/tmp".into(),
+            process_env: Vec::new(),
+            env: vec![("A".into(), "1".into())],
+            program: "bash".into(),
+            args: vec!["-l".into()],
+            pipe_command: Some("cat".into()),
+            size: (100, 30),
+        };
+        let mut args = s.server_options();
+        args.extend(s.new_session_args(&request));
         let args: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let joined = args.join(" ");
         assert!(joined.contains("-f /dev/null"));

@@ -200,6 +200,71 @@ fn programs_started_as_the_server_exits_all_run() {
     });
 }
 
+/// Starting many terminals at once (a restore) creates their sessions in
+/// batches that each fit a tmux command (here several, for the long
+/// environment); each program still has its pane piped from its first byte,
+/// its own environment, size and exit status; a bad request fails alone, and a
+/// session that was running after all (the batch command then fails) is
+/// attached to while the rest of its batch is created one by one.
+#[test]
+fn many_terminals_start_together_each_as_it_would_alone() {
+    use terminal::TerminalSignal;
+    let Some(tmux) = tmux_or_skip("batched start") else { return };
+    let data = tempfile::tempdir().unwrap();
+    let running = TmuxSession::new(tmux.clone(), data.path(), "batch-running").unwrap();
+    let _guard = ServerGuard(running.socket().to_owned());
+    let (_host, shell) = ready_shell(&running, data.path());
+    drop(shell);
+
+    let long = "x".repeat(1500);
+    let mut hosts = Vec::new();
+    let mut batch = Vec::new();
+    for i in 0..24u16 {
+        let session = TmuxSession::new(tmux.clone(), data.path(), &format!("batch-{i}")).unwrap();
+        let mut c = config(&session, data.path());
+        c.size = TermSize::new(70 + i, 20);
+        c.env.push(("BATCH_LONG".into(), long.clone()));
+        let script = format!(
+            "printf '\\033]9;first-{i}\\007'; echo \"ran-{i} $TERMSPRAWL_NODE_ID ${{#BATCH_LONG}} $(tput cols)\"; read -r _; exit {}",
+            3 + i % 5
+        );
+        c.command = Some(CommandSpec { program: "sh".into(), args: vec!["-c".into(), script] });
+        if i == 5 {
+            c.cwd = data.path().join("missing");
+        }
+        let host = TestHost::new();
+        hosts.push(host.clone());
+        batch.push((c, host as std::sync::Arc<dyn terminal::TerminalHost>));
+    }
+    // Thought not running (stale knowledge): its batch's command fails on the duplicate.
+    let stale = running.clone().known_running(false);
+    let host = TestHost::new();
+    batch.insert(10, (config(&stale, data.path()), host.clone()));
+    hosts.insert(10, host);
+
+    let started = Terminal::spawn_many(batch);
+    assert_eq!(started.len(), 25);
+    for (i, (term, host)) in started.iter().zip(&hosts).enumerate() {
+        let n = if i < 10 { i } else { i.saturating_sub(1) };
+        match (i, term) {
+            (10, Ok(term)) => {
+                term.write("echo again-$((40+2))\r").unwrap();
+                wait_screen(term, "the running shell", |s| s.contains("again-42"));
+            }
+            (5, Err(e)) => assert!(e.to_string().contains("missing"), "{e}"),
+            (_, Err(e)) => panic!("terminal {i} did not start: {e}"),
+            (_, Ok(term)) => {
+                let line = format!("ran-{n} node-tmux 1500 {}", 70 + n);
+                wait_screen(term, "the program's line", |s| s.contains(&line));
+                let first = TerminalSignal::Notification { title: None, body: format!("first-{n}") };
+                host.wait_for("the first signal", |r| r.signals.contains(&first));
+                term.write("\r").unwrap();
+                assert_eq!(host.wait_exit().code, 3 + n as u32 % 5, "terminal {i}");
+            }
+        }
+    }
+}
+
 #[test]
 fn sessions_on_socket_lists_every_session_and_none_without_a_server() {
     let Some(tmux) = tmux_or_skip("session list") else { return };

@@ -13,12 +13,12 @@ use super::artifact_views::artifact_command;
 use super::hook::{LaunchDecision, PtyLaunch};
 use super::nodes::LiveTerminal;
 use super::snapshots::snapshot_path;
-use super::spawner::{PtySpawner, SpawnSpec};
+use super::spawner::{PtySpawner, SpawnSpec, Spawned};
 use super::status::NotLaunched;
 use crate::model::{AgentKind, ArtifactView, NodeId, ProjectId, Rect};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use terminal::persist;
 use terminal::tmux::TmuxSession;
 use terminal::{CommandSpec, Persistence, TermSize, TerminalConfig, TerminalHost};
@@ -108,42 +108,41 @@ pub(super) enum Prepared {
     Done(Started),
 }
 
-/// How many PTYs [`spawn_all`] starts at once. Starting a tmux-backed one is
-/// about six processes (the session, its wrapper, the pipe, the program, the
-/// attaching client); side by side the 2 cores stay busy, where one at a time
-/// waits on each (measured: 0.77-0.94x the time, README "scale: restore").
-const PARALLEL_SPAWNS: usize = 8;
+/// Starts every ready launch through [`PtySpawner::spawn_many`] (the real
+/// spawner makes a restore's tmux sessions together and starts the PTYs side
+/// by side) and answers each one's outcome with its node, in order.
+/// Restoring a canvas of a hundred terminals one after another kept the
+/// main thread in `tmux new-session` for seconds.
+pub(super) fn spawn_all(ready: Vec<Ready>, spawner: &dyn PtySpawner) -> Vec<(NodeId, Started)> {
+    let (batch, launched): (Vec<_>, Vec<_>) = ready.into_iter().map(Ready::split).unzip();
+    launched.into_iter().zip(spawner.spawn_many(batch)).map(|(l, spawned)| l.outcome(spawned)).collect()
+}
 
-/// Starts every ready launch, [`PARALLEL_SPAWNS`] at a time, and answers
-/// each one's outcome with its node (in the order they finished). Restoring
-/// a canvas of a hundred terminals one after another kept the main thread
-/// in `tmux new-session` for seconds.
-pub(super) fn spawn_all(mut ready: Vec<Ready>, spawner: &dyn PtySpawner) -> Vec<(NodeId, Started)> {
-    let mut done = Vec::with_capacity(ready.len());
-    // With no session of the batch running there may be no tmux server yet:
-    // one launch starts it before the rest attach to it, instead of all racing
-    // to start one (each loser retries, see `TmuxSession::create`).
-    if !ready.iter().any(|r| r.warm) {
-        if let Some(i) = ready.iter().position(Ready::tmux) {
-            let first = ready.remove(i);
-            done.push((first.spec.node.clone(), first.spawn(spawner)));
-        }
+/// What a launch keeps while its PTY starts, to make a [`Started`] of the outcome.
+struct Launched {
+    node: NodeId,
+    session: String,
+    project: ProjectId,
+    agent: Option<AgentKind>,
+    agent_executable: Option<PathBuf>,
+    warm: bool,
+}
+
+impl Launched {
+    /// The node and how its start ended.
+    fn outcome(self, spawned: Spawned) -> (NodeId, Started) {
+        let Self { node, session, project, agent, agent_executable, warm } = self;
+        let started = match spawned {
+            Ok(term) => {
+                tracing::debug!(node = %node, session = %session, warm, "terminal started");
+                let mut live = LiveTerminal::started(term, project, session, agent, warm);
+                live.agent_executable = agent_executable;
+                Started::Live(Box::new(live))
+            }
+            Err(e) => Started::Failed(format!("terminal {node} did not start: {e}")),
+        };
+        (node, started)
     }
-    let lanes = PARALLEL_SPAWNS.min(ready.len());
-    let queue = Mutex::new(ready.into_iter());
-    let finished = Mutex::new(done);
-    std::thread::scope(|scope| {
-        for _ in 0..lanes {
-            scope.spawn(|| loop {
-                let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
-                let Some(r) = next else { break };
-                let node = r.spec.node.clone();
-                let started = r.spawn(spawner);
-                finished.lock().unwrap_or_else(PoisonError::into_inner).push((node, started));
-            });
-        }
-    });
-    finished.into_inner().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Ready {
@@ -152,24 +151,12 @@ impl Ready {
         &self.spec.node
     }
 
-    /// Whether it starts (or attaches to) a tmux session.
-    fn tmux(&self) -> bool {
-        matches!(self.spec.config.persistence, Persistence::Tmux(_))
-    }
-
-    /// Starts the PTY.
-    pub(super) fn spawn(self, spawner: &dyn PtySpawner) -> Started {
-        let node = self.spec.node.clone();
-        let session = self.spec.session.clone();
-        match spawner.spawn(self.spec, self.host) {
-            Ok(term) => {
-                tracing::debug!(node = %node, session = %session, warm = self.warm, "terminal started");
-                let mut live = LiveTerminal::started(term, self.project, session, self.agent, self.warm);
-                live.agent_executable = self.agent_executable;
-                Started::Live(Box::new(live))
-            }
-            Err(e) => Started::Failed(format!("terminal {node} did not start: {e}")),
-        }
+    /// What the spawner starts, and what the launch keeps meanwhile.
+    fn split(self) -> ((SpawnSpec, Arc<dyn TerminalHost>), Launched) {
+        let Self { spec, host, project, agent, agent_executable, warm } = self;
+        let launched =
+            Launched { node: spec.node.clone(), session: spec.session.clone(), project, agent, agent_executable, warm };
+        ((spec, host), launched)
     }
 }
 
@@ -323,7 +310,7 @@ mod tests {
         }
     }
 
-    /// [`prepare`], then [`Ready::spawn`] on the site's spawner: one launch start to end.
+    /// [`prepare`], then [`spawn_all`] on the site's spawner: one launch start to end.
     fn start(
         site: &mut TestSite,
         w: Wanted,
@@ -334,7 +321,10 @@ mod tests {
     ) -> Started {
         let spawner = site.spawner.clone();
         match prepare(site, w, size, project, folder, env) {
-            Prepared::Ready(ready) => ready.spawn(&*spawner),
+            Prepared::Ready(ready) => match spawn_all(vec![*ready], &*spawner).pop() {
+                Some((_, started)) => started,
+                None => panic!("spawn_all answered nothing"),
+            },
             Prepared::Done(started) => started,
         }
     }
@@ -414,35 +404,39 @@ mod tests {
         assert!(matches!(&spec.config.persistence, Persistence::Restore(b) if b == b"old screen\r\n"));
     }
 
-    /// Starts fakes, counting how many starts overlap.
+    /// Starts fakes, recording each batch it was handed; refuses node `t-3`.
     #[derive(Default)]
-    struct Overlapping {
+    struct Batching {
         inner: RecordingSpawner,
-        in_flight: std::sync::atomic::AtomicUsize,
-        most: std::sync::atomic::AtomicUsize,
+        batches: std::sync::Mutex<Vec<usize>>,
     }
 
-    impl PtySpawner for Overlapping {
+    impl PtySpawner for Batching {
         fn spawn(
             &self,
             spec: SpawnSpec,
             host: Arc<dyn TerminalHost>,
         ) -> Result<Box<dyn terminal::RunningTerminal>, terminal::TerminalError> {
-            use std::sync::atomic::Ordering::SeqCst;
-            let now = self.in_flight.fetch_add(1, SeqCst) + 1;
-            self.most.fetch_max(now, SeqCst);
-            // Long enough for the other lanes to be inside a start too.
-            std::thread::sleep(std::time::Duration::from_millis(30));
-            self.in_flight.fetch_sub(1, SeqCst);
+            if spec.node.as_str() == "t-3" {
+                return Err(terminal::TerminalError::OpenPty("no PTY for t-3".into()));
+            }
             self.inner.spawn(spec, host)
+        }
+
+        fn spawn_many(&self, batch: Vec<(SpawnSpec, Arc<dyn TerminalHost>)>) -> Vec<Spawned> {
+            self.batches.lock().unwrap().push(batch.len());
+            // Answered in order, as the trait asks: reversed starts must still match up.
+            let mut out: Vec<Spawned> = batch.into_iter().rev().map(|(spec, host)| self.spawn(spec, host)).collect();
+            out.reverse();
+            out
         }
     }
 
     #[test]
-    fn a_sync_pass_starts_its_terminals_side_by_side_each_once() {
+    fn a_sync_pass_hands_its_terminals_to_the_spawner_as_one_batch_each_matched_to_its_node() {
         let f = fixture();
         let mut site = TestSite::new(None);
-        let spawner = Overlapping { inner: RecordingSpawner::starting(), ..Default::default() };
+        let spawner = Batching { inner: RecordingSpawner::starting(), ..Default::default() };
         let ready: Vec<Ready> = (0..20)
             .map(|i| {
                 match prepare(&mut site, wanted(&f, &format!("t-{i}"), None, None), SIZE, &f.project, &f.folder, &f.env)
@@ -454,18 +448,20 @@ mod tests {
             .collect();
         assert!(site.specs().is_empty(), "prepare starts nothing");
         let started = spawn_all(ready, &spawner);
-        let mut nodes: Vec<String> = started
-            .iter()
-            .map(|(id, s)| {
-                assert!(matches!(s, Started::Live(_)), "{id} did not start");
-                id.to_string()
-            })
-            .collect();
-        nodes.sort_by_key(|n| n[2..].parse::<u32>().unwrap());
+        assert_eq!(*spawner.batches.lock().unwrap(), vec![20], "one batch");
+        let nodes: Vec<String> = started.iter().map(|(id, _)| id.to_string()).collect();
         assert_eq!(nodes, (0..20).map(|i| format!("t-{i}")).collect::<Vec<_>>());
-        assert_eq!(spawner.inner.specs().len(), 20, "each started once");
-        let most = spawner.most.load(std::sync::atomic::Ordering::SeqCst);
-        assert!((2..=PARALLEL_SPAWNS).contains(&most), "{most} starts overlapped");
+        for (id, s) in &started {
+            match (id.as_str(), s) {
+                ("t-3", Started::Failed(notice)) => assert!(notice.contains("no PTY for t-3"), "{notice}"),
+                ("t-3", _) => panic!("t-3 should have failed"),
+                (_, Started::Live(live)) => {
+                    assert_eq!(live.session, super::super::naming::session_name(&f.folder, id))
+                }
+                (id, _) => panic!("{id} did not start"),
+            }
+        }
+        assert_eq!(spawner.inner.specs().len(), 19, "each started once");
         assert!(spawn_all(vec![], &spawner).is_empty());
     }
 

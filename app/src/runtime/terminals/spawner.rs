@@ -22,7 +22,16 @@ pub struct SpawnSpec {
 pub trait PtySpawner: Send + Sync {
     /// Starts `spec`, reporting to `host`.
     fn spawn(&self, spec: SpawnSpec, host: Arc<dyn TerminalHost>) -> Result<Box<dyn RunningTerminal>, TerminalError>;
+
+    /// Starts every spec of `batch`, answering each one's outcome in order;
+    /// by default one after another through [`Self::spawn`].
+    fn spawn_many(&self, batch: Vec<(SpawnSpec, Arc<dyn TerminalHost>)>) -> Vec<Spawned> {
+        batch.into_iter().map(|(spec, host)| self.spawn(spec, host)).collect()
+    }
 }
+
+/// One start's outcome.
+pub type Spawned = Result<Box<dyn RunningTerminal>, TerminalError>;
 
 /// The real spawner: a child on a new PTY through [`Terminal::spawn`].
 #[derive(Debug, Default, Clone, Copy)]
@@ -31,6 +40,16 @@ pub struct TerminalSpawner;
 impl PtySpawner for TerminalSpawner {
     fn spawn(&self, spec: SpawnSpec, host: Arc<dyn TerminalHost>) -> Result<Box<dyn RunningTerminal>, TerminalError> {
         Ok(Box::new(Terminal::spawn(spec.config, host)?))
+    }
+
+    /// The new tmux sessions of a batch (a restore) are made together, then
+    /// the PTYs start side by side (see [`Terminal::spawn_many`]).
+    fn spawn_many(&self, batch: Vec<(SpawnSpec, Arc<dyn TerminalHost>)>) -> Vec<Spawned> {
+        let configs = batch.into_iter().map(|(spec, host)| (spec.config, host)).collect();
+        Terminal::spawn_many(configs)
+            .into_iter()
+            .map(|started| started.map(|t| Box::new(t) as Box<dyn RunningTerminal>))
+            .collect()
     }
 }
 
