@@ -97,6 +97,8 @@ pub fn render(
     let (handle, jobs) = AppHandle::new(waker.clone());
     let lent = Box::new(LentEngine { engine, made: Mutex::new(Vec::new()) });
     let mut rt = Runtime::new(config, lent, handle, jobs, events);
+    // The shot paints every page: none is hidden as a background tab.
+    rt.keep_pages_live(true);
     let result = render_in(&mut rt, &waker, size, timeout);
     rt.shutdown();
     result

@@ -240,6 +240,8 @@ fn sweep(bounds: &Rect, zoom: f64, frames: usize) -> Vec<(f64, f64)> {
 
 fn pan(data: &Path, folder: &Path, frames: usize) -> Result<()> {
     let (mut rt, waker) = start(data, folder)?;
+    // The baseline (no view) is every page live, as before the runtime knew the view.
+    rt.keep_pages_live(true);
     wait_live(&mut rt, &waker, Duration::from_secs(120))?;
     rt.gfx = Some(Gfx::headless().map_err(|e| anyhow::anyhow!("GPU: {e}"))?);
     let gfx = rt.gfx.as_ref().context("GPU gone")?;

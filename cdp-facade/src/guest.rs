@@ -200,6 +200,16 @@ pub trait Guests: Send + Sync + 'static {
     /// Chromium gives a new foreground tab, without moving the app's own focus
     /// (where the person's keys go); may block.
     fn focus_page(&self, id: &GuestId);
+    /// The client needs the guest's page painted now (`Page.captureScreenshot`,
+    /// a screencast and its frame acks): a page hidden as a background tab is
+    /// shown for a while, since a hidden page paints no frame. Must return quickly.
+    fn paint_for_client(&self, id: &GuestId);
+    /// A client turned focus emulation on or off in the guest
+    /// (`Emulation.setFocusEmulationEnabled`): while it is on, the page stays
+    /// visible as Chromium keeps it (Playwright turns it on for every page).
+    /// Called once per client and guest for each change, and with `false` when
+    /// the client leaves with it on. Must return quickly.
+    fn emulate_focus(&self, id: &GuestId, on: bool);
     /// The app's URL policy: the URL to open, or why it is refused.
     fn normalize_url(&self, raw: &str) -> Result<String, GuestError>;
     /// Product, revision, user agent and V8 version of the embedded Chromium.

@@ -103,6 +103,8 @@ struct GuestLink {
     active: Arc<AtomicBool>,
     /// The client turned on page-level auto-attach in this guest (must be turned off on release).
     page_auto_attach: bool,
+    /// The client emulates focus in this guest (the app was told; it is told again on release).
+    focus_emulated: bool,
 }
 
 /// Who is waiting for a guest's reply to a facade id.
@@ -221,7 +223,24 @@ impl Router {
             }
             m if BROWSER_LEVEL_ON_PAGE.contains(&m) => self.enqueue_root(cmd, Some(session_id)),
             "Page.handleJavaScriptDialog" => self.answer_dialog(&cmd, &session_id, &guest),
-            "Page.captureScreenshot" => self.forward(safe_for_guest(cmd), &guest, None, Some(session_id)),
+            "Page.captureScreenshot" => {
+                self.shared.guests.paint_for_client(&guest);
+                self.forward(safe_for_guest(cmd), &guest, None, Some(session_id))
+            }
+            "Page.startScreencast" | "Page.screencastFrameAck" => {
+                self.shared.guests.paint_for_client(&guest);
+                self.forward(cmd, &guest, None, Some(session_id))
+            }
+            "Emulation.setFocusEmulationEnabled" => {
+                #[derive(Deserialize)]
+                struct FocusEmulation {
+                    enabled: bool,
+                }
+                if let Ok(p) = cmd.params_as::<FocusEmulation>() {
+                    self.focus_emulated(&guest, p.enabled);
+                }
+                self.forward(cmd, &guest, None, Some(session_id));
+            }
             "Target.setAutoAttach" => {
                 #[derive(Deserialize)]
                 struct AutoAttach {
@@ -424,12 +443,22 @@ impl Router {
         self.next_tag += 1;
         let active = Arc::new(AtomicBool::new(true));
         channel.subscribe(GuestSink::new(tag, self.guest_tx.clone(), active.clone()));
-        self.links.insert(guest.clone(), GuestLink { channel, tag, active, page_auto_attach: false });
+        self.links
+            .insert(guest.clone(), GuestLink { channel, tag, active, page_auto_attach: false, focus_emulated: false });
         self.tags.insert(tag, guest.clone());
         true
     }
 
     /// Ends the subscription to a guest; with `tidy`, first releases its child sessions and page-level auto-attach.
+    /// Records whether this client emulates focus in `guest`, telling the app on a change.
+    fn focus_emulated(&mut self, guest: &GuestId, on: bool) {
+        let Some(link) = self.links.get_mut(guest) else { return };
+        if link.focus_emulated != on {
+            link.focus_emulated = on;
+            self.shared.guests.emulate_focus(guest, on);
+        }
+    }
+
     fn unlink(&mut self, guest: &GuestId, tidy: bool) {
         if tidy {
             for child in self.sessions.children_of(guest) {
@@ -450,6 +479,9 @@ impl Router {
         self.sessions.forget_children(guest);
         self.dialogs.forget(guest);
         if let Some(link) = self.links.remove(guest) {
+            if link.focus_emulated {
+                self.shared.guests.emulate_focus(guest, false);
+            }
             link.active.store(false, Ordering::Release);
             self.tags.remove(&link.tag);
         }

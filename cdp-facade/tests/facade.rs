@@ -924,6 +924,36 @@ async fn new_targets_and_bring_to_front_focus_as_in_chromium() {
     facade.close();
 }
 
+/// A hidden page paints no frame: the app is told when a client needs the
+/// page painted (a screenshot, a screencast and its acks), and when a client
+/// turns focus emulation on or off (once per change, and off when it leaves).
+#[tokio::test]
+async fn screenshots_screencasts_and_focus_emulation_reach_the_app() {
+    let guests = FakeGuests::new();
+    let (id, page) = guests.add("https://one.test/", false);
+    let facade = start(&guests);
+    let mut cdp = Cdp::connect(&facade.browser_ws_url()).await;
+    let sessions = auto_attach(&mut cdp).await;
+    let session = sessions.iter().find(|(t, _)| *t == page.target_id).unwrap().1.clone();
+    for method in ["Page.captureScreenshot", "Page.startScreencast", "Page.screencastFrameAck"] {
+        cdp.call(method, Some(json!({})), Some(&session)).await;
+    }
+    assert_eq!(*guests.painted_for.lock().unwrap(), [id.clone(), id.clone(), id.clone()]);
+    assert_eq!(page.received("Page.captureScreenshot").len(), 1, "still forwarded");
+    for on in [true, true, false, true] {
+        cdp.call("Emulation.setFocusEmulationEnabled", Some(json!({"enabled": on})), Some(&session)).await;
+    }
+    assert_eq!(*guests.focus_emulation.lock().unwrap(), [(id.clone(), true), (id.clone(), false), (id.clone(), true)]);
+    assert_eq!(page.received("Emulation.setFocusEmulationEnabled").len(), 4, "every one forwarded");
+    drop(cdp);
+    let deadline = std::time::Instant::now() + WAIT;
+    while guests.focus_emulation.lock().unwrap().len() < 4 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(guests.focus_emulation.lock().unwrap().last(), Some(&(id, false)), "released with the client");
+    facade.close();
+}
+
 /// Issue 13: Puppeteer's `page.authenticate()` flow (`Fetch.enable` with
 /// `handleAuthRequests`, the paused request and its challenge continued), then
 /// `Target.createTarget`: the new target comes, and the connection stays.

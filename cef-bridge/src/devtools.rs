@@ -199,6 +199,8 @@ pub struct DevToolsChannel {
     private: Mutex<PrivateSessions>,
     /// When the last command (own or raw) was sent: a page someone drives.
     last_sent: Mutex<Option<Instant>>,
+    /// When the app itself (not a raw sender such as the CDP facade) last sent a command.
+    last_own: Mutex<Option<Instant>>,
 }
 
 /// Child sessions opened with [`DevToolsChannel::attach_private`] (the tool
@@ -240,6 +242,7 @@ impl DevToolsChannel {
             pump,
             private: Mutex::new(PrivateSessions::default()),
             last_sent: Mutex::new(None),
+            last_own: Mutex::new(None),
         }
     }
 
@@ -367,6 +370,7 @@ impl DevToolsChannel {
         let (tx, rx) = bounded(1);
         // Record before sending: the reply may arrive inside send_raw.
         self.pending.lock().insert(id, Pending { method: method.to_string(), tx });
+        *self.last_own.lock() = Some(Instant::now());
         self.sent();
         self.dispatch(bytes);
         Ok(PendingReply { method: method.to_string(), rx })
@@ -398,6 +402,13 @@ impl DevToolsChannel {
     /// full rate wherever its node is).
     pub fn driven_within(&self, recent: Duration) -> bool {
         self.outstanding.load(Ordering::Acquire) > 0 || self.last_sent.lock().is_some_and(|t| t.elapsed() < recent)
+    }
+
+    /// Like [`driven_within`](Self::driven_within), for the app's own commands
+    /// only ([`request`](Self::request), [`call`](Self::call): an agent's tool
+    /// operation), not raw messages ([`send_text`](Self::send_text): a CDP client's).
+    pub fn own_driven_within(&self, recent: Duration) -> bool {
+        !self.pending.lock().is_empty() || self.last_own.lock().is_some_and(|t| t.elapsed() < recent)
     }
 
     /// Number of commands still waiting for a reply.
@@ -745,6 +756,20 @@ mod tests {
         pending.wait(Duration::from_secs(1)).unwrap().unwrap();
         assert!(ch.driven_within(Duration::from_secs(10)), "answered just now");
         assert!(!ch.driven_within(Duration::ZERO), "nothing waits and the window is over");
+    }
+
+    #[test]
+    fn a_raw_sender_drives_the_page_but_not_as_the_app() {
+        let (ch, _fake) = setup();
+        ch.send_text(r#"{"id":1073741824,"method":"Runtime.evaluate"}"#).unwrap();
+        assert!(ch.driven_within(Duration::from_secs(10)));
+        assert!(!ch.own_driven_within(Duration::from_secs(10)), "a CDP client's message is not the app's");
+        let pending = ch.request("Runtime.evaluate", json!({"expression": "1"}), None).unwrap();
+        assert!(ch.own_driven_within(Duration::ZERO), "the app's command waits");
+        ch.deliver(br#"{"id":1,"result":{}}"#);
+        pending.wait(Duration::from_secs(1)).unwrap().unwrap();
+        assert!(ch.own_driven_within(Duration::from_secs(10)), "answered just now");
+        assert!(!ch.own_driven_within(Duration::ZERO), "nothing waits and the window is over");
     }
 
     #[test]

@@ -288,6 +288,59 @@ test('Page.captureScreenshot with fromSurface: false answers with the page as dr
   assert.deepEqual(results.facade, results.chromium);
 });
 
+// How long a page's visibility may take to follow a change (the renderer hears of it after the reply).
+const SETTLE_MS = 3000;
+
+/** `document.visibilityState`, once it reads `want` or SETTLE_MS passed. */
+async function visibility(page, want) {
+  const until = Date.now() + SETTLE_MS;
+  for (;;) {
+    const state = await page.evaluate(() => document.visibilityState);
+    if (state === want || Date.now() > until) return state;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Whether an animation frame comes within a second (none does in a background tab). */
+const animates = (page) => page.evaluate(() => new Promise((r) => {
+  const t = setTimeout(() => r(false), 1000);
+  requestAnimationFrame(() => { clearTimeout(t); r(true); });
+}));
+
+test('pages are tabs: a new page and bringToFront hide the other pages as background tabs, and show the front one', async () => {
+  const results = await onBoth(async (browser) => {
+    const first = await browser.newPage();
+    await first.goto(`${site.a}/colours`);
+    const second = await browser.newPage();
+    const seen = { newPage: [await visibility(first, 'hidden'), await visibility(second, 'visible')] };
+    seen.animates = [await animates(first), await animates(second)];
+    await first.bringToFront();
+    seen.bringToFront = [await visibility(first, 'visible'), await visibility(second, 'hidden')];
+    seen.animatesAfter = [await animates(first), await animates(second)];
+    await second.close();
+    await first.close();
+    return seen;
+  });
+  assert.deepEqual(results.chromium, {
+    newPage: ['hidden', 'visible'], animates: [false, true], bringToFront: ['visible', 'hidden'], animatesAfter: [true, false],
+  }, 'Chromium as measured');
+  assert.deepEqual(results.facade, results.chromium);
+});
+
+test('a background tab still takes screenshots through the facade (Chromium stalls on them)', async () => {
+  const browser = browsers.facade;
+  const behind = await browser.newPage();
+  await behind.goto(`${site.a}/colours`);
+  const front = await browser.newPage();
+  assert.equal(await visibility(behind, 'hidden'), 'hidden');
+  const png = decodePng(await behind.screenshot());
+  assert.deepEqual([png.width, png.height], [VIEWPORT.width, VIEWPORT.height]);
+  assert.deepEqual(png.pixel(10, 10).slice(0, 3), [0, 0, 255], 'the page as drawn, not a blank frame');
+  assert.equal(await visibility(front, 'visible'), 'visible', 'the front page stays visible');
+  await front.close();
+  await behind.close();
+});
+
 test('a certificate error stops at Chromium\'s warning page, whose "Back to safety" goes back; nothing proceeds by itself', async () => {
   const results = await onBoth(async (browser) => {
     const before = untrusted.requests;

@@ -79,6 +79,20 @@ test('screenshot decodes to the viewport size with the right pixels', async () =
   assert.ok(near(png.pixel(799, 599), [255, 0, 0]), `red page at (799,599), got ${png.pixel(799, 599)}`);
 });
 
+test('pages stay visible and animating when another is opened or brought to front, as Playwright has them in Chromium (focus emulation)', async () => {
+  const other = await page.context().newPage();
+  const state = async (p) => p.evaluate(() => document.visibilityState);
+  const animates = (p) => p.evaluate(() => new Promise((r) => {
+    const t = setTimeout(() => r(false), 1000);
+    requestAnimationFrame(() => { clearTimeout(t); r(true); });
+  }));
+  assert.deepEqual([await state(page), await state(other)], ['visible', 'visible']);
+  assert.deepEqual([await animates(page), await animates(other)], [true, true]);
+  await page.bringToFront();
+  assert.deepEqual([await state(page), await state(other)], ['visible', 'visible']);
+  await other.close();
+});
+
 test('cookies both ways through the context', async () => {
   await page.goto(`${site.a}/cookies`);
   const fromServer = (await context.cookies(site.a)).find((c) => c.name === 'from_server');

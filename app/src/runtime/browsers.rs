@@ -202,6 +202,11 @@ impl BrowserNodes {
         })
     }
 
+    /// Whether a page finished its last load (and started no other since).
+    pub fn done_loading(&self, b: &Browser) -> bool {
+        !b.is_loading() && self.loaded.contains_key(&b.id())
+    }
+
     /// What a page's engine last said about its loading and history (nothing yet: all off).
     pub fn nav(&self, id: BrowserId) -> PageNav {
         self.nav.get(&id).copied().unwrap_or_default()

@@ -13,6 +13,7 @@ use super::browsers::LiveBrowsers;
 use super::downloads::DownloadNews;
 use super::engine::Browser;
 use super::facade_channel::FacadeChannel;
+use super::on_screen::{show_now, PaintWants};
 use super::{AppError, AppHandle, CALL_TIMEOUT};
 use crate::model::{BrowserContextId, Command, TabAddress};
 use cdp_facade::{
@@ -62,15 +63,19 @@ pub struct AppGuests {
     learning: Arc<AtomicBool>,
     /// Where the engine saves downloads.
     downloads: DownloadPolicy,
+    /// Pages clients need painted (shared with the runtime's pacing).
+    wants: PaintWants,
 }
 
 impl AppGuests {
-    /// Guests over the app behind `app`, listed from `live`, saving downloads by `downloads`.
-    pub fn new(app: AppHandle, live: LiveBrowsers, downloads: DownloadPolicy) -> Self {
+    /// Guests over the app behind `app`, listed from `live`, saving downloads
+    /// by `downloads`, telling the runtime's pacing through `wants`.
+    pub fn new(app: AppHandle, live: LiveBrowsers, downloads: DownloadPolicy, wants: PaintWants) -> Self {
         Self {
             app,
             live,
             downloads,
+            wants,
             channels: Mutex::new(HashMap::new()),
             version: Arc::new(Mutex::new(None)),
             learning: Arc::new(AtomicBool::new(false)),
@@ -384,7 +389,8 @@ impl Guests for AppGuests {
                     tracing::debug!(error = %e, "camera not moved to the activated node");
                 }
             }
-            rt.focus = Some(node);
+            rt.focus = Some(node.clone());
+            rt.bring_to_front(node);
             let _ = browser.set_focus(true);
             rt.request_redraw();
         });
@@ -394,9 +400,27 @@ impl Guests for AppGuests {
     }
 
     fn focus_page(&self, id: &GuestId) {
-        let Some((_, browser)) = self.find(id) else { return };
+        let Some((tab, browser)) = self.find(id) else { return };
         if let Err(e) = browser.set_focus(true) {
             tracing::debug!(error = %e, "the new page was not given focus");
+        }
+        // A new foreground tab is the front one (headless the others hide, as tabs do).
+        if let Err(e) = self.app.call(CALL_TIMEOUT, move |rt| rt.bring_to_front(tab.node)) {
+            tracing::debug!(error = %e, "the new page was not brought to front");
+        }
+    }
+
+    fn paint_for_client(&self, id: &GuestId) {
+        let Some((_, browser)) = self.find(id) else { return };
+        self.wants.paint_for(browser.id());
+        show_now(&browser);
+    }
+
+    fn emulate_focus(&self, id: &GuestId, on: bool) {
+        let Some((_, browser)) = self.find(id) else { return };
+        self.wants.emulate_focus(browser.id(), on);
+        if on {
+            show_now(&browser);
         }
     }
 
@@ -460,11 +484,12 @@ impl CdpServers {
         app: AppHandle,
         live: LiveBrowsers,
         downloads: DownloadPolicy,
+        wants: PaintWants,
         data_dir: &Path,
         facade: bool,
     ) -> Result<Self, CdpServersError> {
         let token = Token::generate()?;
-        let guests: Arc<dyn Guests> = Arc::new(AppGuests::new(app, live.clone(), downloads));
+        let guests: Arc<dyn Guests> = Arc::new(AppGuests::new(app, live.clone(), downloads, wants));
         let facade = match facade {
             true => Some(
                 Facade::start(FacadeConfig::from_env(), token.clone(), guests.clone())

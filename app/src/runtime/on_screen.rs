@@ -2,9 +2,16 @@
 //! the nodes on screen.
 //!
 //! The window tells the runtime which part of the canvas it shows
-//! ([`Runtime::set_on_screen`]); headless there is no view and every shown
-//! tab runs at full rate (shots and control planes see every page live). With a
-//! view:
+//! ([`Runtime::set_on_screen`]). Headless there is no view and nobody looks
+//! at the canvas, so pages are tabs of one browser window, as in Chromium: the
+//! front page (the one a client last brought to front or opened in the
+//! foreground) is visible and the other shown tabs are hidden, unless an
+//! agent's tool operations are driving one, a CDP client needs it painted (a
+//! screenshot or screencast: Chromium cannot shoot a hidden tab, the facade
+//! shows it for the shot) or emulates focus in it (as Playwright does: Chromium
+//! keeps such a page visible), or it is still loading (a restore's pages load
+//! at full speed, as a tab being opened does). A canvas shot keeps every page live
+//! ([`Runtime::keep_pages_live`]). With a view:
 //! - a page paints at a [`Pace`]: full rate when it is on screen and big
 //!   enough to read, a few frames a second when it is on screen but too small
 //!   to read (the engine's windowless frame rate, so animations and
@@ -17,13 +24,20 @@
 //!   pans to its node, which shows it, as it shows the tab in Chromium);
 //! - a page a CDP client or an agent is driving keeps its full rate and stays
 //!   visible wherever it is (screenshots, screencasts and waits for animation
-//!   frames must not stop because the person looks elsewhere);
+//!   frames must not stop because the person looks elsewhere). Pages on
+//!   screen all stay visible, as windows side by side do: hiding the ones the
+//!   person watches but did not focus would stop them painting;
 //! - output of an off-screen terminal and frames of an off-screen page ask for
 //!   no redraw (and off-screen frames are not uploaded): the next frame that
 //!   shows them takes their latest state.
 
+use super::engine::Browser;
 use super::Runtime;
 use crate::model::{NodeId, Rect, TabAddress};
+use cef_bridge::BrowserId;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How recently a page must have been sent a DevTools command to count as
@@ -78,6 +92,26 @@ impl OnScreen {
     }
 }
 
+/// How long a page a client needed painted (a screenshot, a screencast frame) stays shown.
+pub const PAINT_FOR: Duration = Duration::from_secs(10);
+
+/// What pacing weighs of one page besides where its node is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageUse {
+    /// It is its node's shown tab.
+    pub shown: bool,
+    /// Sent DevTools commands lately, by anyone (a CDP client or an agent).
+    pub driven: bool,
+    /// Sent the app's own commands lately (an agent's tool operations).
+    pub tool_driven: bool,
+    /// A CDP client needs it painted: a screenshot or screencast lately, or focus emulation on.
+    pub wanted: bool,
+    /// Headless: its node is the front one (brought to front, opened in the foreground).
+    pub front: bool,
+    /// Loading, or not loaded yet.
+    pub loading: bool,
+}
+
 /// How often a page paints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pace {
@@ -100,20 +134,72 @@ impl Pace {
     }
 
     /// The pace of a page in a node at `rect`: `view` is what the window
-    /// shows (none headless), `shown` whether the page is its node's shown
-    /// tab, `driven` whether a client drives it.
-    pub fn of(view: Option<&OnScreen>, rect: &Rect, shown: bool, driven: bool) -> Pace {
+    /// shows (none headless), `page` how it is used (see the module doc).
+    pub fn of(view: Option<&OnScreen>, rect: &Rect, page: PageUse) -> Pace {
         let Some(view) = view else {
-            return if shown || driven { Pace::Live } else { Pace::Away };
+            let needed = page.front || page.tool_driven || page.wanted || page.loading;
+            return if page.shown && needed { Pace::Live } else { Pace::Away };
         };
-        if driven {
+        if page.driven || page.wanted {
             Pace::Live
-        } else if !shown || !view.near(rect) {
+        } else if !page.shown || !view.near(rect) {
             Pace::Away
         } else if !view.readable(rect) {
             Pace::Glance
         } else {
             Pace::Live
+        }
+    }
+}
+
+/// Pages CDP clients need painted, told from the facade's thread
+/// ([`cdp_facade::Guests::paint_for_client`], [`cdp_facade::Guests::emulate_focus`]).
+#[derive(Debug, Clone, Default)]
+pub struct PaintWants(Arc<Mutex<HashMap<BrowserId, PaintWant>>>);
+
+#[derive(Debug, Default)]
+struct PaintWant {
+    /// Clients emulating focus in the page.
+    emulating: u32,
+    /// Shown until then for a screenshot or screencast.
+    until: Option<Instant>,
+}
+
+impl PaintWants {
+    /// A client needs the page painted for the next [`PAINT_FOR`].
+    pub fn paint_for(&self, id: BrowserId) {
+        self.0.lock().entry(id).or_default().until = Some(Instant::now() + PAINT_FOR);
+    }
+
+    /// One more client emulates focus in the page (`on`), or one fewer.
+    pub fn emulate_focus(&self, id: BrowserId, on: bool) {
+        let mut wants = self.0.lock();
+        let want = wants.entry(id).or_default();
+        want.emulating = if on { want.emulating + 1 } else { want.emulating.saturating_sub(1) };
+    }
+
+    /// Whether a client needs the page painted now.
+    pub fn wanted(&self, id: BrowserId) -> bool {
+        self.0.lock().get(&id).is_some_and(|w| w.emulating > 0 || w.until.is_some_and(|t| Instant::now() < t))
+    }
+
+    /// Forgets what is no longer wanted, and pages that are gone.
+    fn prune(&self, live: impl Fn(BrowserId) -> bool) {
+        let now = Instant::now();
+        self.0.lock().retain(|id, w| live(*id) && (w.emulating > 0 || w.until.is_some_and(|t| now < t)));
+    }
+}
+
+/// Shows a page hidden as a background tab at once, from any thread, so the
+/// command about to need its frames or input (a client's screenshot, an
+/// agent's click) finds it painting; pacing agrees on its next pass (within
+/// [`PACE_EVERY`]), since such a page is then wanted or driven.
+pub(crate) fn show_now(browser: &Browser) {
+    if browser.is_hidden() {
+        if let Err(e) = browser.set_hidden(false) {
+            tracing::debug!(error = %e, "the page was not shown for its user");
+        } else {
+            let _ = browser.invalidate();
         }
     }
 }
@@ -125,6 +211,12 @@ pub struct Pacing {
     pub(crate) view: Option<OnScreen>,
     /// When pacing last ran.
     last: Option<Instant>,
+    /// Headless: the node a client last brought to front or opened in the foreground.
+    front: Option<NodeId>,
+    /// Every shown page live headless (a canvas shot paints them all).
+    all_live: bool,
+    /// Pages CDP clients need painted.
+    pub(crate) wants: PaintWants,
 }
 
 impl Runtime {
@@ -134,6 +226,27 @@ impl Runtime {
             self.pacing.view = view;
             self.pace_pages();
         }
+    }
+
+    /// Makes `node` the front one, as a tab brought to front is in Chromium
+    /// (headless its page is the visible one; see the module doc).
+    pub fn bring_to_front(&mut self, node: NodeId) {
+        if self.pacing.front.as_ref() != Some(&node) {
+            self.pacing.front = Some(node);
+            self.pace_pages();
+        }
+    }
+
+    /// Keeps every shown page live headless (`true`, for a canvas shot) or
+    /// paces them as tabs of one window (`false`, the default).
+    pub fn keep_pages_live(&mut self, live: bool) {
+        self.pacing.all_live = live;
+        self.pace_pages();
+    }
+
+    /// The pages CDP clients need painted, for the facade's thread.
+    pub fn paint_wants(&self) -> PaintWants {
+        self.pacing.wants.clone()
     }
 
     /// Whether a node is on screen (always, without a view).
@@ -167,11 +280,23 @@ impl Runtime {
         self.pacing.last = Some(Instant::now());
         let out_of_view = self.terminals.live_nodes().filter(|id| !self.on_screen(id)).cloned().collect();
         self.terminals.out_of_view.set(out_of_view);
+        self.pacing.wants.prune(|id| self.browsers.tab_of(id).is_some());
         let Some(project) = self.workspace.active() else { return };
+        let front = self.pacing.front.as_ref().or(self.focus.as_ref());
         for (tab, b) in self.browsers.iter() {
             let Some(node) = project.node(&tab.node) else { continue };
-            let driven = b.devtools().driven_within(DRIVEN_WITHIN);
-            let pace = Pace::of(self.pacing.view.as_ref(), &node.rect, self.browsers.is_shown(tab), driven);
+            let devtools = b.devtools();
+            let page = PageUse {
+                shown: self.browsers.is_shown(tab),
+                driven: devtools.driven_within(DRIVEN_WITHIN),
+                tool_driven: devtools.own_driven_within(DRIVEN_WITHIN),
+                wanted: self.pacing.wants.wanted(b.id()),
+                // A canvas shot paints every page: each counts as the front one.
+                front: self.pacing.all_live || front == Some(&tab.node),
+                loading: !self.browsers.done_loading(b),
+            };
+            let pace = Pace::of(self.pacing.view.as_ref(), &node.rect, page);
+            tracing::trace!(%tab, ?page, ?pace, "page use");
             let hidden = pace == Pace::Away;
             if b.is_hidden() != hidden {
                 tracing::debug!(%tab, hidden, "page visibility");
@@ -210,30 +335,80 @@ mod tests {
         Rect { x, y, w, h }
     }
 
+    /// A shown tab nobody uses, and the same with one use set.
+    fn idle() -> PageUse {
+        PageUse { shown: true, ..PageUse::default() }
+    }
+
     #[test]
     fn pages_are_paced_by_where_and_how_big_they_are() {
         let v = view();
         let page = rect(100.0, 100.0, 800.0, 600.0);
-        assert_eq!(Pace::of(None, &page, true, false), Pace::Live, "headless: every shown tab live");
-        assert_eq!(Pace::of(None, &page, false, false), Pace::Away, "headless: a background tab is one");
-        assert_eq!(Pace::of(None, &page, false, true), Pace::Live, "unless a client drives it");
-        assert_eq!(Pace::of(Some(&v), &page, true, false), Pace::Live);
-        assert_eq!(Pace::of(Some(&v), &page, false, false), Pace::Away, "a tab not shown");
+        let hidden_tab = PageUse { shown: false, ..idle() };
+        let driven = PageUse { driven: true, ..idle() };
+        assert_eq!(Pace::of(Some(&v), &page, idle()), Pace::Live);
+        assert_eq!(Pace::of(Some(&v), &page, hidden_tab), Pace::Away, "a tab not shown");
         let far = rect(10_000.0, 0.0, 800.0, 600.0);
-        assert_eq!(Pace::of(Some(&v), &far, true, false), Pace::Away);
-        assert_eq!(Pace::of(Some(&v), &far, true, true), Pace::Live, "driven pages keep their rate");
-        assert_eq!(Pace::of(Some(&v), &page, false, true), Pace::Live);
+        assert_eq!(Pace::of(Some(&v), &far, idle()), Pace::Away);
+        assert_eq!(Pace::of(Some(&v), &far, driven), Pace::Live, "driven pages keep their rate");
+        assert_eq!(Pace::of(Some(&v), &far, PageUse { wanted: true, ..idle() }), Pace::Live, "a client needs frames");
+        assert_eq!(Pace::of(Some(&v), &page, PageUse { shown: false, ..driven }), Pace::Live);
+        assert_eq!(
+            Pace::of(Some(&v), &far, PageUse { front: true, ..idle() }),
+            Pace::Away,
+            "front counts headless only"
+        );
         // Just past the right edge: kept live so a pan does not reveal a slow page.
         let beside = rect(1700.0, 0.0, 800.0, 600.0);
-        assert_eq!(Pace::of(Some(&v), &beside, true, false), Pace::Live);
+        assert_eq!(Pace::of(Some(&v), &beside, idle()), Pace::Live);
         let small = rect(100.0, 100.0, 150.0, 100.0);
-        assert_eq!(Pace::of(Some(&v), &small, true, false), Pace::Glance, "too small to read");
+        assert_eq!(Pace::of(Some(&v), &small, idle()), Pace::Glance, "too small to read");
         let zoomed_out = OnScreen::new(rect(0.0, 0.0, 8000.0, 5000.0), 0.2);
-        assert_eq!(Pace::of(Some(&zoomed_out), &page, true, false), Pace::Glance, "zoomed too far out");
-        assert_eq!(Pace::of(Some(&OnScreen::nothing()), &page, true, false), Pace::Away, "the window is covered");
+        assert_eq!(Pace::of(Some(&zoomed_out), &page, idle()), Pace::Glance, "zoomed too far out");
+        assert_eq!(Pace::of(Some(&OnScreen::nothing()), &page, idle()), Pace::Away, "the window is covered");
         assert!(!OnScreen::nothing().shows(&page));
         assert!(Pace::Live.fps() > Pace::Glance.fps() && Pace::Glance.fps() > Pace::Away.fps());
         assert_eq!(Pace::Away.fps(), 1);
+    }
+
+    #[test]
+    fn headless_pages_are_tabs_of_one_window() {
+        let page = rect(100.0, 100.0, 800.0, 600.0);
+        assert_eq!(Pace::of(None, &page, idle()), Pace::Away, "a settled page nobody uses is a background tab");
+        assert_eq!(
+            Pace::of(None, &page, PageUse { driven: true, ..idle() }),
+            Pace::Away,
+            "a CDP client's commands alone"
+        );
+        for (what, used) in [
+            ("the front page", PageUse { front: true, ..idle() }),
+            ("an agent's tool operations", PageUse { tool_driven: true, driven: true, ..idle() }),
+            ("a client needs frames", PageUse { wanted: true, ..idle() }),
+            ("still loading", PageUse { loading: true, ..idle() }),
+        ] {
+            assert_eq!(Pace::of(None, &page, used), Pace::Live, "{what}");
+            assert_eq!(Pace::of(None, &page, PageUse { shown: false, ..used }), Pace::Away, "{what}, a tab not shown");
+        }
+    }
+
+    #[test]
+    fn paint_wants_last_a_while_and_focus_emulation_while_any_client_has_it_on() {
+        let wants = PaintWants::default();
+        let (a, b) = (BrowserId(1), BrowserId(2));
+        assert!(!wants.wanted(a));
+        wants.paint_for(a);
+        assert!(wants.wanted(a) && !wants.wanted(b));
+        wants.emulate_focus(b, true);
+        wants.emulate_focus(b, true);
+        wants.emulate_focus(b, false);
+        assert!(wants.wanted(b), "one client still emulates focus");
+        wants.emulate_focus(b, false);
+        wants.emulate_focus(b, false);
+        assert!(!wants.wanted(b), "none does; an extra off does not count below zero");
+        wants.emulate_focus(b, true);
+        assert!(wants.wanted(b));
+        wants.prune(|id| id != b);
+        assert!(wants.wanted(a) && !wants.wanted(b), "a page that is gone is forgotten");
     }
 
     #[test]
@@ -242,8 +417,8 @@ mod tests {
         let kind = NodeKind::browser("https://example.com/").unwrap();
         let id = ctx.add(kind, "Example", (0.0, 0.0, 800.0, 600.0));
         let page = ctx.page_of(id.as_str()).expect("a page");
-        ctx.rt.pace_pages();
-        assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "no view: full rate");
+        ctx.rt.set_on_screen(Some(view()));
+        assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "in view: full rate");
         assert!(!page.is_hidden());
         ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
         assert_eq!(page.frame_rate(), 1, "out of view");
@@ -266,6 +441,56 @@ mod tests {
         ctx.rt.pace_pages();
         assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "driven");
         assert!(!page.is_hidden(), "a driven page stays visible");
+    }
+
+    /// A fake page that finished loading, as the engine reports it.
+    fn settle(ctx: &mut crate::runtime::test_context::TestContext, page: &crate::runtime::test_context::FakeBrowser) {
+        page.report(cef_bridge::BrowserEvent::LoadFinished { id: page.browser_id(), http_status: 200 });
+        ctx.rt.tick();
+    }
+
+    #[test]
+    fn headless_the_front_page_is_visible_and_the_others_are_background_tabs() {
+        let mut ctx = crate::runtime::test_context::TestContext::new();
+        let kind = NodeKind::browser("https://example.com/").unwrap();
+        let a = ctx.add(kind.clone(), "A", (0.0, 0.0, 800.0, 600.0));
+        let b = ctx.add(kind, "B", (900.0, 0.0, 800.0, 600.0));
+        let (pa, pb) = (ctx.page_of(a.as_str()).expect("a page"), ctx.page_of(b.as_str()).expect("b page"));
+        ctx.rt.pace_pages();
+        assert!(!pa.is_hidden() && !pb.is_hidden(), "live until each loaded");
+        settle(&mut ctx, &pa);
+        settle(&mut ctx, &pb);
+        ctx.rt.pace_pages();
+        assert!(pa.is_hidden() && pb.is_hidden(), "nobody looks at a headless canvas");
+        ctx.rt.bring_to_front(a.clone());
+        assert!(!pa.is_hidden() && pb.is_hidden(), "the front page only");
+        ctx.rt.bring_to_front(b.clone());
+        assert!(pa.is_hidden() && !pb.is_hidden(), "as a tab brought to front");
+        ctx.rt.paint_wants().paint_for(pa.browser_id());
+        ctx.rt.pace_pages();
+        assert!(!pa.is_hidden(), "shown for a client's screenshot");
+        let mut ctx2 = crate::runtime::test_context::TestContext::new();
+        let kind = NodeKind::browser("https://example.com/").unwrap();
+        let c = ctx2.add(kind, "C", (0.0, 0.0, 800.0, 600.0));
+        let pc = ctx2.page_of(c.as_str()).expect("c page");
+        settle(&mut ctx2, &pc);
+        ctx2.rt.pace_pages();
+        assert!(pc.is_hidden());
+        pc.devtools().send_text(r#"{"id":1073741824,"method":"Runtime.evaluate"}"#).expect("sent");
+        ctx2.rt.pace_pages();
+        assert!(pc.is_hidden(), "a CDP client's commands keep a background tab hidden, as in Chromium");
+        let _pending = pc.devtools().request("Runtime.evaluate", serde_json::json!({"expression": "1"}), None);
+        ctx2.rt.pace_pages();
+        assert!(!pc.is_hidden(), "an agent's tool operation shows it");
+        let mut ctx3 = crate::runtime::test_context::TestContext::new();
+        let kind = NodeKind::browser("https://example.com/").unwrap();
+        let d = ctx3.add(kind, "D", (0.0, 0.0, 800.0, 600.0));
+        let pd = ctx3.page_of(d.as_str()).expect("d page");
+        settle(&mut ctx3, &pd);
+        ctx3.rt.pace_pages();
+        assert!(pd.is_hidden());
+        ctx3.rt.keep_pages_live(true);
+        assert!(!pd.is_hidden(), "a canvas shot keeps every page live");
     }
 
     #[test]

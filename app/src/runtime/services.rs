@@ -136,6 +136,7 @@ pub fn start_services(rt: &mut Runtime, opts: &ServiceOptions) -> Result<Service
         rt.handle(),
         rt.browsers.live(),
         rt.download_policy(),
+        rt.paint_wants(),
         &data_dir,
         CdpServers::facade_wanted(opts.cdp, &dir),
     )?;

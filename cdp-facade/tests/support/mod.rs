@@ -321,6 +321,10 @@ pub struct FakeGuests {
     pub activated: Mutex<Vec<GuestId>>,
     /// Guests whose page was given focus through `focus_page`.
     pub page_focused: Mutex<Vec<GuestId>>,
+    /// Guests a client needed painted (`paint_for_client`), in order.
+    pub painted_for: Mutex<Vec<GuestId>>,
+    /// Every focus emulation change: guest and on.
+    pub focus_emulation: Mutex<Vec<(GuestId, bool)>>,
     /// Guests whose page shows a JavaScript dialog now.
     pub dialogs: Mutex<HashSet<GuestId>>,
     /// Every dialog answer: guest, accept, prompt text.
@@ -434,6 +438,14 @@ impl Guests for FakeGuests {
 
     fn focus_page(&self, id: &GuestId) {
         self.page_focused.lock().unwrap().push(id.clone());
+    }
+
+    fn paint_for_client(&self, id: &GuestId) {
+        self.painted_for.lock().unwrap().push(id.clone());
+    }
+
+    fn emulate_focus(&self, id: &GuestId, on: bool) {
+        self.focus_emulation.lock().unwrap().push((id.clone(), on));
     }
 
     fn normalize_url(&self, raw: &str) -> Result<String, GuestError> {

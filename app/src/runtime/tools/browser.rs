@@ -164,6 +164,8 @@ fn target(ctx: &OpContext, node_id: &str) -> Result<Target, ToolError> {
     };
     let (node, handle, live) = lookup()?;
     if let Some(handle) = handle {
+        // A background tab takes no input and paints no frame: show it for the operation.
+        crate::runtime::on_screen::show_now(&handle);
         return Ok(Target { handle, node });
     }
     let started = live
