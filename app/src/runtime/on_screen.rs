@@ -469,28 +469,37 @@ mod tests {
         ctx.rt.paint_wants().paint_for(pa.browser_id());
         ctx.rt.pace_pages();
         assert!(!pa.is_hidden(), "shown for a client's screenshot");
-        let mut ctx2 = crate::runtime::test_context::TestContext::new();
+    }
+
+    /// A headless runtime with one loaded page, hidden as a background tab.
+    fn one_background_tab(
+    ) -> (crate::runtime::test_context::TestContext, Arc<crate::runtime::test_context::FakeBrowser>) {
+        let mut ctx = crate::runtime::test_context::TestContext::new();
         let kind = NodeKind::browser("https://example.com/").unwrap();
-        let c = ctx2.add(kind, "C", (0.0, 0.0, 800.0, 600.0));
-        let pc = ctx2.page_of(c.as_str()).expect("c page");
-        settle(&mut ctx2, &pc);
-        ctx2.rt.pace_pages();
-        assert!(pc.is_hidden());
-        pc.devtools().send_text(r#"{"id":1073741824,"method":"Runtime.evaluate"}"#).expect("sent");
-        ctx2.rt.pace_pages();
-        assert!(pc.is_hidden(), "a CDP client's commands keep a background tab hidden, as in Chromium");
-        let _pending = pc.devtools().request("Runtime.evaluate", serde_json::json!({"expression": "1"}), None);
-        ctx2.rt.pace_pages();
-        assert!(!pc.is_hidden(), "an agent's tool operation shows it");
-        let mut ctx3 = crate::runtime::test_context::TestContext::new();
-        let kind = NodeKind::browser("https://example.com/").unwrap();
-        let d = ctx3.add(kind, "D", (0.0, 0.0, 800.0, 600.0));
-        let pd = ctx3.page_of(d.as_str()).expect("d page");
-        settle(&mut ctx3, &pd);
-        ctx3.rt.pace_pages();
-        assert!(pd.is_hidden());
-        ctx3.rt.keep_pages_live(true);
-        assert!(!pd.is_hidden(), "a canvas shot keeps every page live");
+        let id = ctx.add(kind, "Page", (0.0, 0.0, 800.0, 600.0));
+        let page = ctx.page_of(id.as_str()).expect("a page");
+        settle(&mut ctx, &page);
+        ctx.rt.pace_pages();
+        assert!(page.is_hidden());
+        (ctx, page)
+    }
+
+    #[test]
+    fn headless_an_agents_operations_show_a_background_tab_and_a_cdp_clients_commands_do_not() {
+        let (mut ctx, page) = one_background_tab();
+        page.devtools().send_text(r#"{"id":1073741824,"method":"Runtime.evaluate"}"#).expect("sent");
+        ctx.rt.pace_pages();
+        assert!(page.is_hidden(), "a CDP client's commands keep a background tab hidden, as in Chromium");
+        let _pending = page.devtools().request("Runtime.evaluate", serde_json::json!({"expression": "1"}), None);
+        ctx.rt.pace_pages();
+        assert!(!page.is_hidden(), "an agent's tool operation shows it");
+    }
+
+    #[test]
+    fn a_canvas_shot_keeps_every_page_live() {
+        let (mut ctx, page) = one_background_tab();
+        ctx.rt.keep_pages_live(true);
+        assert!(!page.is_hidden());
     }
 
     #[test]
