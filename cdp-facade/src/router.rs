@@ -449,7 +449,6 @@ impl Router {
         true
     }
 
-    /// Ends the subscription to a guest; with `tidy`, first releases its child sessions and page-level auto-attach.
     /// Records whether this client emulates focus in `guest`, telling the app on a change.
     fn focus_emulated(&mut self, guest: &GuestId, on: bool) {
         let Some(link) = self.links.get_mut(guest) else { return };
@@ -459,6 +458,7 @@ impl Router {
         }
     }
 
+    /// Ends the subscription to a guest; with `tidy`, first releases its child sessions and page-level auto-attach.
     fn unlink(&mut self, guest: &GuestId, tidy: bool) {
         if tidy {
             for child in self.sessions.children_of(guest) {

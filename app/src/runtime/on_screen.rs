@@ -165,6 +165,13 @@ struct PaintWant {
     until: Option<Instant>,
 }
 
+impl PaintWant {
+    /// Whether it still asks for paint at `now`.
+    fn active(&self, now: Instant) -> bool {
+        self.emulating > 0 || self.until.is_some_and(|t| now < t)
+    }
+}
+
 impl PaintWants {
     /// A client needs the page painted for the next [`PAINT_FOR`].
     pub fn paint_for(&self, id: BrowserId) {
@@ -180,13 +187,13 @@ impl PaintWants {
 
     /// Whether a client needs the page painted now.
     pub fn wanted(&self, id: BrowserId) -> bool {
-        self.0.lock().get(&id).is_some_and(|w| w.emulating > 0 || w.until.is_some_and(|t| Instant::now() < t))
+        self.0.lock().get(&id).is_some_and(|w| w.active(Instant::now()))
     }
 
     /// Forgets what is no longer wanted, and pages that are gone.
     fn prune(&self, live: impl Fn(BrowserId) -> bool) {
         let now = Instant::now();
-        self.0.lock().retain(|id, w| live(*id) && (w.emulating > 0 || w.until.is_some_and(|t| now < t)));
+        self.0.lock().retain(|id, w| live(*id) && w.active(now));
     }
 }
 
@@ -296,7 +303,6 @@ impl Runtime {
                 loading: !self.browsers.done_loading(b),
             };
             let pace = Pace::of(self.pacing.view.as_ref(), &node.rect, page);
-            tracing::trace!(%tab, ?page, ?pace, "page use");
             let hidden = pace == Pace::Away;
             if b.is_hidden() != hidden {
                 tracing::debug!(%tab, hidden, "page visibility");
