@@ -1991,18 +1991,7 @@ fn copy_cut_and_paste_inside_a_page_use_the_desktop_clipboard() {
           i.addEventListener('input', () => document.title = 'field [' + i.value + '] pastes ' + pastes);</script>\
         </body></html>";
     let PageWindow { app, display, folder, body: (x0, y0, ..), _dir, .. } = page_window(page, "clipboard-page", 460.0);
-    let wait_clipboard = |want: &str| {
-        let end = Instant::now() + Duration::from_secs(20);
-        let mut last = None;
-        while Instant::now() < end {
-            last = display.clipboard();
-            if last.as_deref() == Some(want) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        panic!("the desktop clipboard holds {last:?}, not {want:?} (None: its owner never answered)");
-    };
+    let wait_clipboard = |want: &str| wait_for_clipboard(&display, want);
 
     // Copy: select the textarea's text and Ctrl+C; another program reads it.
     display.click_at(x0 + 100.0, y0 + 70.0);
@@ -2026,4 +2015,128 @@ fn copy_cut_and_paste_inside_a_page_use_the_desktop_clipboard() {
     let text = wait_for_layout(&folder, "field [] pastes 1", Duration::from_secs(30));
     assert!(text.contains("field [] pastes 1"), "Ctrl+X did not cut:\n{text}\n{}", app.log_tail());
     wait_clipboard("from the desktop");
+}
+
+/// Waits until another program reads `want` from the desktop clipboard (20 s).
+fn wait_for_clipboard(display: &Display, want: &str) {
+    let end = Instant::now() + Duration::from_secs(20);
+    let mut last = None;
+    while Instant::now() < end {
+        last = display.clipboard();
+        if last.as_deref() == Some(want) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    panic!("the desktop clipboard holds {last:?}, not {want:?} (None: its owner never answered)");
+}
+
+/// A right click in a page opens its context menu where the person clicked,
+/// with Chromium's entries for what is there: a link's address is copied to
+/// the desktop clipboard and the link opens in a new tab of the node; in a
+/// text field Cut and Paste use the desktop clipboard; Escape closes the
+/// page's menu and a click elsewhere closes it too, reaching nothing.
+#[test]
+fn a_pages_context_menu_copies_pastes_and_opens_links_in_new_tabs() {
+    use cef_bridge::{ContextMenu, EditState, MenuTarget};
+    use termsprawl::window::page_menu::PageMenu;
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    need("xclip");
+    let page = "<html><head><title>ready</title></head><body style='margin:0;background:#e020c0;height:100vh'>\
+        <a id='l' href='/next-page' style='position:absolute;left:40px;top:40px;font-size:24px'>the next page</a>\
+        <textarea id='t' style='position:absolute;left:40px;top:300px;width:300px;height:60px;font-size:20px'>words from the page</textarea>\
+        <script>const t = document.getElementById('t'); let menus = 0, clicks = 0;\
+          const show = () => document.title = 'field [' + t.value + '] menus ' + menus + ' clicks ' + clicks;\
+          document.addEventListener('contextmenu', () => menus++);\
+          document.addEventListener('click', () => { clicks++; show(); });\
+          t.addEventListener('input', show);</script>\
+        </body></html>";
+    let PageWindow { mut app, display, folder, url, body: (x0, y0, x1, y1), _dir } =
+        page_window(page, "menu-page", 460.0);
+    let body = canvas_render::Rect::new(x0 as f32, y0 as f32, (x1 - x0) as f32, (y1 - y0) as f32);
+    let view = ((x1 - x0) as u32, (y1 - y0) as u32);
+    let screen = (SCREEN.0 as f32, SCREEN.1 as f32);
+    // Where the window lays a menu out: the same layout code, for the same entries at the same point.
+    let open_menu = |app: &mut App, at: (f64, f64), target: MenuTarget, name: &str| {
+        display.xdotool(&["mousemove", &format!("{}", at.0.round()), &format!("{}", at.1.round())]);
+        display.xdotool(&["click", "3"]);
+        let menu = ContextMenu::new((at.0 - x0).round() as i32, (at.1 - y0).round() as i32, target);
+        let layout = PageMenu::new(menu).layout(body, view, screen);
+        let p = layout.panel;
+        let panel = ((p.x + 6.0) as u32, (p.y + 6.0) as u32, (p.x + p.w - 6.0) as u32, (p.y + p.h - 6.0) as u32);
+        let shown = wait_for_screen(&display, app, Duration::from_secs(30), |s| s.share(panel, PAGE_RGB, 6) < 0.05);
+        let picture = save_failure(&shown, name);
+        assert!(
+            shown.share(panel, PAGE_RGB, 6) < 0.05,
+            "no menu drawn where the page was right-clicked (screenshot: {picture:?})\n{}",
+            app.log_tail()
+        );
+        (layout, panel)
+    };
+    let click_row = |layout: &termsprawl::window::page_menu::Layout, row: usize| {
+        let r = layout.rows[row].1;
+        display.click_at(f64::from(r.x + r.w / 2.0), f64::from(r.y + r.h / 2.0));
+    };
+    let link = |u: &str| MenuTarget { link_url: Some(u.into()), ..Default::default() };
+    let next = format!("{}/next-page", url.trim_end_matches('/'));
+
+    // On the link: Copy link address puts the link's full address on the desktop clipboard.
+    let (layout, _) = open_menu(&mut app, (x0 + 60.0, y0 + 52.0), link(&next), "menu-link");
+    click_row(&layout, 1);
+    wait_for_clipboard(&display, &next);
+
+    // Open link in new tab: a second tab of the node, the page being read staying in front.
+    let (layout, _) = open_menu(&mut app, (x0 + 60.0, y0 + 52.0), link(&next), "menu-link-tab");
+    click_row(&layout, 0);
+    let text = wait_for_layout(&folder, "next-page", Duration::from_secs(30));
+    assert!(text.contains("next-page"), "no tab opened for the link:\n{text}\n{}", app.log_tail());
+
+    // In the text field, all selected: Cut empties it onto the clipboard.
+    let field = (x0 + 150.0, y0 + 330.0);
+    display.click_at(field.0, field.1);
+    display.focus_window_under_pointer();
+    display.xdotool(&["key", "ctrl+a"]);
+    let editing = MenuTarget { editable: true, edit: EditState::default(), ..Default::default() };
+    let (layout, _) = open_menu(&mut app, field, editing.clone(), "menu-field");
+    click_row(&layout, 2); // Undo, Redo | Cut, Copy, Paste, Delete | Select all
+    let text = wait_for_layout(&folder, "field [] menus 3 clicks 1", Duration::from_secs(30));
+    assert!(text.contains("field [] menus 3 clicks 1"), "Cut did not empty the field:\n{text}\n{}", app.log_tail());
+    wait_for_clipboard(&display, "words from the page");
+
+    // Paste: what another program put on the clipboard goes into the field.
+    display.set_clipboard("from the desktop");
+    let (layout, _) = open_menu(&mut app, field, editing, "menu-paste");
+    click_row(&layout, 4);
+    let text = wait_for_layout(&folder, "field [from the desktop] menus 4 clicks 1", Duration::from_secs(30));
+    assert!(
+        text.contains("field [from the desktop] menus 4 clicks 1"),
+        "Paste did not fill the field:\n{text}\n{}",
+        app.log_tail()
+    );
+
+    // On the page: Escape closes the menu, and so does a click elsewhere, which reaches nothing.
+    let gone = |app: &mut App, panel, name: &str| {
+        let shot = wait_for_screen(&display, app, Duration::from_secs(30), |s| s.share(panel, PAGE_RGB, 6) > 0.9);
+        assert!(
+            shot.share(panel, PAGE_RGB, 6) > 0.9,
+            "the menu stayed open (screenshot: {:?})\n{}",
+            save_failure(&shot, name),
+            app.log_tail()
+        );
+    };
+    let page_menu = MenuTarget::default();
+    let (_, panel) = open_menu(&mut app, (x0 + 500.0, y0 + 100.0), page_menu.clone(), "menu-page-open");
+    display.focus_window_under_pointer();
+    display.xdotool(&["key", "Escape"]);
+    gone(&mut app, panel, "menu-escape");
+    let (_, panel) = open_menu(&mut app, (x0 + 500.0, y0 + 100.0), page_menu, "menu-page-again");
+    display.click_at(x0 + 150.0, y0 + 200.0);
+    gone(&mut app, panel, "menu-click-away");
+    // The click that closed the menu never reached the page: the next one is its second.
+    display.click_at(x0 + 150.0, y0 + 200.0);
+    let text = wait_for_layout(&folder, "menus 6 clicks 2", Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(800));
+    let text = std::fs::read_to_string(folder.join(".termsprawl").join("canvas.json")).unwrap_or(text);
+    assert!(text.contains("menus 6 clicks 2"), "the click that closed the menu reached the page:\n{text}");
+    assert!(app.still_running(), "the app died:\n{}", app.log_tail());
 }

@@ -7,7 +7,10 @@ use crate::input::{self, ButtonsHeld, KeyEventKind, KeyInput, Modifiers, MouseBu
 use crate::pump::Pump;
 use crate::ui_thread::run_on_ui;
 use crate::url_policy;
-use cef::{sys, ImplBrowser, ImplBrowserHost, ImplFileDialogCallback, ImplFrame, ImplJsdialogCallback};
+use cef::{
+    sys, ImplBrowser, ImplBrowserHost, ImplFileDialogCallback, ImplFrame, ImplJsdialogCallback,
+    ImplRunContextMenuCallback,
+};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
@@ -46,6 +49,12 @@ pub enum BrowserError {
     /// An answer to a file chooser when none is open.
     #[error("no file chooser is open")]
     NoFileChooser,
+    /// An answer to a context menu when none is open.
+    #[error("no context menu is open")]
+    NoContextMenu,
+    /// A command the open context menu does not offer (or offers disabled).
+    #[error("\"{}\" is not an entry of the open context menu", .0.label())]
+    NotInMenu(crate::MenuCommand),
 }
 
 /// The CEF objects this crate keeps in state shared across threads.
@@ -65,6 +74,7 @@ mod sealed {
     impl Sealed for cef::Registration {}
     impl Sealed for cef::JsdialogCallback {}
     impl Sealed for cef::FileDialogCallback {}
+    impl Sealed for cef::RunContextMenuCallback {}
     impl Sealed for cef::RequestContext {}
 }
 
@@ -204,6 +214,8 @@ pub(crate) struct BrowserShared {
     pub(crate) dialog: Mutex<Option<PendingDialog>>,
     /// The file chooser waiting for the app's answer (one at a time per page).
     pub(crate) file_chooser: Mutex<Option<crate::file_chooser::PendingChooser>>,
+    /// The context menu waiting for the app's answer (one at a time per page, as CEF shows them).
+    pub(crate) context_menu: Mutex<Option<crate::context_menu::PendingMenu>>,
     /// The keyboard focus the app gave the page (none until it does): a browser
     /// still being created gets it, and CEF's own focus requests (it focuses a
     /// page it loads a URL in, unlike Chromium) are refused without it.
@@ -239,6 +251,7 @@ impl BrowserShared {
             scale: AtomicU32::new(1.0f32.to_bits()),
             dialog: Mutex::new(None),
             file_chooser: Mutex::new(None),
+            context_menu: Mutex::new(None),
             focused: AtomicBool::new(false),
         }
     }
@@ -592,6 +605,34 @@ impl BrowserHandle {
             None => pending.callback.0.cancel(),
         });
         Ok(())
+    }
+
+    /// The context menu the page opened, if one waits for an answer.
+    pub fn context_menu(&self) -> Option<crate::ContextMenu> {
+        self.shared.context_menu.lock().as_ref().map(|p| p.menu.clone())
+    }
+
+    /// Answers the open context menu: the page does what `command` says
+    /// (back, copy, paste…), or nothing with `None`. The app's own commands
+    /// (a link in a new tab, an address copied) close the menu and are the
+    /// caller's to carry out, with the address the returned menu holds.
+    /// A `ContextMenuClosed` event follows.
+    pub fn answer_context_menu(&self, command: Option<crate::MenuCommand>) -> Result<crate::ContextMenu, BrowserError> {
+        let pending = {
+            let mut slot = self.shared.context_menu.lock();
+            let open = slot.as_ref().ok_or(BrowserError::NoContextMenu)?;
+            if let Some(c) = command.filter(|c| !open.menu.offers(*c)) {
+                return Err(BrowserError::NotInMenu(c));
+            }
+            slot.take().ok_or(BrowserError::NoContextMenu)?
+        };
+        let id = command.and_then(crate::MenuCommand::cef_id);
+        let callback = pending.callback;
+        run_on_ui(move || match id {
+            Some(id) => callback.0.cont(id, cef::EventFlags::default()),
+            None => callback.0.cancel(),
+        });
+        Ok(pending.menu)
     }
 
     /// Closes the browser; a `Closed` event follows.

@@ -1,4 +1,4 @@
-//! Work-arounds for the two defects of cef-rs 132.3.2, in one place.
+//! Work-arounds for the defects of cef-rs 132.3.2, in one place.
 //!
 //! 1. `CefStringUtf8::from(&CefStringUtf16)` passes a NULL output pointer to
 //!    `cef_string_utf16_to_utf8` and segfaults. Every CEF string this crate
@@ -24,7 +24,14 @@
 //!    ([`patch_display_handler`], [`patch_request_handler`]); CEF skips NULL slots
 //!    and applies its default behaviour.
 //!
-//! Both are fixed upstream in cef-rs 134/135; this module disappears then.
+//! 3. Bit flags that CEF declares as C enums (a context menu's type and edit
+//!    state) are generated as Rust enums, and a combination of flags is no
+//!    variant: reading one through the wrappers is undefined behaviour. The
+//!    raw `run_context_menu` slot ([`patch_context_menu_handler`]) reads them
+//!    as the integers they are.
+//!
+//! The first two are fixed upstream in cef-rs 134/135; check the third when
+//! moving up, and this module disappears once all are.
 
 use crate::browser::{DEFAULT_FRAME_RATE, DEFAULT_POPUP_SIZE};
 use cef::rc::{Rc as _, RcImpl};
@@ -194,6 +201,132 @@ extern "C" fn raw_on_file_dialog<I: RawDialogHandler>(
             accept: borrowed_list(accept_filters),
         };
         i32::from(handler.file_chooser(id, chooser, callback))
+    }
+}
+
+/// What the raw context-menu slot asks of the handler it was installed on.
+pub(crate) trait RawContextMenuHandler {
+    /// A context menu of the browser with CEF id `browser`: true when the app
+    /// takes it (and will answer `callback`), false for CEF's default (none
+    /// for an off-screen view).
+    fn context_menu(
+        &self,
+        browser: Option<i32>,
+        menu: crate::ContextMenu,
+        callback: cef::RunContextMenuCallback,
+    ) -> bool;
+}
+
+/// Installs the raw `run_context_menu` slot on a context-menu handler: the
+/// generated wrappers read the params' bit flags (`get_type_flags`,
+/// `get_edit_state_flags`) as Rust enums, which a combination of flags is not
+/// (undefined behaviour); the raw slot reads them as the C integers they are.
+///
+/// # Safety
+/// `object` must be the context-menu handler's freshly created `RcImpl`.
+pub(crate) unsafe fn patch_context_menu_handler<I: RawContextMenuHandler>(
+    object: *mut RcImpl<sys::_cef_context_menu_handler_t, I>,
+) {
+    (*object).cef_object.run_context_menu = Some(raw_run_context_menu::<I>);
+}
+
+/// A params method that returns C flags or an enum, read as the integer it is.
+///
+/// # Safety
+/// `f` must be a slot of `params` returning a C enum (an `int`-sized value).
+unsafe fn flags_of<R>(
+    params: *mut sys::_cef_context_menu_params_t,
+    f: Option<unsafe extern "C" fn(*mut sys::_cef_context_menu_params_t) -> R>,
+) -> u32 {
+    const { assert!(std::mem::size_of::<R>() == std::mem::size_of::<u32>()) };
+    let Some(f) = f else { return 0 };
+    // SAFETY: a C enum is returned as an int; reading it as u32 gives every bit combination.
+    let f: unsafe extern "C" fn(*mut sys::_cef_context_menu_params_t) -> u32 = std::mem::transmute(f);
+    f(params)
+}
+
+/// A params method that returns a `cef_string_userfree_t`, decoded and freed.
+///
+/// # Safety
+/// `f` must be a slot of `params` returning a userfree string it hands over.
+unsafe fn userfree_of(
+    params: *mut sys::_cef_context_menu_params_t,
+    f: Option<unsafe extern "C" fn(*mut sys::_cef_context_menu_params_t) -> sys::cef_string_userfree_t>,
+) -> String {
+    let Some(f) = f else { return String::new() };
+    let s = f(params);
+    if s.is_null() {
+        return String::new();
+    }
+    let text = string_from_raw(s);
+    sys::cef_string_userfree_utf16_free(s);
+    text
+}
+
+extern "C" fn raw_run_context_menu<I: RawContextMenuHandler>(
+    this: *mut sys::_cef_context_menu_handler_t,
+    browser: *mut sys::_cef_browser_t,
+    frame: *mut sys::_cef_frame_t,
+    params: *mut sys::_cef_context_menu_params_t,
+    model: *mut sys::_cef_menu_model_t,
+    callback: *mut sys::_cef_run_context_menu_callback_t,
+) -> ::std::os::raw::c_int {
+    use sys::cef_context_menu_edit_state_flags_t as E;
+    use sys::cef_context_menu_type_flags_t as T;
+    // SAFETY: pointers come from CEF and are valid for this call (`this` is this
+    // slot's own handler); we own one reference of each ref-counted argument.
+    unsafe {
+        let handler = interface::<_, I>(this);
+        let id = browser_identifier(browser);
+        let history = |f: Option<unsafe extern "C" fn(*mut sys::_cef_browser_t) -> i32>| {
+            browser.as_ref().is_some() && f.is_some_and(|f| f(browser) != 0)
+        };
+        let (can_go_back, can_go_forward) = match browser.as_ref() {
+            Some(b) => (history(b.can_go_back), history(b.can_go_forward)),
+            None => (false, false),
+        };
+        let menu = params.as_ref().map(|p| {
+            let kind = flags_of(params, p.get_type_flags);
+            let edit = flags_of(params, p.get_edit_state_flags);
+            let media = flags_of(params, p.get_media_type);
+            let has = |flag: E| edit & flag as u32 != 0;
+            let link = userfree_of(params, p.get_link_url);
+            let source = userfree_of(params, p.get_source_url);
+            let image = media == sys::cef_context_menu_media_type_t::CM_MEDIATYPE_IMAGE as u32;
+            let target = crate::MenuTarget {
+                link_url: (kind & T::CM_TYPEFLAG_LINK as u32 != 0 && !link.is_empty()).then_some(link),
+                image_url: (image && !source.is_empty()).then_some(source),
+                selection: userfree_of(params, p.get_selection_text),
+                editable: kind & T::CM_TYPEFLAG_EDITABLE as u32 != 0,
+                edit: crate::EditState {
+                    undo: has(E::CM_EDITFLAG_CAN_UNDO),
+                    redo: has(E::CM_EDITFLAG_CAN_REDO),
+                    cut: has(E::CM_EDITFLAG_CAN_CUT),
+                    copy: has(E::CM_EDITFLAG_CAN_COPY),
+                    paste: has(E::CM_EDITFLAG_CAN_PASTE),
+                    delete: has(E::CM_EDITFLAG_CAN_DELETE),
+                    select_all: has(E::CM_EDITFLAG_CAN_SELECT_ALL),
+                },
+                can_go_back,
+                can_go_forward,
+            };
+            let x = p.get_xcoord.map_or(0, |f| f(params));
+            let y = p.get_ycoord.map_or(0, |f| f(params));
+            crate::ContextMenu::new(x, y, target)
+        });
+        release_arg(browser);
+        release_arg(frame);
+        release_arg(params);
+        release_arg(model);
+        if callback.is_null() {
+            return 0;
+        }
+        let callback: cef::RunContextMenuCallback = cef::rc::ConvertReturnValue::as_wrapper(callback);
+        let Some(menu) = menu else {
+            cef::ImplRunContextMenuCallback::cancel(&callback);
+            return 1;
+        };
+        i32::from(handler.context_menu(id, menu, callback))
     }
 }
 

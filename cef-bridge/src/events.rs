@@ -219,6 +219,18 @@ pub enum BrowserEvent {
         /// Which browser.
         id: BrowserId,
     },
+    /// A page opened its context menu; it waits for `BrowserHandle::answer_context_menu`.
+    ContextMenuOpened {
+        /// Which browser.
+        id: BrowserId,
+        /// What it offers.
+        menu: crate::ContextMenu,
+    },
+    /// The open context menu went away (answered, or closed by CEF).
+    ContextMenuClosed {
+        /// Which browser.
+        id: BrowserId,
+    },
     /// What a find-in-page search found so far (CEF reports as it scans; the
     /// last report of a search has `final_update`).
     FindResult {

@@ -9,21 +9,23 @@
 use crate::browser::{BrowserShared, CefRef, HostSender, DEFAULT_FRAME_RATE, DEFAULT_POPUP_SIZE};
 use crate::cef_object::cef_object;
 use crate::context::EngineContext;
-use crate::defects::{self, string_from_cef, RawDialogHandler, RawLifeSpanHandler, RawRenderHandler};
+use crate::defects::{
+    self, string_from_cef, RawContextMenuHandler, RawDialogHandler, RawLifeSpanHandler, RawRenderHandler,
+};
 use crate::downloads::DownloadState;
 use crate::events::{BrowserEvent, BrowserId, DialogKind, JsDialog, PixelRect, Termination};
 use crate::file_chooser::{FileChooser, PendingChooser};
 use crate::popups::{self, Opener, PopupDecision, PopupDenial, PopupRequest};
 use crate::url_policy;
 use cef::{
-    sys, CefStringUtf16, DevToolsMessageObserver, DialogHandler, DisplayHandler, DownloadHandler, FindHandler,
-    FocusHandler, ImplApp, ImplBeforeDownloadCallback, ImplBrowser, ImplBrowserHost, ImplBrowserProcessHandler,
-    ImplClient, ImplCommandLine, ImplDevToolsMessageObserver, ImplDialogHandler, ImplDisplayHandler,
-    ImplDownloadHandler, ImplDownloadItem, ImplDownloadItemCallback, ImplFileDialogCallback, ImplFindHandler,
-    ImplFocusHandler, ImplFrame, ImplJsdialogCallback, ImplJsdialogHandler, ImplLifeSpanHandler, ImplLoadHandler,
-    ImplMediaAccessCallback, ImplPermissionHandler, ImplPermissionPromptCallback, ImplRenderHandler, ImplRequest,
-    ImplRequestHandler, JsdialogHandler, LifeSpanHandler, LoadHandler, PermissionHandler, RenderHandler,
-    RequestHandler,
+    sys, CefStringUtf16, ContextMenuHandler, DevToolsMessageObserver, DialogHandler, DisplayHandler, DownloadHandler,
+    FindHandler, FocusHandler, ImplApp, ImplBeforeDownloadCallback, ImplBrowser, ImplBrowserHost,
+    ImplBrowserProcessHandler, ImplClient, ImplCommandLine, ImplContextMenuHandler, ImplDevToolsMessageObserver,
+    ImplDialogHandler, ImplDisplayHandler, ImplDownloadHandler, ImplDownloadItem, ImplDownloadItemCallback,
+    ImplFileDialogCallback, ImplFindHandler, ImplFocusHandler, ImplFrame, ImplJsdialogCallback, ImplJsdialogHandler,
+    ImplLifeSpanHandler, ImplLoadHandler, ImplMediaAccessCallback, ImplPermissionHandler, ImplPermissionPromptCallback,
+    ImplRenderHandler, ImplRequest, ImplRequestHandler, JsdialogHandler, LifeSpanHandler, LoadHandler,
+    PermissionHandler, RenderHandler, RequestHandler,
 };
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -113,6 +115,7 @@ cef_object!(
         files: DialogHandler,
         focus: FocusHandler,
         find: FindHandler,
+        menus: ContextMenuHandler,
     }
 );
 
@@ -131,7 +134,8 @@ impl BridgeClient {
             JsdialogHandler::new(BridgeJsDialog::create(ctx.clone())),
             DialogHandler::new(BridgeFileDialog::create(ctx.clone())),
             FocusHandler::new(BridgeFocus::create(ctx.clone())),
-            FindHandler::new(BridgeFind::create(ctx)),
+            FindHandler::new(BridgeFind::create(ctx.clone())),
+            ContextMenuHandler::new(BridgeContextMenu::create(ctx)),
         )
     }
 }
@@ -172,6 +176,9 @@ impl ImplClient for BridgeClient {
     }
     fn get_find_handler(&self) -> Option<FindHandler> {
         Some(self.find.clone())
+    }
+    fn get_context_menu_handler(&self) -> Option<ContextMenuHandler> {
+        Some(self.menus.clone())
     }
 }
 
@@ -361,7 +368,8 @@ impl ImplLifeSpanHandler for BridgeLifeSpan {
         let b = shared.browser.lock().take();
         // An unanswered dialog's callback too: handles may outlive CEF itself.
         let dialog = shared.dialog.lock().take();
-        drop((registration, host, b, dialog));
+        let menu = shared.context_menu.lock().take();
+        drop((registration, host, b, dialog, menu));
         self.ctx.registry.remove(shared.id);
         tracing::debug!(id = %shared.id, "browser closed");
         self.ctx.emit(BrowserEvent::Closed { id: shared.id });
@@ -807,6 +815,49 @@ impl ImplJsdialogHandler for BridgeJsDialog {
     }
     fn on_dialog_closed(&self, browser: Option<&mut impl ImplBrowser>) {
         self.forget(browser);
+    }
+}
+
+// ------------------------------------------------------------------ context menus
+
+cef_object!(
+    BridgeContextMenu,
+    _cef_context_menu_handler_t,
+    WrapContextMenuHandler { ctx: Arc<EngineContext> },
+    patch = defects::patch_context_menu_handler
+);
+
+impl RawContextMenuHandler for BridgeContextMenu {
+    /// Keeps CEF's callback and tells the app, which draws the menu (or, with
+    /// nobody to show it to, answers none).
+    fn context_menu(
+        &self,
+        browser: Option<i32>,
+        menu: crate::ContextMenu,
+        callback: cef::RunContextMenuCallback,
+    ) -> bool {
+        let Some(shared) = browser.and_then(|id| self.ctx.registry.by_cef(id)) else { return false };
+        // CEF shows one menu at a time, so none is expected here; an old one is
+        // answered (its callback dropped: CEF cancels it) before the new one is kept.
+        let old = shared.context_menu.lock().take();
+        drop(old);
+        *shared.context_menu.lock() =
+            Some(crate::context_menu::PendingMenu { menu: menu.clone(), callback: CefRef(callback) });
+        tracing::debug!(id = %shared.id, entries = menu.entries.len(), "context menu waiting for an answer");
+        self.ctx.emit(BrowserEvent::ContextMenuOpened { id: shared.id, menu });
+        true
+    }
+}
+
+impl ImplContextMenuHandler for BridgeContextMenu {
+    fn get_raw(&self) -> *mut sys::_cef_context_menu_handler_t {
+        self.object.cast()
+    }
+    fn on_context_menu_dismissed(&self, browser: Option<&mut impl ImplBrowser>, _frame: Option<&mut impl ImplFrame>) {
+        let Some(shared) = shared_of(&self.ctx, browser) else { return };
+        // Closed by CEF (navigation, close) before anyone answered: drop the callback.
+        drop(shared.context_menu.lock().take());
+        self.ctx.emit(BrowserEvent::ContextMenuClosed { id: shared.id });
     }
 }
 

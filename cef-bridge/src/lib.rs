@@ -36,6 +36,7 @@
 mod browser;
 mod cef_object;
 mod context;
+mod context_menu;
 pub mod defects;
 pub mod devtools;
 mod downloads;
@@ -58,6 +59,7 @@ mod ui_thread;
 pub mod url_policy;
 
 pub use browser::{BrowserError, BrowserHandle, BrowserOptions, DEFAULT_FRAME_RATE, MAX_VIEW_EDGE, SCALE_RANGE};
+pub use context_menu::{ContextMenu, EditState, MenuCommand, MenuEntry, MenuTarget};
 pub use devtools::{
     DevToolsChannel, DevToolsError, DevToolsEvent, PendingReply, ProtocolError, RawReply, RawSender, RawSink, Reply,
     DEFAULT_CALL_TIMEOUT,

@@ -288,6 +288,26 @@ test('Page.captureScreenshot with fromSurface: false answers with the page as dr
   assert.deepEqual(results.facade, results.chromium);
 });
 
+test('right clicks fire contextmenu each time and leave the page working (no menu waits headless)', async () => {
+  const results = await onBoth(async (browser) => {
+    const page = await browser.newPage();
+    await page.goto(`${site.a}/tools`);
+    await page.evaluate(() => {
+      window.menus = 0;
+      window.clicks = 0;
+      document.addEventListener('contextmenu', () => window.menus++);
+      document.addEventListener('click', () => window.clicks++);
+    });
+    for (let i = 0; i < 3; i++) await page.mouse.click(200, 200, { button: 'right' });
+    await page.mouse.click(200, 200);
+    const seen = await page.evaluate(() => ({ menus: window.menus, clicks: window.clicks }));
+    await page.close();
+    return seen;
+  });
+  assert.deepEqual(results.chromium, { menus: 3, clicks: 1 }, 'Chromium as measured');
+  assert.deepEqual(results.facade, results.chromium);
+});
+
 // How long a page's visibility may take to follow a change (the renderer hears of it after the reply).
 const SETTLE_MS = 3000;
 

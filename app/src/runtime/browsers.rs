@@ -507,7 +507,8 @@ impl Runtime {
                 tracing::info!(browser = %id, kind = dialog.kind.cdp_name(), "page waits on a JavaScript dialog");
                 self.request_redraw();
             }
-            BrowserEvent::DialogClosed { .. } => self.request_redraw(),
+            BrowserEvent::DialogClosed { .. } | BrowserEvent::ContextMenuClosed { .. } => self.request_redraw(),
+            BrowserEvent::ContextMenuOpened { id, .. } => self.context_menu_opened(id),
             BrowserEvent::FileChooserOpened { id, chooser } => {
                 tracing::info!(browser = %id, mode = ?chooser.mode, "page waits on a file chooser");
                 self.request_redraw();

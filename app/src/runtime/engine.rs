@@ -9,8 +9,8 @@
 
 use cef_bridge::input::{ButtonsHeld, KeyInput, Modifiers, MouseButton};
 use cef_bridge::{
-    BrowserError, BrowserHandle, BrowserId, BrowserOptions, DevToolsChannel, DownloadPolicy, Engine, EngineError,
-    FileChooser, Frame, JsDialog, RequestContextId, SitePermission, SiteSetting,
+    BrowserError, BrowserHandle, BrowserId, BrowserOptions, ContextMenu, DevToolsChannel, DownloadPolicy, Engine,
+    EngineError, FileChooser, Frame, JsDialog, MenuCommand, RequestContextId, SitePermission, SiteSetting,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -141,6 +141,10 @@ pub trait LiveBrowser: Send + Sync {
     fn dialog(&self) -> Option<JsDialog>;
     /// Answers the open dialog (OK or Cancel; a prompt's text, its default when `None`).
     fn answer_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<JsDialog, BrowserError>;
+    /// The context menu the page waits on, if any.
+    fn context_menu(&self) -> Option<ContextMenu>;
+    /// Answers the open context menu with an entry (the page's own are done by it) or none.
+    fn answer_context_menu(&self, command: Option<MenuCommand>) -> Result<ContextMenu, BrowserError>;
 }
 
 impl BrowserEngine for Engine {
@@ -308,5 +312,11 @@ impl LiveBrowser for BrowserHandle {
     }
     fn answer_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<JsDialog, BrowserError> {
         BrowserHandle::answer_dialog(self, accept, prompt_text)
+    }
+    fn context_menu(&self) -> Option<ContextMenu> {
+        BrowserHandle::context_menu(self)
+    }
+    fn answer_context_menu(&self, command: Option<MenuCommand>) -> Result<ContextMenu, BrowserError> {
+        BrowserHandle::answer_context_menu(self, command)
     }
 }

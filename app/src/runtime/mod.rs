@@ -21,6 +21,7 @@ mod facade_channel;
 pub mod handle;
 pub mod headless;
 pub mod on_screen;
+pub mod page_menus;
 pub mod page_nav;
 pub mod page_tabs;
 pub mod scene;
@@ -114,7 +115,8 @@ pub struct Runtime {
     pub terminals: terminals::TerminalNodes,
     /// Downloads of browser nodes (their strips, and who else hears of them).
     pub downloads: downloads::Downloads,
-    /// Text a terminal program put on the clipboard (OSC 52), not yet handed to the system.
+    /// Text for the system clipboard (a terminal program's OSC 52, a page menu's
+    /// copied address), not yet handed to it.
     pub clipboard: Option<String>,
     /// Messages not yet shown.
     pub notices: Vec<Notice>,

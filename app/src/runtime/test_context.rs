@@ -75,15 +75,24 @@ impl TestContext {
         Self::with(super::CALL_TIMEOUT, RecordingSpawner::starting())
     }
 
+    /// The same, as the window's runtime is (views follow the zoom; a person answers page menus).
+    pub(crate) fn windowed() -> Self {
+        Self::build(super::CALL_TIMEOUT, RecordingSpawner::default(), true)
+    }
+
     /// A context with operations' main-thread deadline at `timeout` whose PTYs start through `spawner`.
     pub(crate) fn with(timeout: Duration, spawner: RecordingSpawner) -> Self {
+        Self::build(timeout, spawner, false)
+    }
+
+    fn build(timeout: Duration, spawner: RecordingSpawner, windowed: bool) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let data_dir = dir.path().join("data");
         let config = RuntimeConfig {
             data_dir: data_dir.clone(),
             project: Some(dir.path().join("project")),
             browser_control: true,
-            views_follow_zoom: false,
+            views_follow_zoom: windowed,
         };
         let waker = Waker::new();
         let (events_tx, events_rx) = crossbeam_channel::unbounded();
@@ -322,6 +331,10 @@ pub(crate) struct FakeBrowser {
     pub(crate) dialog_answers: Mutex<Vec<(bool, Option<String>)>>,
     /// The file chooser the fake page waits on ([`FakeBrowser::open_file_chooser`]).
     file_chooser: Mutex<Option<cef_bridge::FileChooser>>,
+    /// The context menu the fake page waits on ([`FakeBrowser::open_context_menu`]).
+    context_menu: Mutex<Option<cef_bridge::ContextMenu>>,
+    /// Every context menu answer the page got, in order (`None`: closed without a command of its own).
+    pub(crate) menu_answers: Mutex<Vec<Option<cef_bridge::MenuCommand>>>,
     /// Every history and load command ("back", "forward", "reload", "stop"), in order.
     pub(crate) history: Mutex<Vec<&'static str>>,
     /// Every find-in-page request (text, forward, find_next), and `None` for each stop.
@@ -358,6 +371,8 @@ impl FakeBrowser {
             dialog: Mutex::new(None),
             dialog_answers: Mutex::new(vec![]),
             file_chooser: Mutex::new(None),
+            context_menu: Mutex::new(None),
+            menu_answers: Mutex::new(vec![]),
             history: Mutex::new(vec![]),
             finds: Mutex::new(vec![]),
             frame_rate: Mutex::new(options.frame_rate),
@@ -390,6 +405,12 @@ impl FakeBrowser {
     pub(crate) fn open_file_chooser(&self, chooser: cef_bridge::FileChooser) {
         *self.file_chooser.lock() = Some(chooser.clone());
         let _ = self.events.send(BrowserEvent::FileChooserOpened { id: self.id, chooser });
+    }
+
+    /// The page opens its context menu, as CEF reports one.
+    pub(crate) fn open_context_menu(&self, menu: cef_bridge::ContextMenu) {
+        *self.context_menu.lock() = Some(menu.clone());
+        let _ = self.events.send(BrowserEvent::ContextMenuOpened { id: self.id, menu });
     }
 
     pub(crate) fn open_dialog(&self, dialog: JsDialog) {
@@ -544,6 +565,24 @@ impl LiveBrowser for FakeBrowser {
     }
     fn dialog(&self) -> Option<JsDialog> {
         self.dialog.lock().clone()
+    }
+    fn context_menu(&self) -> Option<cef_bridge::ContextMenu> {
+        self.context_menu.lock().clone()
+    }
+    fn answer_context_menu(
+        &self,
+        command: Option<cef_bridge::MenuCommand>,
+    ) -> Result<cef_bridge::ContextMenu, BrowserError> {
+        let mut slot = self.context_menu.lock();
+        let open = slot.as_ref().ok_or(BrowserError::NoContextMenu)?;
+        if let Some(c) = command.filter(|c| !open.offers(*c)) {
+            return Err(BrowserError::NotInMenu(c));
+        }
+        let menu = slot.take().ok_or(BrowserError::NoContextMenu)?;
+        // What the page gets: its own commands, and none for the app's (as CEF's callback is answered).
+        self.menu_answers.lock().push(command.filter(|c| c.is_page_command()));
+        let _ = self.events.send(BrowserEvent::ContextMenuClosed { id: self.id });
+        Ok(menu)
     }
     fn answer_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<JsDialog, BrowserError> {
         let dialog = self.dialog.lock().take().ok_or(BrowserError::NoDialog)?;

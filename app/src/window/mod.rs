@@ -28,6 +28,7 @@ pub mod line_edit;
 pub mod overlay;
 pub mod page_bar;
 pub mod page_dialog;
+pub mod page_menu;
 pub mod palette;
 pub mod rename;
 pub mod routing;
@@ -185,6 +186,8 @@ struct App {
     rename: Option<RenameEditor>,
     /// Pages' JavaScript dialogs the person answers, by browser node.
     page_dialogs: std::collections::HashMap<NodeId, page_dialog::PageDialog>,
+    /// Pages' context menus the person picks from, by browser node.
+    page_menus: std::collections::HashMap<NodeId, page_menu::PageMenu>,
     /// Pages' file choosers the person answers, by browser node.
     file_pickers: std::collections::HashMap<NodeId, file_picker::FilePicker>,
     /// A browser node's address being typed.
@@ -214,6 +217,7 @@ impl App {
         App {
             confirm: None,
             page_dialogs: Default::default(),
+            page_menus: Default::default(),
             file_pickers: Default::default(),
             address: None,
             find: None,
@@ -1013,6 +1017,14 @@ impl App {
             }
             return;
         }
+        self.sync_page_menus();
+        if !self.page_menus.is_empty() {
+            // An open page menu takes the keys, as a desktop menu does; none reach the page.
+            if pressed {
+                self.page_menu_key(key);
+            }
+            return;
+        }
         let focus = self.rt.as_ref().and_then(|rt| rt.focus.clone());
         if let Some(id) = focus {
             self.sync_page_dialogs();
@@ -1163,6 +1175,97 @@ impl App {
         }
     }
 
+    /// Matches the open page menus to what the pages wait on now; returns each one's layout on screen.
+    fn sync_page_menus(&mut self) -> Vec<(NodeId, page_menu::Layout)> {
+        let (Some(rt), Some(ws)) = (self.rt.as_ref(), self.ws.as_ref()) else { return vec![] };
+        let (w, h) = ws.size();
+        let screen = (w as f32 / self.ui_scale, h as f32 / self.ui_scale);
+        let open = page_menu::open_menus(rt, &self.camera, self.ui_scale);
+        let before = self.page_menus.len();
+        self.page_menus.retain(|id, m| open.iter().any(|(o, menu, _, _)| o == id && *menu == m.menu));
+        let mut layouts = vec![];
+        for (id, menu, body, view) in open {
+            let m = self.page_menus.entry(id.clone()).or_insert_with(|| {
+                self.dirty = true;
+                page_menu::PageMenu::new(menu)
+            });
+            layouts.push((id, m.layout(body, view, screen)));
+        }
+        self.dirty |= before != self.page_menus.len();
+        layouts
+    }
+
+    fn page_menu_key(&mut self, key: &Key) {
+        use page_menu::MenuKey;
+        let k = match key {
+            Key::Named(NamedKey::ArrowDown) => MenuKey::Down,
+            Key::Named(NamedKey::ArrowUp) => MenuKey::Up,
+            Key::Named(NamedKey::Home) => MenuKey::First,
+            Key::Named(NamedKey::End) => MenuKey::Last,
+            Key::Named(NamedKey::Enter | NamedKey::Space) => MenuKey::Enter,
+            Key::Named(NamedKey::Escape) => MenuKey::Escape,
+            _ => return,
+        };
+        self.dirty = true;
+        // The menu asked for last is the one the person works in.
+        let focus = self.rt.as_ref().and_then(|rt| rt.focus.clone());
+        let Some(id) =
+            focus.filter(|f| self.page_menus.contains_key(f)).or_else(|| self.page_menus.keys().next().cloned())
+        else {
+            return;
+        };
+        if let Some(outcome) = self.page_menus.get_mut(&id).and_then(|m| m.key(k)) {
+            self.answer_page_menu(&id, outcome);
+        }
+    }
+
+    /// The pointer moved over the open page menus: the entry under it is chosen.
+    fn page_menu_hover(&mut self, x: f32, y: f32) {
+        for (id, layout) in self.sync_page_menus() {
+            if let Some(m) = self.page_menus.get_mut(&id) {
+                self.dirty |= m.hover(&layout, x, y);
+            }
+        }
+    }
+
+    /// A press while page menus are open: on an entry it is picked, elsewhere
+    /// on a menu nothing happens, off them every menu closes; true when a
+    /// menu was open (the press goes no further).
+    fn page_menu_press(&mut self, x: f32, y: f32, left: bool) -> bool {
+        let layouts = self.sync_page_menus();
+        if layouts.is_empty() {
+            return false;
+        }
+        let on = layouts.iter().find(|(_, l)| overlay::inside(&l.panel, x, y));
+        match on {
+            Some((id, l)) => {
+                let outcome = self.page_menus.get(id).and_then(|m| if left { m.click(l, x, y) } else { None });
+                if let Some(outcome) = outcome {
+                    self.answer_page_menu(&id.clone(), outcome);
+                }
+            }
+            None => {
+                for (id, _) in layouts {
+                    self.answer_page_menu(&id, page_menu::MenuOutcome::Close);
+                }
+            }
+        }
+        true
+    }
+
+    fn answer_page_menu(&mut self, id: &NodeId, outcome: page_menu::MenuOutcome) {
+        self.page_menus.remove(id);
+        self.dirty = true;
+        let Some(rt) = self.rt.as_mut() else { return };
+        let command = match outcome {
+            page_menu::MenuOutcome::Pick(c) => Some(c),
+            page_menu::MenuOutcome::Close => None,
+        };
+        if let Err(e) = rt.answer_page_menu(id, command) {
+            rt.notify(e.to_string(), true);
+        }
+    }
+
     /// A press on a page dialog's panel answers it (on a button) or does nothing; true when it was on one.
     fn page_dialog_press(&mut self, x: f32, y: f32) -> bool {
         for (id, body) in self.sync_page_dialogs() {
@@ -1215,6 +1318,7 @@ impl App {
 
     fn render(&mut self) {
         let dialogs = self.sync_page_dialogs();
+        let menus = self.sync_page_menus();
         let pickers = self.sync_file_pickers();
         let picker_views = self.file_picker_views(&pickers);
         self.share_view();
@@ -1263,6 +1367,11 @@ impl App {
             }
         }
         overlay.extend(picker_views);
+        for (id, layout) in &menus {
+            if let Some(m) = self.page_menus.get(id) {
+                overlay.extend(m.views(layout, scene::stable_key(&format!("page menu {id}"))));
+            }
+        }
         if let Some(d) = &self.confirm {
             overlay.extend(overlay::confirm_views((w as f32 / s, h as f32 / s), d));
         }
@@ -1386,6 +1495,9 @@ impl ApplicationHandler<Wake> for App {
             WindowEvent::KeyboardInput { event, is_synthetic: false, .. } => self.keyboard(&event),
             WindowEvent::CursorMoved { position, .. } => {
                 let pos = Vec2::new(position.x as f32, position.y as f32);
+                if !self.page_menus.is_empty() {
+                    self.page_menu_hover(pos.x / self.ui_scale, pos.y / self.ui_scale);
+                }
                 self.gesture(|it, v, sel, cam| it.pointer_move(v, sel, cam, pos));
                 let hover = self.bar_at(pos);
                 if hover != self.bar_hover {
@@ -1404,6 +1516,11 @@ impl ApplicationHandler<Wake> for App {
                     if state == ElementState::Pressed && b == Button::Left {
                         self.confirm_click(pos.x / self.ui_scale, pos.y / self.ui_scale);
                     }
+                    return;
+                }
+                if state == ElementState::Pressed
+                    && self.page_menu_press(pos.x / self.ui_scale, pos.y / self.ui_scale, b == Button::Left)
+                {
                     return;
                 }
                 if state == ElementState::Pressed && b == Button::Left {
@@ -1493,10 +1610,10 @@ impl ApplicationHandler<Wake> for App {
             self.toasts.push(Toast { notice, shown: now });
             self.dirty = true;
         }
-        // A terminal program copied (OSC 52): hand it to the system clipboard.
+        // A terminal program (OSC 52) or a page menu copied: hand it to the system clipboard.
         if let Some(text) = rt.clipboard.take() {
             if let Err(e) = self.clipboard.set_text(text) {
-                tracing::info!("terminal copy not put on the clipboard: {e}");
+                tracing::info!("copied text not put on the clipboard: {e}");
             }
         }
         if self.commit_at.is_some_and(|t| t <= now) {
