@@ -2045,9 +2045,10 @@ fn a_pages_context_menu_copies_pastes_and_opens_links_in_new_tabs() {
     let page = "<html><head><title>ready</title></head><body style='margin:0;background:#e020c0;height:100vh'>\
         <a id='l' href='/next-page' style='position:absolute;left:40px;top:40px;font-size:24px'>the next page</a>\
         <textarea id='t' style='position:absolute;left:40px;top:300px;width:300px;height:60px;font-size:20px'>words from the page</textarea>\
-        <script>const t = document.getElementById('t'); let menus = 0, clicks = 0;\
-          const show = () => document.title = 'field [' + t.value + '] menus ' + menus + ' clicks ' + clicks;\
+        <script>const t = document.getElementById('t'); let menus = 0, clicks = 0, wheels = 0;\
+          const show = () => document.title = 'field [' + t.value + '] menus ' + menus + ' clicks ' + clicks + ' wheels ' + wheels;\
           document.addEventListener('contextmenu', () => menus++);\
+          document.addEventListener('wheel', () => wheels++);\
           document.addEventListener('click', () => { clicks++; show(); });\
           t.addEventListener('input', show);</script>\
         </body></html>";
@@ -2129,14 +2130,31 @@ fn a_pages_context_menu_copies_pastes_and_opens_links_in_new_tabs() {
     display.focus_window_under_pointer();
     display.xdotool(&["key", "Escape"]);
     gone(&mut app, panel, "menu-escape");
-    let (_, panel) = open_menu(&mut app, (x0 + 500.0, y0 + 100.0), page_menu, "menu-page-again");
+    let (_, panel) = open_menu(&mut app, (x0 + 500.0, y0 + 100.0), page_menu.clone(), "menu-page-again");
     display.click_at(x0 + 150.0, y0 + 200.0);
     gone(&mut app, panel, "menu-click-away");
+    // The wheel closes it too, as a desktop menu's grab does.
+    let (_, panel) = open_menu(&mut app, (x0 + 500.0, y0 + 100.0), page_menu, "menu-page-wheel");
+    display.xdotool(&["click", "5"]);
+    gone(&mut app, panel, "menu-wheel");
     // The click that closed the menu never reached the page: the next one is its second.
     display.click_at(x0 + 150.0, y0 + 200.0);
-    let text = wait_for_layout(&folder, "menus 6 clicks 2", Duration::from_secs(30));
+    let text = wait_for_layout(&folder, "menus 7 clicks 2 wheels 0", Duration::from_secs(30));
     std::thread::sleep(Duration::from_millis(800));
     let text = std::fs::read_to_string(folder.join(".termsprawl").join("canvas.json")).unwrap_or(text);
-    assert!(text.contains("menus 6 clicks 2"), "the click that closed the menu reached the page:\n{text}");
+    assert!(
+        text.contains("menus 7 clicks 2 wheels 0"),
+        "the click or the wheel that closed the menu reached the page:\n{text}\n{}",
+        app.log_tail()
+    );
+    // Once that gesture has ended, the wheel reaches the page again.
+    std::thread::sleep(Duration::from_millis(500));
+    display.xdotool(&["click", "5"]);
+    display.click_at(x0 + 150.0, y0 + 200.0);
+    let text = wait_for_layout(&folder, "clicks 3 wheels", Duration::from_secs(30));
+    assert!(
+        text.contains("clicks 3 wheels") && !text.contains("clicks 3 wheels 0"),
+        "a later wheel did not reach the page:\n{text}"
+    );
     assert!(app.still_running(), "the app died:\n{}", app.log_tail());
 }

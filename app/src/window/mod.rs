@@ -188,6 +188,8 @@ struct App {
     page_dialogs: std::collections::HashMap<NodeId, page_dialog::PageDialog>,
     /// Pages' context menus the person picks from, by browser node.
     page_menus: std::collections::HashMap<NodeId, page_menu::PageMenu>,
+    /// When a wheel gesture last closed page menus (or went on after closing them).
+    menu_wheel: Option<Instant>,
     /// Pages' file choosers the person answers, by browser node.
     file_pickers: std::collections::HashMap<NodeId, file_picker::FilePicker>,
     /// A browser node's address being typed.
@@ -218,6 +220,7 @@ impl App {
             confirm: None,
             page_dialogs: Default::default(),
             page_menus: Default::default(),
+            menu_wheel: None,
             file_pickers: Default::default(),
             address: None,
             find: None,
@@ -1253,6 +1256,24 @@ impl App {
         true
     }
 
+    /// A wheel event while page menus are open closes them, as a desktop
+    /// menu's grab does; the rest of that gesture (one notch can arrive as
+    /// several events, a touchpad's flick as dozens) scrolls nothing either.
+    /// True when the event goes no further.
+    fn wheel_closes_menus(&mut self) -> bool {
+        let now = Instant::now();
+        if !self.page_menus.is_empty() {
+            for id in self.page_menus.keys().cloned().collect::<Vec<_>>() {
+                self.answer_page_menu(&id, page_menu::MenuOutcome::Close);
+            }
+            self.menu_wheel = Some(now);
+            return true;
+        }
+        let same_gesture = self.menu_wheel.is_some_and(|t| now.duration_since(t) < page_menu::WHEEL_GESTURE_GAP);
+        self.menu_wheel = same_gesture.then_some(now);
+        same_gesture
+    }
+
     fn answer_page_menu(&mut self, id: &NodeId, outcome: page_menu::MenuOutcome) {
         self.page_menus.remove(id);
         self.dirty = true;
@@ -1563,6 +1584,9 @@ impl ApplicationHandler<Wake> for App {
                     MouseScrollDelta::PixelDelta(p) => ((p.x / PIXELS_PER_LINE) as f32, (p.y / PIXELS_PER_LINE) as f32),
                 };
                 let pos = self.interaction.pointer();
+                if self.wheel_closes_menus() {
+                    return;
+                }
                 if self.file_picker_wheel(pos.x / self.ui_scale, pos.y / self.ui_scale, dy) {
                     return;
                 }

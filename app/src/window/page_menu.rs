@@ -23,6 +23,9 @@ const PAD: f32 = 5.0;
 const TITLE_H: f32 = 28.0;
 /// Distance kept from the window's edges.
 const EDGE: f32 = 4.0;
+/// The longest pause between wheel events of one gesture: the gesture that
+/// closed a menu ends at the first pause this long.
+pub const WHEEL_GESTURE_GAP: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// What the person did to an open menu.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
