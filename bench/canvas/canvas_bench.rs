@@ -310,6 +310,8 @@ fn frames(base: &str, count: usize) -> Result<()> {
         rt.apply(Command::AddNode { node: n.clone() })?;
     }
     rt.gfx = Some(Gfx::headless().map_err(|e| anyhow::anyhow!("GPU: {e}"))?);
+    // Every page is drawn: none is a background tab.
+    rt.keep_pages_live(true);
     if !rt.run_until(&waker, Duration::from_secs(90), |rt| rt.browsers.settled(Duration::from_millis(500))) {
         bail!("the pages did not load within 90 s");
     }

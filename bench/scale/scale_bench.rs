@@ -12,8 +12,10 @@
 //!   nodes on one page, all in view (the memory measurement: PSS per page).
 //! - `scale-bench restore DATA_DIR PROJECT_DIR`: starts the app's runtime
 //!   headless on that workspace (as `termsprawl --headless` does) and times
-//!   how long until every node is live: every page loaded and painted, every
-//!   terminal's program running and its first output on the grid.
+//!   how long until every node is live: every page loaded (and painted, unless
+//!   it is a background tab: headless, pages nobody looks at load hidden, as
+//!   Chromium's background tabs do), every terminal's program running and its
+//!   first output on the grid.
 //! - `scale-bench pan DATA_DIR PROJECT_DIR [FRAMES]`: with the canvas live,
 //!   pans a 1920×1080 off-screen view across all of it at zoom 0.5 and times
 //!   each frame as the window makes it (pacing, frame uploads, scene, render,
@@ -147,8 +149,8 @@ fn live(rt: &Runtime) -> (usize, usize) {
     for n in p.nodes() {
         match n.kind {
             NodeKind::Browser { .. } => {
-                let painted = rt.browsers.for_node(&n.id).is_some_and(|(_, b)| b.is_created() && !b.is_loading());
-                pages += usize::from(painted);
+                let loaded = rt.browsers.for_node(&n.id).is_some_and(|(_, b)| b.is_created() && !b.is_loading());
+                pages += usize::from(loaded);
             }
             NodeKind::Terminal { .. } => {
                 // The app's own grid: `read_text` would ask tmux (a subprocess per call).
@@ -204,7 +206,7 @@ fn restore(data: &Path, folder: &Path) -> Result<()> {
     };
     let total = t0.elapsed();
     println!(
-        "  terminals all live at {:.2} s, pages all loaded and painted at {:.2} s",
+        "  terminals all live at {:.2} s, pages all loaded (the visible ones painted) at {:.2} s",
         terminals_at.as_secs_f64(),
         pages_at.as_secs_f64()
     );

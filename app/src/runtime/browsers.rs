@@ -194,17 +194,17 @@ impl BrowserNodes {
         self.by_tab.iter()
     }
 
-    /// True when every browser finished loading, painted after that, and had
-    /// `quiet` to commit its first frames (a load ends before the page's first paint lands).
+    /// True when every browser finished loading and, unless hidden (a
+    /// background tab paints nothing), painted after that and had `quiet` to
+    /// commit its first frames (a load ends before the page's first paint lands).
     pub fn settled(&self, quiet: std::time::Duration) -> bool {
         self.by_tab.values().all(|b| {
-            !b.is_loading() && self.loaded.get(&b.id()).is_some_and(|(at, painted)| *painted && at.elapsed() >= quiet)
+            !b.is_loading()
+                && self
+                    .loaded
+                    .get(&b.id())
+                    .is_some_and(|(at, painted)| b.is_hidden() || (*painted && at.elapsed() >= quiet))
         })
-    }
-
-    /// Whether a page finished its last load (and started no other since).
-    pub fn done_loading(&self, b: &Browser) -> bool {
-        !b.is_loading() && self.loaded.contains_key(&b.id())
     }
 
     /// What a page's engine last said about its loading and history (nothing yet: all off).

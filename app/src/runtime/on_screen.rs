@@ -9,8 +9,9 @@
 //! agent's tool operations are driving one, a CDP client needs it painted (a
 //! screenshot or screencast: Chromium cannot shoot a hidden tab, the facade
 //! shows it for the shot) or emulates focus in it (as Playwright does: Chromium
-//! keeps such a page visible), or it is still loading (a restore's pages load
-//! at full speed, as a tab being opened does). A canvas shot keeps every page live
+//! keeps such a page visible). A page that is none of these loads hidden, as a
+//! background tab does in Chromium: a restore's pages paint nothing nobody
+//! looks at (no tiles rastered, no frames kept). A canvas shot keeps every page live
 //! ([`Runtime::keep_pages_live`]). With a view:
 //! - a page paints at a [`Pace`]: full rate when it is on screen and big
 //!   enough to read, a few frames a second when it is on screen but too small
@@ -108,8 +109,6 @@ pub struct PageUse {
     pub wanted: bool,
     /// Headless: its node is the front one (brought to front, opened in the foreground).
     pub front: bool,
-    /// Loading, or not loaded yet.
-    pub loading: bool,
 }
 
 /// How often a page paints.
@@ -137,7 +136,7 @@ impl Pace {
     /// shows (none headless), `page` how it is used (see the module doc).
     pub fn of(view: Option<&OnScreen>, rect: &Rect, page: PageUse) -> Pace {
         let Some(view) = view else {
-            let needed = page.front || page.tool_driven || page.wanted || page.loading;
+            let needed = page.front || page.tool_driven || page.wanted;
             return if page.shown && needed { Pace::Live } else { Pace::Away };
         };
         if page.driven || page.wanted {
@@ -300,7 +299,6 @@ impl Runtime {
                 wanted: self.pacing.wants.wanted(b.id()),
                 // A canvas shot paints every page: each counts as the front one.
                 front: self.pacing.all_live || front == Some(&tab.node),
-                loading: !self.browsers.done_loading(b),
             };
             let pace = Pace::of(self.pacing.view.as_ref(), &node.rect, page);
             let hidden = pace == Pace::Away;
@@ -390,7 +388,6 @@ mod tests {
             ("the front page", PageUse { front: true, ..idle() }),
             ("an agent's tool operations", PageUse { tool_driven: true, driven: true, ..idle() }),
             ("a client needs frames", PageUse { wanted: true, ..idle() }),
-            ("still loading", PageUse { loading: true, ..idle() }),
         ] {
             assert_eq!(Pace::of(None, &page, used), Pace::Live, "{what}");
             assert_eq!(Pace::of(None, &page, PageUse { shown: false, ..used }), Pace::Away, "{what}, a tab not shown");
@@ -463,11 +460,11 @@ mod tests {
         let b = ctx.add(kind, "B", (900.0, 0.0, 800.0, 600.0));
         let (pa, pb) = (ctx.page_of(a.as_str()).expect("a page"), ctx.page_of(b.as_str()).expect("b page"));
         ctx.rt.pace_pages();
-        assert!(!pa.is_hidden() && !pb.is_hidden(), "live until each loaded");
+        assert!(pa.is_hidden() && pb.is_hidden(), "background tabs load hidden: nobody looks at a headless canvas");
         settle(&mut ctx, &pa);
         settle(&mut ctx, &pb);
         ctx.rt.pace_pages();
-        assert!(pa.is_hidden() && pb.is_hidden(), "nobody looks at a headless canvas");
+        assert!(pa.is_hidden() && pb.is_hidden(), "and stay hidden once loaded");
         ctx.rt.bring_to_front(a.clone());
         assert!(!pa.is_hidden() && pb.is_hidden(), "the front page only");
         ctx.rt.bring_to_front(b.clone());
@@ -516,7 +513,7 @@ mod tests {
         let first = ctx.page_of(id.as_str()).expect("a page");
         let tab = ctx.rt.new_tab(&id, "https://example.com/b", true).expect("a second tab");
         let second = ctx.rt.browsers.get(&tab).expect("its page").clone();
-        ctx.rt.pace_pages();
+        ctx.rt.bring_to_front(id.clone());
         assert!(first.is_hidden(), "the tab not shown");
         assert!(!second.is_hidden(), "the shown tab");
         ctx.rt.switch_tab(&id, 0).expect("switch back");
