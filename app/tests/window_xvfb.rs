@@ -115,6 +115,24 @@ impl Display {
         Some(Screenshot { width: info.width, height: info.height, channels, data: buf[..info.buffer_size()].to_vec() })
     }
 
+    /// Focuses the app's window. `xdotool search` walks every window and fails
+    /// with BadWindow when one (a transient of Chromium's) goes away meanwhile:
+    /// a failed try is tried again.
+    fn focus_app(&self) {
+        for _ in 0..20 {
+            let status = Command::new("xdotool")
+                .args(["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"])
+                .env("DISPLAY", self.name())
+                .status()
+                .expect("run xdotool");
+            if status.success() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        panic!("the app's window could not be focused");
+    }
+
     fn xdotool(&self, args: &[&str]) {
         let status = Command::new("xdotool").args(args).env("DISPLAY", self.name()).status().expect("run xdotool");
         assert!(status.success(), "xdotool {args:?} failed");
@@ -539,7 +557,7 @@ fn ctrl_click_on_a_terminal_hyperlink_opens_a_browser_node() {
         assert!(app.still_running(), "the app exited early:\n{}", app.log_tail());
         if app.frames() > 0 {
             // No window manager gives the window the keyboard focus the Ctrl press needs.
-            display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+            display.focus_app();
             display.xdotool(&["mousemove", &sx.to_string(), &sy.to_string()]);
             display.xdotool(&["keydown", "ctrl", "click", "1", "keyup", "ctrl"]);
         }
@@ -593,7 +611,7 @@ fn deleting_an_agent_node_revokes_its_session_and_releases_its_browsers() {
     while session.exists() && Instant::now() < end {
         assert!(app.still_running(), "the app exited early:\n{}", app.log_tail());
         if app.frames() > 0 {
-            display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+            display.focus_app();
             display.xdotool(&["mousemove", "160", "115", "click", "1"]);
             std::thread::sleep(Duration::from_millis(300));
             display.xdotool(&["key", "Delete"]);
@@ -657,7 +675,7 @@ fn project_tabs_switch_on_click_and_ctrl_tab_and_close_on_middle_click() {
     };
     support::eventually(90, "the window's first frame", || (app.frames() > 0).then_some(()));
     assert_eq!(active().as_deref(), Some("one"));
-    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    display.focus_app();
     // Tabs are 220 px wide from x = 6, 6 px apart, in the top 30 px: the second spans 232..452.
     display.xdotool(&["mousemove", "340", "15", "click", "1"]);
     support::eventually(20, "the second tab active", || (active().as_deref() == Some("two")).then_some(()));
@@ -768,7 +786,7 @@ fn agents_start_from_the_palette_in_the_folder_and_in_a_new_worktree_which_closi
     let display = Display::start();
     let mut app = App::start(&display, &data, &folder, &runtime);
     support::eventually(90, "the first frame", || (app.frames() > 0).then_some(()));
-    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    display.focus_app();
     let ran_lines = || std::fs::read_to_string(&ran).unwrap_or_default();
 
     // In the project folder, through the same launch as agent_launch (a tool session).
@@ -914,7 +932,7 @@ fn an_empty_canvas_hints_new_nodes_never_overlap_and_a_title_double_click_rename
     );
 
     // Three nodes from the palette, one after the other: each goes to free space.
-    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    display.focus_app();
     for (i, item) in ["sticky", "terminal", "sticky"].iter().enumerate() {
         display.xdotool(&["key", "ctrl+k"]);
         display.xdotool(&["type", "--delay", "30", item]);
@@ -1157,7 +1175,7 @@ fn a_bell_while_the_window_is_away_notifies_the_desktop_and_activating_it_shows_
     });
     assert_eq!(cam.zoom, 1.0, "50 % is unreadable: the jump zooms to 100 %");
     // Without a window manager the raise cannot give the window the keyboard; xdotool does.
-    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    display.focus_app();
     typed_reaches(&display, &app, &folder.join("typed.txt"), "from the notification");
     let shot =
         wait_for_screen(&display, &mut app, Duration::from_secs(10), |s| s.share(FIRST_TAB, ATTENTION_RGB, 10) == 0.0);
@@ -1194,7 +1212,7 @@ fn ctrl_j_goes_to_the_node_that_needs_you_across_tabs_and_without_a_bus_the_app_
     let no_bus = PathBuf::from(format!("unix:path={}", dir.path().join("no-bus").display()));
     let mut app = App::start_with_env(&display, &data, &folder, &runtime, &[("DBUS_SESSION_BUS_ADDRESS", &no_bus)]);
     support::eventually(90, "the window's first frame", || (app.frames() > 0).then_some(()));
-    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    display.focus_app();
     std::fs::write(folder.join("go"), "").unwrap();
     let shot = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| {
         s.share(FIRST_TAB, ATTENTION_RGB, 10) > PILL_SHARE
@@ -1470,7 +1488,7 @@ fn a_browser_title_bar_navigates_by_its_address_field_back_forward_and_reload_an
         display.xdotool(&["mousemove", &x.to_string(), &bar_y.to_string(), "click", "1"]);
         std::thread::sleep(Duration::from_millis(400));
     };
-    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    display.focus_app();
     // Back is dim and does nothing with no history.
     click(back);
     std::thread::sleep(Duration::from_secs(1));
@@ -1583,7 +1601,7 @@ fn links_open_tabs_of_their_node_which_chips_and_keys_switch_and_close() {
         shot
     };
     shows(&mut app, PAGE_RGB, "page A");
-    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    display.focus_app();
     let (mid_x, top_y, bottom_y) = (((x0 + x1) / 2.0) as i64, (y0 + 60.0) as i64, (y1 - 60.0) as i64);
     // A target=_blank link: a new tab of this node, shown at once.
     display.xdotool(&["mousemove", &mid_x.to_string(), &top_y.to_string(), "click", "1"]);
@@ -1880,7 +1898,7 @@ fn the_real_claude_started_from_the_palette_reports_through_its_hooks_and_its_ba
     let display = Display::start();
     let mut app = App::start_with_args(&display, &data, &folder, &runtime, &env, &["--agent", "tester"]);
     support::eventually(90, "the first frame", || (app.frames() > 0).then_some(()));
-    display.xdotool(&["search", "--onlyvisible", "--name", "termsprawl", "windowfocus"]);
+    display.focus_app();
 
     // The palette's "New agent" → claude: an agent node with claude's hooks,
     // which report it at its prompt.
