@@ -536,33 +536,43 @@ async function main() {
     };
 
     // -- Puppeteer: navigation, evaluation, input, screenshots, short-lived pages.
-    const pptr = async (i) => {
+    const pptrRound = async (i, at) => {
       if (!browser.connected) {
         recordError('puppeteer', new SoakFailure('the CDP connection dropped; reconnecting'));
         browser = await connect();
         page = (await browser.pages()).find((p) => p.url().startsWith(site.a) && !p.url().includes('churn')) ?? (await browser.newPage());
       }
       const url = `${site.a}/?p=${i}`;
+      at('goto');
       const res = await page.goto(url, { waitUntil: 'load' });
       check(res?.status() === 200, `goto ${url}: status ${res?.status()}`);
+      at('evaluate');
       check((await page.evaluate('6*7')) === 42, 'evaluate 6*7');
+      at('click');
       await page.click('#btn');
+      at('$eval');
       check((await page.$eval('#out', (e) => e.textContent)) === 'clicked 1', 'the click landed');
+      at('type');
       await page.type('#name', 'soak');
       if (i % 3 === 0) {
+        at('goto /colours');
         await page.goto(`${site.a}/colours`);
+        at('screenshot');
         const png = decodePng(Buffer.from(await page.screenshot({ type: 'png' })));
         check(png.width === 800 && png.height === 600, `screenshot is 800x600 (got ${png.width}x${png.height})`);
       }
       if (i % 4 === 3) {
         // Issue 13's dropped connection: page.authenticate() (Fetch with handleAuthRequests, the
         // challenge answered with Fetch.continueWithAuth), then a new target right after it.
+        at('authenticate');
         await page.authenticate({ username: AUTH[0], password: AUTH[1] });
         const signed = await page.goto(`${site.a}/auth?p=${i}`);
         check(signed?.status() === 200, `goto /auth with credentials: status ${signed?.status()}`);
         await page.authenticate(null);
+        at('newPage after auth');
         const next = await browser.newPage();
         try {
+          at('evaluate in the new page');
           check((await next.evaluate('6*7')) === 42, 'the page created after the auth flow works');
         } finally {
           await next.close();
@@ -570,14 +580,28 @@ async function main() {
       }
       if (i % 4 === 1) {
         // A short-lived page with a cross-site iframe (its own renderer): churn through the facade.
+        at('newPage for the frame host');
         const extra = await browser.newPage();
         try {
+          at('goto /frame-host');
           await extra.goto(`${site.a}/frame-host`);
           const frame = await waitFor('the cross-site frame', () => extra.frames().find((f) => f.url().startsWith(site.b)), 15000);
+          at('waitForSelector in the frame');
           await frame.waitForSelector('#inner', { timeout: 15000 });
         } finally {
           await extra.close();
         }
+      }
+    };
+
+    // The step a round failed in goes with its error (a protocol timeout names only the CDP method).
+    const pptr = async (i) => {
+      let step = 'reconnect';
+      try {
+        await pptrRound(i, (name) => (step = name));
+      } catch (e) {
+        e.message = `${e.message} (at ${step}, round ${i})`;
+        throw e;
       }
     };
 

@@ -347,6 +347,25 @@ test('pages are tabs: a new page and bringToFront hide the other pages as backgr
   assert.deepEqual(results.facade, results.chromium);
 });
 
+test('when the front page closes, the page before it comes to front: visible, animating and clickable', async () => {
+  const results = await onBoth(async (browser) => {
+    const first = await browser.newPage();
+    await first.goto(`${site.a}/`);
+    const second = await browser.newPage();
+    const seen = { whileSecondOpen: await visibility(first, 'hidden') };
+    await second.close();
+    seen.afterClose = await visibility(first, 'visible');
+    seen.animates = await animates(first);
+    // Puppeteer's click waits for an IntersectionObserver, which a background tab never runs.
+    await first.click('#btn');
+    seen.clicked = await first.$eval('#out', (e) => e.textContent);
+    await first.close();
+    return seen;
+  });
+  assert.deepEqual(results.chromium, { whileSecondOpen: 'hidden', afterClose: 'visible', animates: true, clicked: 'clicked 1' }, 'Chromium as measured');
+  assert.deepEqual(results.facade, results.chromium);
+});
+
 test('a background tab still takes screenshots through the facade (Chromium stalls on them)', async () => {
   const browser = browsers.facade;
   const behind = await browser.newPage();

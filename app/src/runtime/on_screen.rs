@@ -5,7 +5,8 @@
 //! ([`Runtime::set_on_screen`]). Headless there is no view and nobody looks
 //! at the canvas, so pages are tabs of one browser window, as in Chromium: the
 //! front page (the one a client last brought to front or opened in the
-//! foreground) is visible and the other shown tabs are hidden, unless an
+//! foreground; when it closes, the one before it, as Chromium activates
+//! another tab) is visible and the other shown tabs are hidden, unless an
 //! agent's tool operations are driving one, a CDP client needs it painted (a
 //! screenshot or screencast: Chromium cannot shoot a hidden tab, the facade
 //! shows it for the shot) or emulates focus in it (as Playwright does: Chromium
@@ -44,6 +45,10 @@ use std::time::{Duration, Instant};
 /// How recently a page must have been sent a DevTools command to count as
 /// driven (a client between two steps of its script).
 pub const DRIVEN_WITHIN: Duration = Duration::from_secs(10);
+
+/// How many nodes brought to front headless are remembered, to pass the
+/// front back when the front one closes.
+const FRONT_HISTORY: usize = 64;
 
 /// How often pacing is re-checked when the view stays still (a driven page
 /// whose client went quiet slows down within this much).
@@ -217,8 +222,12 @@ pub struct Pacing {
     pub(crate) view: Option<OnScreen>,
     /// When pacing last ran.
     last: Option<Instant>,
-    /// Headless: the node a client last brought to front or opened in the foreground.
-    front: Option<NodeId>,
+    /// Headless: the nodes clients brought to front or opened in the
+    /// foreground, the front one last; when it closes, the one before it
+    /// comes to front, as Chromium activates another tab when the active one
+    /// closes (a client's page is visible again after its popup or second
+    /// page closes). At most [`FRONT_HISTORY`] long.
+    fronts: Vec<NodeId>,
     /// Every shown page live headless (a canvas shot paints them all).
     all_live: bool,
     /// Pages CDP clients need painted.
@@ -237,10 +246,23 @@ impl Runtime {
     /// Makes `node` the front one, as a tab brought to front is in Chromium
     /// (headless its page is the visible one; see the module doc).
     pub fn bring_to_front(&mut self, node: NodeId) {
-        if self.pacing.front.as_ref() != Some(&node) {
-            self.pacing.front = Some(node);
+        if self.pacing.fronts.last() != Some(&node) {
+            self.pacing.fronts.retain(|n| n != &node);
+            self.pacing.fronts.push(node);
+            if self.pacing.fronts.len() > FRONT_HISTORY {
+                self.pacing.fronts.remove(0);
+            }
             self.pace_pages();
         }
+    }
+
+    /// Headless: the front node, the last one brought to front that is still
+    /// on the canvas (the ones removed are forgotten), else the focused node.
+    fn front_node(&mut self) -> Option<NodeId> {
+        if let Some(project) = self.workspace.active() {
+            self.pacing.fronts.retain(|n| project.node(n).is_some());
+        }
+        self.pacing.fronts.last().or(self.focus.as_ref()).cloned()
     }
 
     /// Keeps every shown page live headless (`true`, for a canvas shot) or
@@ -287,8 +309,9 @@ impl Runtime {
         let out_of_view = self.terminals.live_nodes().filter(|id| !self.on_screen(id)).cloned().collect();
         self.terminals.out_of_view.set(out_of_view);
         self.pacing.wants.prune(|id| self.browsers.tab_of(id).is_some());
+        let front = self.front_node();
+        let front = front.as_ref();
         let Some(project) = self.workspace.active() else { return };
-        let front = self.pacing.front.as_ref().or(self.focus.as_ref());
         for (tab, b) in self.browsers.iter() {
             let Some(node) = project.node(&tab.node) else { continue };
             let devtools = b.devtools();
@@ -328,7 +351,7 @@ impl Runtime {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::NodeKind;
+    use crate::model::{Command, NodeKind};
     use crate::runtime::engine::LiveBrowser;
 
     fn view() -> OnScreen {
@@ -472,6 +495,30 @@ mod tests {
         ctx.rt.paint_wants().paint_for(pa.browser_id());
         ctx.rt.pace_pages();
         assert!(!pa.is_hidden(), "shown for a client's screenshot");
+    }
+
+    #[test]
+    fn headless_when_the_front_page_closes_the_one_before_comes_to_front() {
+        let mut ctx = crate::runtime::test_context::TestContext::new();
+        let kind = NodeKind::browser("https://example.com/").unwrap();
+        let a = ctx.add(kind.clone(), "A", (0.0, 0.0, 800.0, 600.0));
+        let b = ctx.add(kind.clone(), "B", (900.0, 0.0, 800.0, 600.0));
+        let c = ctx.add(kind, "C", (1800.0, 0.0, 800.0, 600.0));
+        let (pa, pb) = (ctx.page_of(a.as_str()).expect("a page"), ctx.page_of(b.as_str()).expect("b page"));
+        for p in [&pa, &pb] {
+            settle(&mut ctx, p);
+        }
+        ctx.rt.bring_to_front(a.clone());
+        ctx.rt.bring_to_front(b.clone());
+        ctx.rt.bring_to_front(c.clone());
+        ctx.rt.bring_to_front(b.clone());
+        assert!(pa.is_hidden() && !pb.is_hidden());
+        // A client's second page closes: its first one is in front again, as
+        // Chromium activates another tab (a click there would wait for ever
+        // on an IntersectionObserver of a hidden page).
+        ctx.rt.apply(Command::RemoveNodes { ids: vec![b.clone(), c.clone()] }).unwrap();
+        ctx.rt.pace_pages();
+        assert!(!pa.is_hidden(), "the page before the closed ones comes to front");
     }
 
     /// A headless runtime with one loaded page, hidden as a background tab.
