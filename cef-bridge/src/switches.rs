@@ -61,7 +61,7 @@ pub const SWITCHES: &[Switch] = &[
     // No --metrics-recording-only: this build neither records nor sends UMA
     // without it (no consent, not Google-branded), while with it UMA records in
     // its test mode, whose one log never closes and keeps every user action
-    // (issue 16: about 20 KiB a minute under the soak).
+    // (issue 16: about 30 KiB a minute under the soak).
     flag("disable-default-apps", "installing default web apps from the web store"),
     flag(
         "disable-component-extensions-with-background-pages",

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,17 +235,21 @@ static void out_str(struct out *o, const char *s) {
     o->buf[o->n++] = *s++;
   }
 }
-static void out_u(struct out *o, uint64_t v, int base) {
+// Writes v in base 10 or 16 at dst, NUL-terminated; its length.
+static size_t fmt_u(char *dst, uint64_t v, int base) {
   char t[24];
-  int i = 0;
+  size_t i = 0, k = 0;
   do {
     t[i++] = "0123456789abcdef"[v % base];
     v /= base;
   } while (v);
+  while (i) dst[k++] = t[--i];
+  dst[k] = 0;
+  return k;
+}
+static void out_u(struct out *o, uint64_t v, int base) {
   char r[25];
-  int k = 0;
-  while (i) r[k++] = t[--i];
-  r[k] = 0;
+  fmt_u(r, v, base);
   out_str(o, r);
 }
 
@@ -261,19 +264,10 @@ static void dump(long t) {
     memcpy(path, dir, k);
     memcpy(path + k, "/sites-", 7);
     k += 7;
-    uint64_t nums[2] = {(uint64_t)owner, (uint64_t)(t - started)};
-    for (int j = 0; j < 2; j++) {
-      char num[24];
-      int i = 0;
-      uint64_t v = nums[j];
-      do {
-        num[i++] = (char)('0' + v % 10);
-        v /= 10;
-      } while (v);
-      while (i) path[k++] = num[--i];
-      path[k++] = j ? '.' : '-';
-    }
-    memcpy(path + k, "txt", 4);
+    k += fmt_u(path + k, (uint64_t)owner, 10);
+    path[k++] = '-';
+    k += fmt_u(path + k, (uint64_t)(t - started), 10);
+    memcpy(path + k, ".txt", 5);
   }
   o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (o->fd < 0) return;
