@@ -247,8 +247,22 @@ impl Screen {
             now = &now[read..];
         }
         self.utf8_tail.extend_from_slice(later);
+        self.keep_view_in_history();
         self.last_output = Some(Instant::now());
         self.bump();
+    }
+
+    /// Pulls a scrolled-back view into the history it shows. alacritty_terminal
+    /// 0.26 moves a scrolled-back view up by every line a scroll region that
+    /// does not start at the top scrolls, although such a scroll adds nothing
+    /// to the history; with a history not yet full the view then starts above
+    /// its oldest line, and drawing it indexed outside the grid (a panic found
+    /// by tests/fuzz_vt.rs). `Delta(0)` clamps the offset to the history.
+    fn keep_view_in_history(&mut self) {
+        let grid = self.term.grid();
+        if grid.display_offset() > grid.history_size() {
+            self.term.scroll_display(Scroll::Delta(0));
+        }
     }
 
     /// When a synchronized update (DEC 2026) must be flushed even if its end never arrives.
@@ -260,6 +274,7 @@ impl Screen {
     pub fn flush_sync(&mut self) {
         if self.sync_deadline().is_some() {
             self.parser.stop_sync(&mut self.term);
+            self.keep_view_in_history();
             self.bump();
         }
     }
@@ -536,6 +551,18 @@ mod tests {
         assert_eq!(s.display_offset(), 0);
         s.resize(TermSize::new(12, 3)).unwrap();
         assert!(s.generation() > g2);
+    }
+
+    #[test]
+    fn a_scroll_region_below_the_top_never_scrolls_the_view_past_the_history() {
+        let mut s = screen(10, 5);
+        s.feed(b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\n8");
+        s.scroll_to_top();
+        assert_eq!(s.display_offset(), 3);
+        // Region rows 2..5, cursor on its last row: each line feed scrolls the region only.
+        s.feed(b"\x1b[2;5r\x1b[5;1H\n\n\n");
+        assert!(s.display_offset() <= 3, "offset {} past a 3-line history", s.display_offset());
+        assert_eq!(s.snapshot().row_text(0), "1");
     }
 
     #[test]

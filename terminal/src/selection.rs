@@ -8,6 +8,7 @@ use alacritty_terminal::selection::{Selection, SelectionRange, SelectionType};
 use alacritty_terminal::term::Term;
 
 use crate::screen::Screen;
+use crate::text::bounds_text;
 
 /// What a selection gesture selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,10 +67,29 @@ impl Screen {
         self.term().selection.as_ref().is_some_and(|s| !s.is_empty())
     }
 
-    /// The selected text (None when nothing is selected).
+    /// The selected text (None when nothing is selected): what alacritty's
+    /// `selection_to_string` gives, read through [`bounds_text`] so a row
+    /// ending in a wrapped wide character neither panics nor reads the row above.
     pub fn selection_text(&self) -> Option<String> {
-        selection_range(self.term())?;
-        let text = self.term().selection_to_string()?;
+        let term = self.term();
+        let range = selection_range(term)?;
+        let (start, end) = (range.start, range.end);
+        let text = if range.is_block {
+            // Each row of the rectangle on a line of its own, trailing spaces trimmed.
+            let rows: Vec<String> = (start.line.0..=end.line.0)
+                .map(|line| {
+                    let line = Line(line);
+                    bounds_text(term, Point::new(line, start.column), Point::new(line, end.column))
+                        .trim_end()
+                        .to_owned()
+                })
+                .collect();
+            rows.join("\n")
+        } else if term.selection.as_ref().is_some_and(|s| s.ty == SelectionType::Lines) {
+            bounds_text(term, start, end) + "\n"
+        } else {
+            bounds_text(term, start, end)
+        };
         (!text.is_empty()).then_some(text)
     }
 
@@ -141,6 +161,25 @@ mod tests {
         assert_eq!(s.selection_text().unwrap(), "--oneline");
         s.start_selection(SelectionKind::Lines, 0, 2, Side::Left);
         assert_eq!(s.selection_text().unwrap(), "git log --oneline here\n");
+    }
+
+    #[test]
+    fn a_row_ending_in_a_wrapped_wide_character_selects_that_character_once() {
+        // 14 narrow characters and a wide one that wraps, leaving a spacer in column 14.
+        let mut s = screen(15, 3, "abcdefghijklmn界x".as_bytes());
+        s.start_selection(SelectionKind::Simple, 0, 10, Side::Left);
+        s.update_selection(0, 14, Side::Right);
+        assert_eq!(s.selection_text().unwrap(), "klmn界");
+        s.start_selection(SelectionKind::Block, 0, 13, Side::Left);
+        s.update_selection(0, 14, Side::Right);
+        assert_eq!(s.selection_text().unwrap(), "n界");
+        // The same row as the oldest line, its wrapped half pushed off the screen.
+        let mut s = screen(15, 1, "abcdefghijklmn界\x1b[L".as_bytes());
+        s.start_selection(SelectionKind::Lines, 0, 0, Side::Left);
+        assert_eq!(s.selection_text().unwrap(), "abcdefghijklmn\n");
+        s.start_selection(SelectionKind::Block, 0, 14, Side::Left);
+        s.update_selection(0, 14, Side::Right);
+        assert_eq!(s.selection_text(), None);
     }
 
     #[test]

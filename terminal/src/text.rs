@@ -1,8 +1,10 @@
-//! Plain-text extraction of scrollback + screen for agents (`read_text`).
+//! Plain-text extraction of scrollback + screen for agents (`read_text`),
+//! and [`bounds_text`], the one way this crate turns a range of cells into text.
 
 use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::{Column, Line, Point};
-use alacritty_terminal::term::cell::LineLength;
+use alacritty_terminal::term::cell::{Flags, LineLength};
+use alacritty_terminal::term::Term;
 
 use crate::screen::Screen;
 
@@ -39,7 +41,7 @@ impl Screen {
         if budget > max_chars && start < bottom {
             start += 1;
         }
-        let raw = term.bounds_to_string(Point::new(start, Column(0)), Point::new(bottom, term.last_column()));
+        let raw = bounds_text(term, Point::new(start, Column(0)), Point::new(bottom, term.last_column()));
         let mut text = String::with_capacity(raw.len());
         for (i, line) in raw.split('\n').enumerate() {
             if i > 0 {
@@ -56,6 +58,32 @@ impl Screen {
             text
         }
     }
+}
+
+/// The text of the cells from `start` to `end` (reading order), as
+/// alacritty's `Term::bounds_to_string`, without its wrapped-wide defect.
+///
+/// When the range ends on the last column of a row whose last cell is a
+/// leading wide-char spacer (a wide character that did not fit and went on
+/// to the next row), alacritty_terminal 0.26 appends the first character of
+/// the row *above* the end: a wrong character, and an index outside the grid
+/// when the end row is the oldest line (a panic found by tests/fuzz_vt.rs).
+/// Here the range stops before the spacer (which prints nothing) and the
+/// wide character it stands for, the first cell of the next row, is appended.
+pub(crate) fn bounds_text<T>(term: &Term<T>, start: Point, mut end: Point) -> String {
+    let last = term.last_column();
+    let grid = term.grid();
+    let ends_on_spacer =
+        end.column == last && last.0 >= 1 && grid[end.line][last].flags.contains(Flags::LEADING_WIDE_CHAR_SPACER);
+    if !ends_on_spacer {
+        return term.bounds_to_string(start, end);
+    }
+    end.column = last - 1;
+    let mut text = term.bounds_to_string(start, end);
+    if end.line < term.bottommost_line() {
+        text.push(grid[end.line + 1i32][Column(0)].c);
+    }
+    text
 }
 
 /// The lowest line with any content (or the top screen line when all is blank).
@@ -90,6 +118,21 @@ mod tests {
         assert_eq!(s.read_text(17), "line 198\nline 199");
         assert_eq!(s.read_text(0), "");
         assert!(s.read_text(100_000).starts_with("line 0\nline 1\n"));
+    }
+
+    #[test]
+    fn a_wide_character_wrapped_off_a_one_line_history_reads_without_panic() {
+        // A 15-column row: 14 narrow characters, then a wide one that wraps and
+        // leaves a leading spacer in the last column; the wrapped row is then
+        // pushed off the 1-row screen by an insert-line.
+        let s = screen(15, 1, "abcdefghijklmn界\x1b[L".as_bytes());
+        assert_eq!(s.read_text(100), "abcdefghijklmn");
+    }
+
+    #[test]
+    fn a_wide_character_wrapped_to_the_next_row_is_read_once() {
+        let s = screen(15, 3, "abcdefghijklmn界x".as_bytes());
+        assert_eq!(s.read_text(100), "abcdefghijklmn界x");
     }
 
     #[test]
