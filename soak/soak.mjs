@@ -261,6 +261,41 @@ function role(pid, table, tmux, underTmux) {
   return 'zygote child (other)';
 }
 
+/**
+ * The kinds of mapping the app's RSS is split into, for telling glibc's main
+ * arena (where the libcef UI thread's allocations land) from the other
+ * arenas, the libraries' pages and shared memory.
+ */
+const MAPPING_KINDS = [
+  ['heap', '[heap] (glibc main arena)'],
+  ['anon', 'anonymous (other arenas, mmaps, thread stacks)'],
+  ['file', 'file-backed (libcef and the other libraries)'],
+  ['shmem', 'shared memory (memfd, /dev/shm)'],
+  ['other', 'other ([stack], [vdso], …)'],
+];
+
+function mappingKind(name) {
+  if (name === '[heap]') return 'heap';
+  if (name === '') return 'anon';
+  if (name.startsWith('/memfd:') || name.startsWith('/dev/shm/') || name.startsWith('/SYSV')) return 'shmem';
+  if (name.startsWith('[')) return 'other';
+  return 'file';
+}
+
+/** RSS (kB) of one process by mapping kind, from /proc/PID/smaps; null when it is gone. */
+function rssByMapping(pid) {
+  const smaps = readText(`/proc/${pid}/smaps`);
+  if (smaps === null) return null;
+  const out = Object.fromEntries(MAPPING_KINDS.map(([k]) => [k, 0]));
+  let kind = 'anon';
+  for (const line of smaps.split('\n')) {
+    const head = line.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/);
+    if (head) kind = mappingKind(head[1].trim());
+    else if (line.startsWith('Rss:')) out[kind] += Number(line.split(/\s+/)[1]);
+  }
+  return out;
+}
+
 function statusField(status, name) {
   const m = status?.match(new RegExp(`^${name}:\\s+(\\d+)`, 'm'));
   return m ? Number(m[1]) : null;
@@ -281,7 +316,9 @@ function snapshot(dataDir) {
       fds = fs.readdirSync(`/proc/${pid}/fd`).length;
     } catch {}
     if (status === null || fds === null) continue; // exited meanwhile
-    procs.set(pid, { role: role(pid, table, tmux, underTmux), rss: statusField(status, 'VmRSS') ?? 0, fds, threads: statusField(status, 'Threads') ?? 0 });
+    const p = { role: role(pid, table, tmux, underTmux), rss: statusField(status, 'VmRSS') ?? 0, fds, threads: statusField(status, 'Threads') ?? 0 };
+    if (pid === appPid) p.mappings = rssByMapping(pid);
+    procs.set(pid, p);
   }
   return procs;
 }
@@ -388,15 +425,33 @@ function report(start, end, samples) {
   }
   const span = samples.length > 1 ? (samples.at(-1).t - samples[0].t) / 60000 : 0;
   const head = `${samples.length} samples over ${span.toFixed(1)} min; slopes (least squares ± standard error) over each role's kept processes, those in both quiet samples`;
-  return { text: `${head}\n\n${table(rows)}\n\n${table(each)}`, app: [a.get('app') ?? none, b.get('app') ?? none], total: [total(a), total(b)], fits };
+  return { text: `${head}\n\n${table(rows)}\n\n${appByMapping(start, end, samples)}\n\n${table(each)}`, app: [a.get('app') ?? none, b.get('app') ?? none], total: [total(a), total(b)], fits };
+}
+
+/** The app's RSS by mapping kind: the two quiet samples and the slope over every sample. */
+function appByMapping(start, end, samples) {
+  const of = (procs) => procs.get(appPid)?.mappings ?? null;
+  const t0 = samples[0]?.t ?? 0;
+  const kept = samples.filter(({ procs }) => of(procs) !== null);
+  const ts = kept.map(({ t }) => (t - t0) / 60000);
+  const rows = [['app RSS by mapping', 'MiB start', 'end', 'MiB/min']];
+  for (const [k, label] of MAPPING_KINDS) {
+    const f = fit(ts, kept.map(({ procs }) => of(procs)[k] / 1024));
+    rows.push([label, of(start) ? mib(of(start)[k]) : '-', of(end) ? mib(of(end)[k]) : '-', per(f, 3)]);
+  }
+  return table(rows);
 }
 
 /** The samples as CSV, one line per process per sample, for plotting or a second look. */
 function samplesCsv(samples) {
   const t0 = samples[0]?.t ?? 0;
-  const lines = ['seconds,pid,role,rss_kib,fds,threads'];
+  const kinds = MAPPING_KINDS.map(([k]) => k);
+  const lines = [['seconds,pid,role,rss_kib,fds,threads', ...kinds.map((k) => `${k}_kib`)].join(',')];
   for (const { t, procs } of samples) {
-    for (const [pid, p] of procs) lines.push([((t - t0) / 1000).toFixed(1), pid, JSON.stringify(p.role), p.rss, p.fds, p.threads].join(','));
+    for (const [pid, p] of procs) {
+      const byKind = kinds.map((k) => p.mappings?.[k] ?? '');
+      lines.push([((t - t0) / 1000).toFixed(1), pid, JSON.stringify(p.role), p.rss, p.fds, p.threads, ...byKind].join(','));
+    }
   }
   return `${lines.join('\n')}\n`;
 }
