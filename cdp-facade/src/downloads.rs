@@ -18,25 +18,12 @@ use serde_json::json;
 use tokio::sync::broadcast;
 
 use crate::browser_state::RootCommand;
-use crate::guest::{ContextId, GuestId};
+use crate::guest::{ContextId, DownloadBehavior, GuestId};
 use crate::protocol::{INVALID_PARAMS, SERVER_ERROR};
 use crate::router::Router;
 
 /// How many download notices wait for a slow client before the oldest are dropped.
 const NOTICE_BACKLOG: usize = 256;
-
-/// Where the app saves downloads, as a CDP client asked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DownloadBehavior {
-    /// The app's own default: its downloads folder, the suggested name.
-    Default,
-    /// Into this absolute folder under the suggested name.
-    Allow(PathBuf),
-    /// Into this absolute folder, each file named by its download's guid.
-    AllowAndName(PathBuf),
-    /// Every download refused.
-    Deny,
-}
 
 /// How far a download has come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

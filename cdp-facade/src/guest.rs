@@ -5,6 +5,7 @@
 //! about CEF or the canvas.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -163,6 +164,19 @@ pub enum PermissionSetting {
     Prompt,
 }
 
+/// Where the app saves downloads, as a CDP client asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DownloadBehavior {
+    /// The app's own default: its downloads folder, the suggested name.
+    Default,
+    /// Into this absolute folder under the suggested name.
+    Allow(PathBuf),
+    /// Into this absolute folder, each file named by its download's guid.
+    AllowAndName(PathBuf),
+    /// Every download refused.
+    Deny,
+}
+
 /// The app's registry of browser nodes, as the facade and the agent server need it.
 ///
 /// `list`, `channel`, `normalize_url`, `version`, `contexts` and
@@ -240,11 +254,7 @@ pub trait Guests: Send + Sync + 'static {
     /// Sets where the next downloads of the pages of `context` (`None`: the
     /// person's profile) are saved (`Browser.setDownloadBehavior`); must
     /// return quickly. The app reports downloads back through a [`crate::DownloadNotifier`].
-    fn set_download_behavior(
-        &self,
-        context: Option<&ContextId>,
-        behavior: crate::DownloadBehavior,
-    ) -> Result<(), GuestError>;
+    fn set_download_behavior(&self, context: Option<&ContextId>, behavior: DownloadBehavior) -> Result<(), GuestError>;
 }
 
 /// One guest's DevTools channel (a CEF browser host's DevTools message API).

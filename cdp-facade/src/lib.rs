@@ -72,12 +72,12 @@ mod ws;
 
 pub use agent_server::{AgentServer, AgentServerConfig, DISCOVERY_FILE_NAME, MAX_OPEN_BODY_BYTES};
 pub use config::{FacadeConfig, DEFAULT_MAX_MESSAGE_BYTES};
-pub use downloads::{DownloadBehavior, DownloadEvent, DownloadNotice, DownloadNotifier, DownloadState};
+pub use downloads::{DownloadEvent, DownloadNotice, DownloadNotifier, DownloadState};
 pub use error::FacadeError;
 pub use facade::{Facade, GuestsChanged};
 pub use guest::{
-    BrowserVersion, ContextId, GuestChannel, GuestError, GuestId, GuestOpener, GuestSink, Guests, PermissionSetting,
-    PermissionType, WindowBounds,
+    BrowserVersion, ContextId, DownloadBehavior, GuestChannel, GuestError, GuestId, GuestOpener, GuestSink, Guests,
+    PermissionSetting, PermissionType, WindowBounds,
 };
 pub use ids::FACADE_ID_RANGE;
 pub use ws::CLOSE_UNAUTHORIZED;
