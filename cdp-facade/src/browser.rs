@@ -17,7 +17,7 @@ use crate::browser_state::{Internal, Known, RootCommand, RootWait};
 use crate::guest::{channel_key, GuestChannel};
 use crate::guest::{ContextId, GuestError, GuestId};
 use crate::guest_call::{self, CallError, PageInfo};
-use crate::protocol::{self, ClientCommand, INVALID_PARAMS, SERVER_ERROR};
+use crate::protocol::{self, ClientCommand, InvalidParams, INVALID_PARAMS, SERVER_ERROR};
 use crate::router::Router;
 use crate::sessions::{DropReason, Session, SessionKind};
 
@@ -34,9 +34,12 @@ pub(crate) enum Step {
 /// Why a command's `browserContextId` was not taken.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ContextParamError {
-    /// The params are not an object, or the id not a string.
-    #[error("{0}")]
-    Invalid(String),
+    /// The params are not an object.
+    #[error(transparent)]
+    Invalid(#[from] InvalidParams),
+    /// The id is not a string.
+    #[error("Invalid parameters: browserContextId: string value expected")]
+    NotAString,
     /// No live context has this id (Chromium's browser handler's words).
     #[error("Failed to find browser context for id {0}")]
     Unknown(String),
@@ -83,7 +86,7 @@ impl Router {
         match rc.cmd.params_as::<P>() {
             Ok(p) => Some(p),
             Err(e) => {
-                self.fail(rc.cmd.id, rc.session.as_deref(), INVALID_PARAMS, &e);
+                self.fail(rc.cmd.id, rc.session.as_deref(), INVALID_PARAMS, &e.to_string());
                 None
             }
         }
@@ -170,7 +173,7 @@ impl Router {
         let target_id = match rc.cmd.params_as::<TargetIdParam>() {
             Ok(p) => p.target_id,
             Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e);
+                self.fail(id, session, INVALID_PARAMS, &e.to_string());
                 return Ok(None);
             }
         };
@@ -372,16 +375,11 @@ impl Router {
         cmd: &ClientCommand,
     ) -> Result<(Map<String, Value>, Option<ContextId>), ContextParamError> {
         let Some(raw) = &cmd.params else { return Ok((Map::new(), None)) };
-        let mut map: Map<String, Value> = serde_json::from_str(raw.get())
-            .map_err(|e| ContextParamError::Invalid(format!("Invalid parameters: {e}")))?;
+        let mut map: Map<String, Value> = serde_json::from_str(raw.get()).map_err(InvalidParams)?;
         let context = match map.remove("browserContextId") {
             None => None,
             Some(Value::String(asked)) => self.resolve_context(Some(&asked)).map_err(ContextParamError::Unknown)?,
-            Some(_) => {
-                return Err(ContextParamError::Invalid(
-                    "Invalid parameters: browserContextId: string value expected".into(),
-                ))
-            }
+            Some(_) => return Err(ContextParamError::NotAString),
         };
         Ok((map, context))
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::guest::{GuestChannel, GuestSink, SinkEvent};
+use crate::guest::{GuestChannel, GuestError, GuestSink, SinkEvent};
 use crate::ids::MessageIds;
 use crate::protocol::{self, GuestEnvelope};
 
@@ -16,11 +16,11 @@ use crate::protocol::{self, GuestEnvelope};
 pub(crate) const CALL_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Why an exchange with a guest failed.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub(crate) enum CallError {
     /// The channel refused the message.
     #[error("could not send to the browser: {0}")]
-    Send(String),
+    Send(#[source] GuestError),
     /// The guest crashed or went away before answering.
     #[error("the browser went away")]
     Gone,
@@ -32,7 +32,10 @@ pub(crate) enum CallError {
     Remote(String),
     /// The answer did not have the expected shape.
     #[error("unexpected answer from the browser: {0}")]
-    Malformed(String),
+    Malformed(#[source] serde_json::Error),
+    /// The guest described itself without a target id.
+    #[error("unexpected answer from the browser: empty targetId")]
+    EmptyTargetId,
 }
 
 /// A page target as the guest describes itself.
@@ -65,7 +68,7 @@ pub(crate) async fn call(
     let _guard = Deactivate(active.clone());
     channel.subscribe(GuestSink::new(0, tx, active));
     let id = ids.next();
-    channel.send(&protocol::command(id, method, params, None)).map_err(|e| CallError::Send(e.to_string()))?;
+    channel.send(&protocol::command(id, method, params, None)).map_err(CallError::Send)?;
     let wait = async {
         while let Some((_, event)) = rx.recv().await {
             match event {
@@ -79,7 +82,7 @@ pub(crate) async fn call(
                         return Err(CallError::Remote(err.get().to_string()));
                     }
                     let result = env.result.map(|r| r.get()).unwrap_or("{}");
-                    return RawValue::from_string(result.to_string()).map_err(|e| CallError::Malformed(e.to_string()));
+                    return RawValue::from_string(result.to_string()).map_err(CallError::Malformed);
                 }
             }
         }
@@ -96,9 +99,9 @@ pub(crate) async fn page_info(channel: &Arc<dyn GuestChannel>, ids: &MessageIds)
         target_info: PageInfo,
     }
     let raw = call(channel, ids, "Target.getTargetInfo", None).await?;
-    let reply: Reply = serde_json::from_str(raw.get()).map_err(|e| CallError::Malformed(e.to_string()))?;
+    let reply: Reply = serde_json::from_str(raw.get()).map_err(CallError::Malformed)?;
     if reply.target_info.target_id.is_empty() {
-        return Err(CallError::Malformed("empty targetId".into()));
+        return Err(CallError::EmptyTargetId);
     }
     Ok(reply.target_info)
 }

@@ -20,7 +20,7 @@ use serde_json::{json, Map, Value};
 use crate::browser::{ContextParamError, Step};
 use crate::browser_state::{Internal, RootCommand, RootWait};
 use crate::guest::{ContextId, GuestError, PermissionSetting, PermissionType};
-use crate::protocol::{INVALID_PARAMS, SERVER_ERROR};
+use crate::protocol::{InvalidParams, INVALID_PARAMS, SERVER_ERROR};
 use crate::router::Router;
 
 /// The permission a `Browser.PermissionDescriptor` names (the Permissions
@@ -118,21 +118,34 @@ enum Change {
     Reset,
 }
 
-fn parse_change(method: &str, params: &Map<String, Value>) -> Result<Change, String> {
+/// Why a permission change was refused (the client reads these words).
+#[derive(Debug, thiserror::Error)]
+enum ChangeError {
+    /// The params do not decode.
+    #[error(transparent)]
+    Invalid(#[from] InvalidParams),
+    /// A frame's permission differs from its page's: Chromium's own overrides cannot say so.
+    #[error("embeddedOrigin other than origin is not supported")]
+    EmbeddedOrigin,
+    /// A descriptor name Chromium does not know.
+    #[error("Invalid PermissionDescriptor name: {0}")]
+    UnknownName(String),
+}
+
+fn parse_change(method: &str, params: &Map<String, Value>) -> Result<Change, ChangeError> {
     let value = Value::Object(params.clone());
-    let invalid = |e: serde_json::Error| format!("Invalid parameters: {e}");
     match method {
         "Browser.grantPermissions" => {
-            let p: GrantParams = serde_json::from_value(value).map_err(invalid)?;
+            let p: GrantParams = serde_json::from_value(value).map_err(InvalidParams)?;
             Ok(Change::Set { origin: p.origin, permissions: p.permissions, setting: PermissionSetting::Granted })
         }
         "Browser.setPermission" => {
-            let p: SetParams = serde_json::from_value(value).map_err(invalid)?;
+            let p: SetParams = serde_json::from_value(value).map_err(InvalidParams)?;
             if p.embedded_origin.is_some_and(|e| Some(&e) != p.origin.as_ref()) {
-                return Err("embeddedOrigin other than origin is not supported".into());
+                return Err(ChangeError::EmbeddedOrigin);
             }
-            let permission = permission_of(&p.permission)
-                .ok_or_else(|| format!("Invalid PermissionDescriptor name: {}", p.permission.name))?;
+            let permission =
+                permission_of(&p.permission).ok_or_else(|| ChangeError::UnknownName(p.permission.name.clone()))?;
             Ok(Change::Set { origin: p.origin, permissions: vec![permission], setting: p.setting })
         }
         _ => Ok(Change::Reset),
@@ -155,7 +168,7 @@ impl Router {
         let change = match parse_change(&rc.cmd.method, &params) {
             Ok(c) => c,
             Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e);
+                self.fail(id, session, INVALID_PARAMS, &e.to_string());
                 return Step::Done;
             }
         };
@@ -265,7 +278,7 @@ mod tests {
 
     fn change(method: &str, params: Value) -> Result<Change, String> {
         let Value::Object(map) = params else { panic!("params are an object") };
-        parse_change(method, &map)
+        parse_change(method, &map).map_err(|e| e.to_string())
     }
 
     #[test]

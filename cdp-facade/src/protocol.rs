@@ -43,6 +43,11 @@ struct RawCommand {
     session_id: Option<Value>,
 }
 
+/// A command's params that do not decode as its method expects (Chromium's words lead).
+#[derive(Debug, thiserror::Error)]
+#[error("Invalid parameters: {0}")]
+pub(crate) struct InvalidParams(#[from] pub(crate) serde_json::Error);
+
 /// Why a client message could not be turned into a command; carries the reply to send.
 #[derive(Debug)]
 pub(crate) struct BadCommand {
@@ -102,9 +107,9 @@ impl ClientCommand {
     }
 
     /// Decodes the params into `T` (absent params decode from `{}`).
-    pub(crate) fn params_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
+    pub(crate) fn params_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, InvalidParams> {
         let text = self.params.as_ref().map(|p| p.get()).unwrap_or("{}");
-        serde_json::from_str(text).map_err(|e| format!("Invalid parameters: {e}"))
+        Ok(serde_json::from_str(text)?)
     }
 }
 

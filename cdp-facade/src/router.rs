@@ -267,7 +267,9 @@ impl Router {
             prompt_text: Option<String>,
         }
         let answer = match cmd.params_as::<Answer>() {
-            Err(e) => return self.send(protocol::error_reply(Some(cmd.id), Some(session_id), INVALID_PARAMS, &e)),
+            Err(e) => {
+                return self.send(protocol::error_reply(Some(cmd.id), Some(session_id), INVALID_PARAMS, &e.to_string()))
+            }
             Ok(a) => a,
         };
         let reply = |id: i64, session: &str, result: Result<(), GuestError>| match result {
