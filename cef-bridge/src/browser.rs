@@ -1,8 +1,12 @@
 //! Off-screen browsers: the shared state CEF callbacks write and the
 //! [`BrowserHandle`] the app uses from any thread.
 
+use crate::context_id::RequestContextId;
+use crate::context_menu::{ContextMenu, MenuCommand};
+use crate::cross_thread::CefRef;
 use crate::devtools::{DevToolsChannel, RawSender};
 use crate::events::{BrowserId, DialogKind, Frame, JsDialog, PixelRect};
+use crate::file_chooser::FileChooser;
 use crate::input::{self, ButtonsHeld, KeyEventKind, KeyInput, Modifiers, MouseButton};
 use crate::pump::Pump;
 use crate::ui_thread::run_on_ui;
@@ -54,41 +58,8 @@ pub enum BrowserError {
     NoContextMenu,
     /// A command the open context menu does not offer (or offers disabled).
     #[error("\"{}\" is not an entry of the open context menu", .0.label())]
-    NotInMenu(crate::MenuCommand),
+    NotInMenu(MenuCommand),
 }
-
-/// The CEF objects this crate keeps in state shared across threads.
-///
-/// CEF objects are atomically ref-counted and their C++ implementations are
-/// thread-safe for the calls made off the UI thread here
-/// (`send_dev_tools_message`, which CEF posts to the UI thread itself). Every
-/// other call is made inside [`run_on_ui`]. Only the types listed below are
-/// meant to cross threads; sealed so no other type can claim it.
-pub(crate) trait CrossThread: sealed::Sealed + Send + Sync {}
-
-mod sealed {
-    /// Keeps [`CrossThread`](super::CrossThread) to the types of this file.
-    pub trait Sealed {}
-    impl Sealed for cef::BrowserHost {}
-    impl Sealed for cef::Browser {}
-    impl Sealed for cef::Registration {}
-    impl Sealed for cef::JsdialogCallback {}
-    impl Sealed for cef::FileDialogCallback {}
-    impl Sealed for cef::RunContextMenuCallback {}
-    impl Sealed for cef::RequestContext {}
-}
-
-impl CrossThread for cef::BrowserHost {}
-impl CrossThread for cef::Browser {}
-impl CrossThread for cef::Registration {}
-impl CrossThread for cef::JsdialogCallback {}
-impl CrossThread for cef::RequestContext {}
-
-/// A CEF object that may be moved across threads: one of the [`CrossThread`] types.
-///
-/// Send and Sync come from cef-rs itself (its `RefGuard` is Send + Sync for
-/// ref-counted types); the bound keeps us from shipping any other CEF type.
-pub(crate) struct CefRef<T: CrossThread>(pub(crate) T);
 
 /// What the app asks for when creating a browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,7 +73,7 @@ pub struct BrowserOptions {
     /// Paint rate in frames per second (1..=60).
     pub frame_rate: u32,
     /// The isolated request context the page lives in; `None`: the person's profile.
-    pub context: Option<crate::RequestContextId>,
+    pub context: Option<RequestContextId>,
 }
 
 impl BrowserOptions {
@@ -189,6 +160,18 @@ pub(crate) struct PendingDialog {
     pub(crate) callback: Option<CefRef<cef::JsdialogCallback>>,
 }
 
+/// A file chooser CEF handed over, with the callback that answers it.
+pub(crate) struct PendingChooser {
+    pub(crate) chooser: FileChooser,
+    pub(crate) callback: CefRef<cef::FileDialogCallback>,
+}
+
+/// A context menu CEF handed over, with the callback that answers it.
+pub(crate) struct PendingMenu {
+    pub(crate) menu: ContextMenu,
+    pub(crate) callback: CefRef<cef::RunContextMenuCallback>,
+}
+
 /// State shared between CEF callbacks (UI thread) and handles (any thread).
 pub(crate) struct BrowserShared {
     pub(crate) id: BrowserId,
@@ -203,7 +186,7 @@ pub(crate) struct BrowserShared {
     pub(crate) cef_id: Mutex<Option<i32>>,
     pub(crate) opener: Option<BrowserId>,
     /// The isolated request context it lives in (a popup: its opener's).
-    pub(crate) context: Option<crate::RequestContextId>,
+    pub(crate) context: Option<RequestContextId>,
     pub(crate) frame_rate: Mutex<u32>,
     /// Hidden as a background tab is (no painting, `document.visibilityState` "hidden").
     pub(crate) hidden: AtomicBool,
@@ -213,9 +196,9 @@ pub(crate) struct BrowserShared {
     /// The JavaScript dialog waiting for an answer (one at a time per page, as in Chromium).
     pub(crate) dialog: Mutex<Option<PendingDialog>>,
     /// The file chooser waiting for the app's answer (one at a time per page).
-    pub(crate) file_chooser: Mutex<Option<crate::file_chooser::PendingChooser>>,
+    pub(crate) file_chooser: Mutex<Option<PendingChooser>>,
     /// The context menu waiting for the app's answer (one at a time per page, as CEF shows them).
-    pub(crate) context_menu: Mutex<Option<crate::context_menu::PendingMenu>>,
+    pub(crate) context_menu: Mutex<Option<PendingMenu>>,
     /// The keyboard focus the app gave the page (none until it does): a browser
     /// still being created gets it, and CEF's own focus requests (it focuses a
     /// page it loads a URL in, unlike Chromium) are refused without it.
@@ -228,7 +211,7 @@ impl BrowserShared {
         size: (i32, i32),
         url: &str,
         opener: Option<BrowserId>,
-        context: Option<crate::RequestContextId>,
+        context: Option<RequestContextId>,
         frame_rate: u32,
         pump: Arc<Pump>,
     ) -> Self {
@@ -387,7 +370,7 @@ impl BrowserHandle {
     }
 
     /// The isolated request context the page lives in (`None`: the person's profile).
-    pub fn context(&self) -> Option<crate::RequestContextId> {
+    pub fn context(&self) -> Option<RequestContextId> {
         self.shared.context
     }
 
@@ -581,7 +564,7 @@ impl BrowserHandle {
     }
 
     /// The file chooser the page waits on, if any.
-    pub fn file_chooser(&self) -> Option<crate::FileChooser> {
+    pub fn file_chooser(&self) -> Option<FileChooser> {
         self.shared.file_chooser.lock().as_ref().map(|p| p.chooser.clone())
     }
 
@@ -608,7 +591,7 @@ impl BrowserHandle {
     }
 
     /// The context menu the page opened, if one waits for an answer.
-    pub fn context_menu(&self) -> Option<crate::ContextMenu> {
+    pub fn context_menu(&self) -> Option<ContextMenu> {
         self.shared.context_menu.lock().as_ref().map(|p| p.menu.clone())
     }
 
@@ -617,7 +600,7 @@ impl BrowserHandle {
     /// (a link in a new tab, an address copied) close the menu and are the
     /// caller's to carry out, with the address the returned menu holds.
     /// A `ContextMenuClosed` event follows.
-    pub fn answer_context_menu(&self, command: Option<crate::MenuCommand>) -> Result<crate::ContextMenu, BrowserError> {
+    pub fn answer_context_menu(&self, command: Option<MenuCommand>) -> Result<ContextMenu, BrowserError> {
         let pending = {
             let mut slot = self.shared.context_menu.lock();
             let open = slot.as_ref().ok_or(BrowserError::NoContextMenu)?;
@@ -626,7 +609,7 @@ impl BrowserHandle {
             }
             slot.take().ok_or(BrowserError::NoContextMenu)?
         };
-        let id = command.and_then(crate::MenuCommand::cef_id);
+        let id = command.and_then(MenuCommand::cef_id);
         let callback = pending.callback;
         run_on_ui(move || match id {
             Some(id) => callback.0.cont(id, cef::EventFlags::default()),

@@ -1,13 +1,14 @@
 //! The state of one running engine that CEF's callbacks reach: every handler
-//! object holds an `Arc` of it, so nothing lives in process-wide statics.
+//! object holds an `Arc` of it, so none of it lives in process-wide statics.
 
 use crate::browser::BrowserShared;
+use crate::context_id::RequestContextId;
 use crate::downloads::Downloads;
 use crate::events::{BrowserEvent, BrowserId};
 use crate::host::EngineHost;
 use crate::pump::Pump;
 use crate::registry::Registry;
-use crate::request_contexts::{RequestContextId, RequestContexts};
+use crate::request_contexts::RequestContexts;
 use parking_lot::Mutex;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};

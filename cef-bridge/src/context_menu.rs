@@ -16,8 +16,6 @@
 //! mnemonics and include Print and View source, which an off-screen view
 //! cannot do.
 
-use crate::browser::{CefRef, CrossThread};
-
 /// One thing a context menu entry does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MenuCommand {
@@ -240,14 +238,6 @@ impl ContextMenu {
         }
     }
 }
-
-/// A menu waiting for the app's answer, with CEF's callback.
-pub(crate) struct PendingMenu {
-    pub(crate) menu: ContextMenu,
-    pub(crate) callback: CefRef<cef::RunContextMenuCallback>,
-}
-
-impl CrossThread for cef::RunContextMenuCallback {}
 
 #[cfg(test)]
 mod tests {

@@ -1,4 +1,6 @@
-//! Work-arounds for the defects of cef-rs 132.3.2, in one place.
+//! Work-arounds for the defects of cef-rs 132.3.2, in one place (the string
+//! decoding of the first lives in `cef_string`, a leaf every reader of a CEF
+//! string can use, and is re-exported here).
 //!
 //! 1. `CefStringUtf8::from(&CefStringUtf16)` passes a NULL output pointer to
 //!    `cef_string_utf16_to_utf8` and segfaults. Every CEF string this crate
@@ -34,8 +36,12 @@
 //! moving up, and this module disappears once all are.
 
 use crate::browser::{DEFAULT_FRAME_RATE, DEFAULT_POPUP_SIZE};
+use crate::context_menu::{ContextMenu, EditState, MenuTarget};
+use crate::file_chooser::{ChooserMode, FileChooser};
 use cef::rc::{Rc as _, RcImpl};
-use cef::{sys, CefStringUtf16};
+use cef::sys;
+
+pub use crate::cef_string::{string_from_cef, string_from_raw};
 
 /// What the raw render-handler slots ask of the handler they were installed on.
 pub(crate) trait RawRenderHandler {
@@ -56,28 +62,6 @@ pub(crate) trait RawLifeSpanHandler {
 /// installed by this module's `patch_*::<I>`, which CEF calls with that pointer).
 unsafe fn interface<'a, T, I>(raw: *mut T) -> &'a I {
     &(*(raw as *const RcImpl<T, I>)).interface
-}
-
-/// Decodes a CEF UTF-16 string without the crashing UTF-8 conversion (defect 1).
-pub fn string_from_cef(s: &CefStringUtf16) -> String {
-    let raw: *const sys::_cef_string_utf16_t = s.into();
-    // SAFETY: `raw` points at the string's live cef_string_utf16_t for the
-    // duration of this call (borrowed from `s`).
-    unsafe { string_from_raw(raw) }
-}
-
-/// Decodes a raw `cef_string_t` pointer (NULL or empty gives "").
-///
-/// # Safety
-/// `raw` must be NULL or point at a valid `cef_string_utf16_t` whose buffer
-/// holds `length` UTF-16 units.
-pub unsafe fn string_from_raw(raw: *const sys::_cef_string_utf16_t) -> String {
-    match raw.as_ref() {
-        Some(r) if !r.str_.is_null() && r.length > 0 => {
-            String::from_utf16_lossy(std::slice::from_raw_parts(r.str_, r.length))
-        }
-        _ => String::new(),
-    }
 }
 
 /// Releases one reference of a ref-counted CEF argument handed to a raw callback.
@@ -126,12 +110,7 @@ pub(crate) unsafe fn patch_life_span_handler<I: RawLifeSpanHandler>(
 pub(crate) trait RawDialogHandler {
     /// A file chooser of the browser with CEF id `browser`: true when the app
     /// takes it (and will answer `callback`), false to let CEF cancel it.
-    fn file_chooser(
-        &self,
-        browser: Option<i32>,
-        chooser: crate::FileChooser,
-        callback: cef::FileDialogCallback,
-    ) -> bool;
+    fn file_chooser(&self, browser: Option<i32>, chooser: FileChooser, callback: cef::FileDialogCallback) -> bool;
 }
 
 /// Installs the raw `on_file_dialog` slot on a dialog handler: its generated
@@ -189,12 +168,12 @@ extern "C" fn raw_on_file_dialog<I: RawDialogHandler>(
         }
         let callback: cef::FileDialogCallback = cef::rc::ConvertReturnValue::as_wrapper(callback);
         let mode = match mode {
-            sys::cef_file_dialog_mode_t::FILE_DIALOG_OPEN_MULTIPLE => crate::ChooserMode::OpenMultiple,
-            sys::cef_file_dialog_mode_t::FILE_DIALOG_OPEN_FOLDER => crate::ChooserMode::OpenFolder,
-            sys::cef_file_dialog_mode_t::FILE_DIALOG_SAVE => crate::ChooserMode::Save,
-            _ => crate::ChooserMode::Open,
+            sys::cef_file_dialog_mode_t::FILE_DIALOG_OPEN_MULTIPLE => ChooserMode::OpenMultiple,
+            sys::cef_file_dialog_mode_t::FILE_DIALOG_OPEN_FOLDER => ChooserMode::OpenFolder,
+            sys::cef_file_dialog_mode_t::FILE_DIALOG_SAVE => ChooserMode::Save,
+            _ => ChooserMode::Open,
         };
-        let chooser = crate::FileChooser {
+        let chooser = FileChooser {
             mode,
             title: string_from_raw(title),
             default_path: string_from_raw(default_file_path),
@@ -209,12 +188,7 @@ pub(crate) trait RawContextMenuHandler {
     /// A context menu of the browser with CEF id `browser`: true when the app
     /// takes it (and will answer `callback`), false for CEF's default (none
     /// for an off-screen view).
-    fn context_menu(
-        &self,
-        browser: Option<i32>,
-        menu: crate::ContextMenu,
-        callback: cef::RunContextMenuCallback,
-    ) -> bool;
+    fn context_menu(&self, browser: Option<i32>, menu: ContextMenu, callback: cef::RunContextMenuCallback) -> bool;
 }
 
 /// Installs the raw `run_context_menu` slot on a context-menu handler: the
@@ -293,12 +267,12 @@ extern "C" fn raw_run_context_menu<I: RawContextMenuHandler>(
             let link = userfree_of(params, p.get_link_url);
             let source = userfree_of(params, p.get_source_url);
             let image = media == sys::cef_context_menu_media_type_t::CM_MEDIATYPE_IMAGE as u32;
-            let target = crate::MenuTarget {
+            let target = MenuTarget {
                 link_url: (kind & T::CM_TYPEFLAG_LINK as u32 != 0 && !link.is_empty()).then_some(link),
                 image_url: (image && !source.is_empty()).then_some(source),
                 selection: userfree_of(params, p.get_selection_text),
                 editable: kind & T::CM_TYPEFLAG_EDITABLE as u32 != 0,
-                edit: crate::EditState {
+                edit: EditState {
                     undo: has(E::CM_EDITFLAG_CAN_UNDO),
                     redo: has(E::CM_EDITFLAG_CAN_REDO),
                     cut: has(E::CM_EDITFLAG_CAN_CUT),
@@ -312,7 +286,7 @@ extern "C" fn raw_run_context_menu<I: RawContextMenuHandler>(
             };
             let x = p.get_xcoord.map_or(0, |f| f(params));
             let y = p.get_ycoord.map_or(0, |f| f(params));
-            crate::ContextMenu::new(x, y, target)
+            ContextMenu::new(x, y, target)
         });
         release_arg(browser);
         release_arg(frame);
@@ -442,21 +416,5 @@ extern "C" fn raw_on_before_popup<I: RawLifeSpanHandler>(
             s.windowless_frame_rate = DEFAULT_FRAME_RATE as i32;
         }
         0
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decodes_utf16_without_the_crashing_conversion() {
-        // With cef 132.3.2, CefStringUtf8::from(&s) on this value segfaults.
-        for text in ["", "plain", "Grüße — 日本語 😀"] {
-            let s = CefStringUtf16::from(text);
-            assert_eq!(string_from_cef(&s), text);
-        }
-        // SAFETY: NULL is explicitly allowed.
-        assert_eq!(unsafe { string_from_raw(std::ptr::null()) }, "");
     }
 }

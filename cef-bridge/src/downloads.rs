@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::RequestContextId;
+use crate::context_id::RequestContextId;
 
 /// Where downloads go.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -7,7 +7,8 @@
 //! [`MAX_PUMP_INTERVAL`](crate::MAX_PUMP_INTERVAL) or CEF stalls after initialisation.
 //!
 //! The engine's state lives in an [`EngineContext`] that every CEF handler
-//! object holds; the only process-wide state is [`STARTED`].
+//! object holds; of it, only [`STARTED`] is process-wide (the crate doc
+//! names the crate's other statics, which are not the engine's).
 
 use crate::browser::{check_size, BrowserError, BrowserHandle, BrowserOptions};
 use crate::context::EngineContext;

@@ -4,8 +4,6 @@
 //! intercepts file choosers (`Page.setInterceptFileChooserDialog`) gets them
 //! through DevTools instead; CEF never asks the app then.
 
-use crate::browser::{CefRef, CrossThread};
-
 /// What the page wants chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ChooserMode {
@@ -32,11 +30,3 @@ pub struct FileChooser {
     /// wildcards ("image/*"); empty accepts anything.
     pub accept: Vec<String>,
 }
-
-/// A chooser waiting for the app's answer.
-pub(crate) struct PendingChooser {
-    pub(crate) chooser: FileChooser,
-    pub(crate) callback: CefRef<cef::FileDialogCallback>,
-}
-
-impl CrossThread for cef::FileDialogCallback {}

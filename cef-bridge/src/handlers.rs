@@ -6,15 +6,18 @@
 //! (`Registry::by_cef`). Every handler object holds the engine's
 //! [`EngineContext`]; the app object made for a helper subprocess has none.
 
-use crate::browser::{BrowserShared, CefRef, HostSender, DEFAULT_FRAME_RATE, DEFAULT_POPUP_SIZE};
-use crate::cef_object::cef_object;
-use crate::context::EngineContext;
-use crate::defects::{
-    self, string_from_cef, RawContextMenuHandler, RawDialogHandler, RawLifeSpanHandler, RawRenderHandler,
+use crate::browser::{
+    BrowserShared, HostSender, PendingChooser, PendingDialog, PendingMenu, DEFAULT_FRAME_RATE, DEFAULT_POPUP_SIZE,
 };
+use crate::cef_object::cef_object;
+use crate::cef_string::string_from_cef;
+use crate::context::EngineContext;
+use crate::context_menu::ContextMenu;
+use crate::cross_thread::CefRef;
+use crate::defects::{self, RawContextMenuHandler, RawDialogHandler, RawLifeSpanHandler, RawRenderHandler};
 use crate::downloads::DownloadState;
 use crate::events::{BrowserEvent, BrowserId, DialogKind, JsDialog, PixelRect, Termination};
-use crate::file_chooser::{FileChooser, PendingChooser};
+use crate::file_chooser::FileChooser;
 use crate::popups::{self, Opener, PopupDecision, PopupDenial, PopupRequest};
 use crate::url_policy;
 use cef::{
@@ -746,7 +749,7 @@ impl BridgeJsDialog {
             owned.cont(0, None);
             return 1;
         }
-        *slot = Some(crate::browser::PendingDialog { dialog: dialog.clone(), callback: Some(CefRef(owned)) });
+        *slot = Some(PendingDialog { dialog: dialog.clone(), callback: Some(CefRef(owned)) });
         drop(slot);
         tracing::info!(id = %shared.id, kind = dialog.kind.cdp_name(), "JavaScript dialog waiting for an answer");
         self.ctx.emit(BrowserEvent::DialogOpened { id: shared.id, dialog });
@@ -830,19 +833,13 @@ cef_object!(
 impl RawContextMenuHandler for BridgeContextMenu {
     /// Keeps CEF's callback and tells the app, which draws the menu (or, with
     /// nobody to show it to, answers none).
-    fn context_menu(
-        &self,
-        browser: Option<i32>,
-        menu: crate::ContextMenu,
-        callback: cef::RunContextMenuCallback,
-    ) -> bool {
+    fn context_menu(&self, browser: Option<i32>, menu: ContextMenu, callback: cef::RunContextMenuCallback) -> bool {
         let Some(shared) = browser.and_then(|id| self.ctx.registry.by_cef(id)) else { return false };
         // CEF shows one menu at a time, so none is expected here; an old one is
         // answered (its callback dropped: CEF cancels it) before the new one is kept.
         let old = shared.context_menu.lock().take();
         drop(old);
-        *shared.context_menu.lock() =
-            Some(crate::context_menu::PendingMenu { menu: menu.clone(), callback: CefRef(callback) });
+        *shared.context_menu.lock() = Some(PendingMenu { menu: menu.clone(), callback: CefRef(callback) });
         tracing::debug!(id = %shared.id, entries = menu.entries.len(), "context menu waiting for an answer");
         self.ctx.emit(BrowserEvent::ContextMenuOpened { id: shared.id, menu });
         true

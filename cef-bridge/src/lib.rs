@@ -8,35 +8,54 @@
 //! permission and download policy. It must not know about the canvas, nodes,
 //! HTTP or CDP clients: the app maps browsers to nodes, and the tool server and
 //! CDP facade reach pages only through [`DevToolsChannel`]. CEF callbacks enter
-//! through `handlers`; the two cef-rs 132.3.2 defects are worked around in
-//! `defects` alone.
+//! through `handlers`; the cef-rs 132.3.2 defects are worked around in
+//! `defects` and, for reading CEF strings, in the leaf `cef_string` (which
+//! `defects` re-exports).
 //!
-//! Modules and what each imports of the crate (no loops; the leaves import
-//! nothing of it):
+//! Modules and what each imports of the crate (no circles: module-graph's
+//! workspace test holds this table to the code; the leaves import nothing of
+//! it):
 //!
 //! ```text
-//! engine    → handlers, context, downloads, browser, host, url_policy, stderr, switches
-//! handlers  → context, defects, popups, prefs, browser, cef_object, events, url_policy
-//! context   → registry, downloads, pump, browser, host, events
+//! engine    → browser, context, context_id, downloads, events, glib_events, handlers, host,
+//!             site_permissions, stderr, switches, url_policy
+//! handlers  → browser, cef_object, cef_string, context, context_menu, cross_thread, defects,
+//!             downloads, events, file_chooser, popups, prefs, site_permissions, url_policy
+//! context   → browser, context_id, downloads, events, host, pump, registry, request_contexts
 //! registry  → browser, events          (the table of live browsers)
-//! defects   → browser                  (constants only)
-//! browser   → devtools, pump, ui_thread, input, events, url_policy
+//! defects   → browser, cef_string, context_menu, file_chooser  (browser's constants only)
+//! request_contexts → cef_object, context_id, cross_thread, prefs, site_permissions
+//! browser   → context_id, context_menu, cross_thread, devtools, events, file_chooser, input,
+//!             pump, ui_thread, url_policy
 //! devtools  → pump                     (a channel holds its engine's Arc<Pump>)
-//! pump      → host → events            (schedule and DevTools commands in flight)
+//! pump      → host                     (schedule and DevTools commands in flight)
+//! host      → events                   (what the app is told)
+//! events    → context_menu, downloads, file_chooser  (the data events carry)
+//! downloads → context_id
+//! prefs     → cef_string
 //! popups    → url_policy               (the pure popup decision)
 //! ui_thread → cef_object
-//! request_contexts → browser, cef_object, prefs, site_permissions
-//! leaves:     events, input, url_policy, downloads, cef_object, prefs, stderr, switches, site_permissions
+//! leaves:     cef_object, cef_string, context_id, context_menu, cross_thread, file_chooser,
+//!             glib_events, input, site_permissions, stderr, switches, url_policy
 //! ```
 //!
-//! Process-wide state: only `engine::STARTED` (CEF initialises once per
-//! process). Everything else belongs to one [`Engine`] and reaches CEF's
-//! callbacks through the handler objects, raw vtable slots included.
+//! Process-wide state: three statics, each standing for something there is
+//! one of per process. `engine::STARTED`: CEF initialises once per process and
+//! cannot start again, so it must outlive every [`Engine`]. `stderr::ORIGINAL`:
+//! the fd 2 the process started with, copied at the first redirect of fd 2
+//! (itself per process) to the Chromium log, so [`AppStderr`] reaches it from
+//! anywhere. `GLIB` in `glib_events`: GLib's two main-context functions,
+//! looked up in the process once (`dlsym`) or found missing. Everything else
+//! belongs to one [`Engine`] and reaches CEF's callbacks through the handler
+//! objects, raw vtable slots included.
 
 mod browser;
 mod cef_object;
+mod cef_string;
 mod context;
+mod context_id;
 mod context_menu;
+mod cross_thread;
 pub mod defects;
 pub mod devtools;
 mod downloads;
@@ -59,6 +78,7 @@ mod ui_thread;
 pub mod url_policy;
 
 pub use browser::{BrowserError, BrowserHandle, BrowserOptions, DEFAULT_FRAME_RATE, MAX_VIEW_EDGE, SCALE_RANGE};
+pub use context_id::RequestContextId;
 pub use context_menu::{ContextMenu, EditState, MenuCommand, MenuEntry, MenuTarget};
 pub use devtools::{
     DevToolsChannel, DevToolsError, DevToolsEvent, PendingReply, ProtocolError, RawReply, RawSender, RawSink, Reply,
@@ -73,7 +93,6 @@ pub use file_chooser::{ChooserMode, FileChooser};
 pub use host::EngineHost;
 pub use popups::{PopupDecision, PopupDenial};
 pub use pump::{EAGER_PUMP_INTERVAL, MAX_PUMP_INTERVAL};
-pub use request_contexts::RequestContextId;
 pub use site_permissions::{SitePermission, SiteSetting};
 pub use stderr::AppStderr;
 pub use switches::{switches_for, DisplayMode};

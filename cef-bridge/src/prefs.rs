@@ -4,7 +4,7 @@
 //! global request context (the profile) and the global preference manager
 //! (local state) once CEF's context exists, before the first browser.
 
-use crate::defects::string_from_cef;
+use crate::cef_string::string_from_cef;
 use cef::{CefStringUtf16, ImplPreferenceManager, ImplValue};
 
 /// A preference value.

@@ -9,30 +9,13 @@
 //! as CEF has initialised it (the same [`crate::prefs`] list), so an isolated
 //! page talks to no more hosts than any other.
 
-use crate::browser::CefRef;
 use crate::cef_object::cef_object;
+use crate::context_id::RequestContextId;
+use crate::cross_thread::CefRef;
 use crate::site_permissions::{ContextGrants, SitePermission, SiteSetting, Write};
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// One isolated request context of an engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RequestContextId(u64);
-
-impl RequestContextId {
-    /// The id numbered `n` (engines number their contexts from 1; a fake engine in tests does the same).
-    pub fn from_raw(n: u64) -> Self {
-        Self(n)
-    }
-}
-
-impl fmt::Display for RequestContextId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "context{}", self.0)
-    }
-}
 
 /// The live isolated contexts of one engine.
 #[derive(Default)]
@@ -53,7 +36,7 @@ impl RequestContexts {
         let settings = cef::RequestContextSettings::default();
         let mut handler = cef::RequestContextHandler::new(IsolatedContextHandler::create());
         let context = cef::request_context_create_context(Some(&settings), Some(&mut handler))?;
-        let id = RequestContextId(self.next.fetch_add(1, Ordering::Relaxed) + 1);
+        let id = RequestContextId::from_raw(self.next.fetch_add(1, Ordering::Relaxed) + 1);
         self.live.lock().insert(id, Live { context: CefRef(context), grants: ContextGrants::default() });
         Some(id)
     }

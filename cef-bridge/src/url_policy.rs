@@ -1,7 +1,7 @@
 //! Navigation URL policy: the one place that decides what a browser node may load.
 //!
-//! Mirrors the seeds' `normalizeAddress` / `isAllowedNavUrl`: what a person or an
-//! agent types becomes an absolute web URL, and only `http`, `https` and
+//! What a person or an agent types becomes an absolute web URL (a bare host
+//! gets `https://`, a loopback host `http://`), and only `http`, `https` and
 //! `about:blank` are ever navigable. Everything that can run code outside a web
 //! origin's sandbox or read local state (`javascript:`, `file:`, `data:`,
 //! `chrome:`, `devtools:`, `view-source:`, custom schemes) is refused.
