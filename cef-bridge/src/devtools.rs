@@ -61,7 +61,31 @@ pub enum DevToolsError {
     Closed(String),
     /// The message could not be serialised or the reply could not be parsed.
     #[error("malformed DevTools message: {0}")]
-    Malformed(String),
+    Malformed(#[from] MalformedMessage),
+}
+
+/// What was wrong with a DevTools message.
+#[derive(Debug, Clone, Error)]
+pub enum MalformedMessage {
+    /// serde_json could not write it, or read the reply (one nested past its depth limit, say).
+    #[error(transparent)]
+    Json(Arc<serde_json::Error>),
+    /// A reply without what its command answers with.
+    #[error("{0}")]
+    Incomplete(&'static str),
+}
+
+/// serde_json's errors cannot be compared: two that say the same are equal.
+impl PartialEq for MalformedMessage {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl From<serde_json::Error> for DevToolsError {
+    fn from(e: serde_json::Error) -> Self {
+        Self::Malformed(MalformedMessage::Json(Arc::new(e)))
+    }
 }
 
 /// A protocol error as it travels on the wire (`{"code", "message", "data"?}`).
@@ -105,9 +129,7 @@ enum ReplyBody {
 impl RawReply {
     /// The reply's `result` (an empty object when absent) or its `error`.
     pub fn parse(&self) -> Result<Reply, DevToolsError> {
-        let value = |raw: &RawValue| -> Result<Value, DevToolsError> {
-            serde_json::from_str(raw.get()).map_err(|e| DevToolsError::Malformed(e.to_string()))
-        };
+        let value = |raw: &RawValue| -> Result<Value, DevToolsError> { Ok(serde_json::from_str(raw.get())?) };
         Ok(match &self.0 {
             ReplyBody::Result(None) => Ok(json!({})),
             ReplyBody::Result(Some(raw)) => Ok(value(raw)?),
@@ -366,7 +388,7 @@ impl DevToolsChannel {
         if let Some(s) = session_id {
             msg.insert("sessionId".into(), Value::String(s.to_string()));
         }
-        let bytes = serde_json::to_vec(&Value::Object(msg)).map_err(|e| DevToolsError::Malformed(e.to_string()))?;
+        let bytes = serde_json::to_vec(&Value::Object(msg))?;
         let (tx, rx) = bounded(1);
         // Record before sending: the reply may arrive inside send_raw.
         self.pending.lock().insert(id, Pending { method: method.to_string(), tx });
@@ -429,7 +451,7 @@ impl DevToolsChannel {
             .get("sessionId")
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .ok_or_else(|| DevToolsError::Malformed("Target.attachToTarget: no sessionId".into()))?;
+            .ok_or(DevToolsError::Malformed(MalformedMessage::Incomplete("Target.attachToTarget: no sessionId")))?;
         private.sessions.insert(id.clone());
         Ok(id)
     }
@@ -1023,6 +1045,23 @@ mod tests {
         ch.deliver(format!(r#"{{"id":{id},"result":{deep}}}"#).as_bytes());
         assert_eq!(ch.pending_count(), 0);
         assert!(matches!(p.wait(Duration::from_secs(1)), Err(DevToolsError::Malformed(_))));
+    }
+
+    #[test]
+    fn an_unreadable_reply_keeps_serde_json_s_error_as_its_source() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let (ch, fake) = setup();
+        let p = ch.request("X", json!({}), None).unwrap();
+        let id = fake.sent.lock().last().unwrap()["id"].clone();
+        ch.deliver(format!(r#"{{"id":{id},"result":{deep}}}"#).as_bytes());
+        let err = p.wait(Duration::from_secs(1)).unwrap_err();
+        let json = serde_json::from_str::<Value>(&deep).unwrap_err();
+        assert_eq!(err.to_string(), format!("malformed DevTools message: {json}"), "the message is as before");
+        let DevToolsError::Malformed(MalformedMessage::Json(source)) = &err else { panic!("{err:?}") };
+        assert_eq!(source.to_string(), json.to_string());
+        let chained = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(chained, Some(json.to_string()), "its source says what serde_json said");
+        assert_eq!(err.clone(), err);
     }
 
     #[test]

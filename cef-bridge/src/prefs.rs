@@ -6,6 +6,7 @@
 
 use crate::cef_string::string_from_cef;
 use cef::{CefStringUtf16, ImplPreferenceManager, ImplValue};
+use thiserror::Error;
 
 /// A preference value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,12 +86,29 @@ fn cef_value(v: PrefValue) -> Option<cef::Value> {
     (ok == 1).then_some(value)
 }
 
-fn set(manager: &impl ImplPreferenceManager, pref: &Pref) -> Result<(), String> {
+/// Why one preference could not be set (logged, then skipped).
+#[derive(Debug, Error)]
+enum PrefError {
+    /// The store does not know the name or keeps it from being changed.
+    #[error("unknown or not user-modifiable")]
+    NotModifiable,
+    /// CEF could not make a value to hold it.
+    #[error("cannot make the value")]
+    NoValue,
+    /// The store refused the value, in CEF's words.
+    #[error("{0}")]
+    Refused(String),
+    /// No preference store to set it in.
+    #[error("no preference store")]
+    NoStore,
+}
+
+fn set(manager: &impl ImplPreferenceManager, pref: &Pref) -> Result<(), PrefError> {
     let name = CefStringUtf16::from(pref.name);
     if manager.can_set_preference(Some(&name)) != 1 {
-        return Err("unknown or not user-modifiable".into());
+        return Err(PrefError::NotModifiable);
     }
-    let mut value = cef_value(pref.value).ok_or("cannot make the value")?;
+    let mut value = cef_value(pref.value).ok_or(PrefError::NoValue)?;
     // CEF refuses the call when the error out-parameter is NULL, and cef-rs
     // passes NULL for every string but a "user free" one: allocate one.
     // SAFETY: CEF allocates an empty string; CefStringUtf16 frees it on drop.
@@ -98,7 +116,7 @@ fn set(manager: &impl ImplPreferenceManager, pref: &Pref) -> Result<(), String> 
     if manager.set_preference(Some(&name), Some(&mut value), Some(&mut error)) == 1 {
         Ok(())
     } else {
-        Err(string_from_cef(&error))
+        Err(PrefError::Refused(string_from_cef(&error)))
     }
 }
 
@@ -114,7 +132,7 @@ pub(crate) fn apply() {
     for pref in PREFERENCES.iter().filter(|p| p.store == PrefStore::LocalState) {
         let result = match &local_state {
             Some(m) => set(m, pref),
-            None => Err("no preference store".into()),
+            None => Err(PrefError::NoStore),
         };
         if let Err(error) = result {
             tracing::warn!(name = pref.name, %error, "could not set a Chromium preference");

@@ -18,9 +18,18 @@ pub enum UrlPolicyError {
     /// Nothing but whitespace was given where an address was required.
     #[error("empty address")]
     Empty,
-    /// The text is not a URL and cannot be made into one.
+    /// The text has whitespace or control characters inside, so it is no address.
     #[error("malformed address: {0}")]
     Malformed(String),
+    /// The text does not parse as a URL, with its scheme or the one added.
+    #[error("malformed address: {address}: {source}")]
+    Unparsable {
+        /// The text (its first 200 characters).
+        address: String,
+        /// Why the URL parser refused it.
+        #[source]
+        source: url::ParseError,
+    },
     /// The URL parses but its scheme is not navigable.
     #[error("refused scheme '{0}': only http, https and about:blank are allowed")]
     RefusedScheme(String),
@@ -48,7 +57,7 @@ pub fn normalize_address(raw: &str) -> Result<String, UrlPolicyError> {
     }
     match explicit_scheme(text) {
         Some(scheme) => {
-            let url = Url::parse(text).map_err(|e| UrlPolicyError::Malformed(format!("{}: {e}", truncate(text))))?;
+            let url = Url::parse(text).map_err(|source| unparsable(text, source))?;
             check(&url).map_err(|e| match e {
                 UrlPolicyError::RefusedScheme(_) => UrlPolicyError::RefusedScheme(scheme),
                 other => other,
@@ -57,8 +66,7 @@ pub fn normalize_address(raw: &str) -> Result<String, UrlPolicyError> {
         }
         None => {
             let scheme = if is_loopback_host(text) { "http" } else { "https" };
-            let url = Url::parse(&format!("{scheme}://{text}"))
-                .map_err(|e| UrlPolicyError::Malformed(format!("{}: {e}", truncate(text))))?;
+            let url = Url::parse(&format!("{scheme}://{text}")).map_err(|source| unparsable(text, source))?;
             check(&url)?;
             Ok(url.to_string())
         }
@@ -114,6 +122,10 @@ fn truncate(text: &str) -> String {
     text.chars().take(200).collect()
 }
 
+fn unparsable(text: &str, source: url::ParseError) -> UrlPolicyError {
+    UrlPolicyError::Unparsable { address: truncate(text), source }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +169,18 @@ mod tests {
         for bad in ["exa mple.com", "http://", "http://[::1", "http://exa\u{0}mple.com", "https://a b"] {
             assert!(normalize_address(bad).is_err(), "{bad:?} must be refused");
         }
+    }
+
+    #[test]
+    fn an_unparsable_address_keeps_the_parser_s_error_as_its_source() {
+        let err = normalize_address("http://").unwrap_err();
+        assert_eq!(err, UrlPolicyError::Unparsable { address: "http://".into(), source: url::ParseError::EmptyHost });
+        assert_eq!(err.to_string(), "malformed address: http://: empty host");
+        let source = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(source, Some(url::ParseError::EmptyHost.to_string()));
+        let spaced = normalize_address("exa mple.com").unwrap_err();
+        assert_eq!(spaced.to_string(), "malformed address: exa mple.com");
+        assert!(std::error::Error::source(&spaced).is_none(), "whitespace is its own reason, no parser's");
     }
 
     #[test]
