@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
+use crate::browser_methods::BrowserMethod;
 use crate::browser_state::{Internal, Known, RootCommand, RootWait};
 use crate::guest::{channel_key, GuestChannel};
 use crate::guest::{ContextId, GuestError, GuestId};
@@ -93,9 +94,14 @@ impl Router {
     }
 
     fn run_root(&mut self, rc: &RootCommand) -> Step {
+        use BrowserMethod::*;
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        match rc.cmd.method.as_str() {
-            "Browser.getVersion" => {
+        let Some(method) = BrowserMethod::parse(&rc.cmd.method) else {
+            self.send(protocol::not_found_reply(id, session, &rc.cmd.method));
+            return Step::Done;
+        };
+        match method {
+            GetVersion => {
                 let v = self.shared.guests.version();
                 self.reply(
                     id,
@@ -104,27 +110,24 @@ impl Router {
                            "userAgent": v.user_agent, "jsVersion": v.js_version}),
                 );
             }
-            "Browser.close" => {
+            Close => {
                 // Ends this client's connection; the app and its browser nodes stay.
                 self.reply(id, session, json!({}));
                 self.request_close(1000, "Browser.close");
             }
-            "Browser.setDownloadBehavior" => self.set_download_behavior(rc),
-            "Browser.grantPermissions" | "Browser.setPermission" | "Browser.resetPermissions" => {
-                return self.change_permissions(rc)
-            }
-            "Storage.getCookies" | "Storage.setCookies" | "Storage.clearCookies" => {
-                return self.forward_profile_wide(rc)
-            }
-            "Runtime.runIfWaitingForDebugger" => self.reply(id, session, json!({})),
-            "Browser.getWindowForTarget" => return self.window_for_target(rc),
-            "Browser.getWindowBounds" => self.window_bounds(rc),
-            "Browser.setWindowBounds" | "Browser.setContentsSize" => return self.set_window_size(rc),
-            "Target.getBrowserContexts" => self.get_browser_contexts(rc),
-            "Target.createBrowserContext" => return self.create_browser_context(rc),
-            "Target.disposeBrowserContext" => return self.dispose_browser_context(rc),
-            "Target.getTargetInfo" => return self.get_target_info(rc),
-            "Target.getTargets" => {
+            Crash | CrashGpuProcess => self.send(protocol::not_found_reply(id, session, method.name())),
+            SetDownloadBehavior => self.set_download_behavior(rc),
+            GrantPermissions | SetPermission | ResetPermissions => return self.change_permissions(rc),
+            GetCookies | SetCookies | ClearCookies => return self.forward_profile_wide(rc),
+            RunIfWaitingForDebugger => self.reply(id, session, json!({})),
+            GetWindowForTarget => return self.window_for_target(rc),
+            GetWindowBounds => self.window_bounds(rc),
+            SetWindowBounds | SetContentsSize => return self.set_window_size(rc),
+            GetBrowserContexts => self.get_browser_contexts(rc),
+            CreateBrowserContext => return self.create_browser_context(rc),
+            DisposeBrowserContext => return self.dispose_browser_context(rc),
+            GetTargetInfo => return self.get_target_info(rc),
+            GetTargets => {
                 if !self.targets_ready() {
                     return Step::NeedTargets;
                 }
@@ -136,14 +139,14 @@ impl Router {
                 infos.extend(self.worker_target_infos());
                 self.reply(id, session, json!({"targetInfos": infos}));
             }
-            "Target.setDiscoverTargets" => return self.set_discover_targets(rc),
-            "Target.setAutoAttach" => return self.set_auto_attach(rc),
-            "Target.attachToTarget" => return self.attach_to_target(rc),
-            "Target.attachToBrowserTarget" => self.attach_to_browser(rc),
-            "Target.detachFromTarget" => self.detach_from_target(rc),
-            "Target.createTarget" => return self.create_target(rc),
-            "Target.closeTarget" => return self.close_target(rc),
-            "Target.activateTarget" => {
+            SetDiscoverTargets => return self.set_discover_targets(rc),
+            SetAutoAttach => return self.set_auto_attach(rc),
+            AttachToTarget => return self.attach_to_target(rc),
+            AttachToBrowserTarget => self.attach_to_browser(rc),
+            DetachFromTarget => self.detach_from_target(rc),
+            CreateTarget => return self.create_target(rc),
+            CloseTarget => return self.close_target(rc),
+            ActivateTarget => {
                 let Some(guest) = (match self.guest_by_target_param(rc) {
                     Ok(g) => g,
                     Err(step) => return step,
@@ -153,11 +156,10 @@ impl Router {
                 return self.activate(rc, guest);
             }
             // Chromium activates the page's tab (and so focuses it); here: its node.
-            "Page.bringToFront" => match self.page_session_guest(session) {
+            BringToFront => match self.page_session_guest(session) {
                 Some(guest) => return self.activate(rc, guest),
                 None => self.send(protocol::not_found_reply(id, session, &rc.cmd.method)),
             },
-            other => self.send(protocol::not_found_reply(id, session, other)),
         }
         Step::Done
     }

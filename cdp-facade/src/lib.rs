@@ -17,13 +17,13 @@
 //! facade        → client_slot, config, discovery, downloads, error, guest, http_access, ids, server_thread, shared, ws
 //! ws            → client_slot, http_access, router, shared  (upgrade, token check, socket loops)
 //! discovery     → guest_call, http_access, shared          (/json/*)
-//! browser       → browser_state, guest, guest_call, protocol, router, sessions
+//! browser       → browser_methods, browser_state, guest, guest_call, protocol, router, sessions
 //!                 (browser-level CDP: a second `impl Router` block)
 //! window        → browser, browser_state, guest, protocol, router, sessions
 //!                 (`Browser.*Window*`, `setContentsSize`: a third `impl Router` block)
-//! router        → browser_state, dialogs, guest, guest_call, protocol, screenshot, sessions, shared
+//! router        → browser_methods, browser_state, dialogs, downloads, guest, guest_call, protocol, screenshot, sessions, shared
 //! shared        → client_slot, config, downloads, guest, ids (state of the handlers and the client)
-//! browser_state → guest, guest_call, protocol              (BrowserState, Internal: data only)
+//! browser_state → guest, guest_call, permissions, protocol, workers  (BrowserState, Internal)
 //! guest_call    → guest, ids, protocol                     (one call on a guest channel)
 //! sessions      → guest                                    (the session table, DropReason)
 //! dialogs       → guest                                    (announced dialogs, late answers)
@@ -36,7 +36,7 @@
 //!                 (service and shared workers as browser-level targets: an `impl Router` block)
 //! server_thread → error, http_access
 //! discovery_file → error
-//! leaves:         client_slot, config, error, guest, http_access, ids, protocol, screenshot
+//! leaves:         browser_methods, client_slot, config, error, guest, http_access, ids, protocol, screenshot
 //! ```
 //!
 //! `browser.rs` adds methods to `router::Router`; `router.rs` calls two of
@@ -45,6 +45,7 @@
 
 mod agent_server;
 mod browser;
+mod browser_methods;
 mod browser_state;
 mod client_slot;
 mod config;

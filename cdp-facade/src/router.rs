@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
+use crate::browser_methods::BrowserMethod;
 use crate::browser_state::{BrowserState, Internal};
 use crate::dialogs::{self, AnnouncedDialogs};
 use crate::downloads::ClientDownloads;
@@ -22,29 +23,6 @@ use crate::guest_call::PageInfo;
 use crate::protocol::{self, ClientCommand, GuestEnvelope, INVALID_PARAMS, SERVER_ERROR, SESSION_NOT_FOUND};
 use crate::sessions::{DropReason, Session, SessionKind, Sessions};
 use crate::shared::Shared;
-
-/// Page-session methods the facade answers itself or treats as browser-level instead of forwarding.
-const BROWSER_LEVEL_ON_PAGE: &[&str] = &[
-    "Target.createTarget",
-    "Target.closeTarget",
-    "Target.activateTarget",
-    "Page.bringToFront",
-    "Target.getTargets",
-    "Target.getBrowserContexts",
-    "Target.createBrowserContext",
-    "Target.disposeBrowserContext",
-    "Target.attachToBrowserTarget",
-    "Browser.close",
-    "Browser.crash",
-    "Browser.crashGpuProcess",
-    "Browser.getWindowForTarget",
-    "Browser.getWindowBounds",
-    "Browser.setWindowBounds",
-    "Browser.setContentsSize",
-    "Browser.grantPermissions",
-    "Browser.setPermission",
-    "Browser.resetPermissions",
-];
 
 /// What a released guest is told so the next client finds a fresh page.
 ///
@@ -221,7 +199,9 @@ impl Router {
             "Runtime.runIfWaitingForDebugger" => {
                 self.send(protocol::value_reply(cmd.id, Some(&session_id), &json!({})))
             }
-            m if BROWSER_LEVEL_ON_PAGE.contains(&m) => self.enqueue_root(cmd, Some(session_id)),
+            m if BrowserMethod::parse(m).is_some_and(BrowserMethod::on_page_session) => {
+                self.enqueue_root(cmd, Some(session_id))
+            }
             "Page.handleJavaScriptDialog" => self.answer_dialog(&cmd, &session_id, &guest),
             "Page.captureScreenshot" => {
                 self.shared.guests.paint_for_client(&guest);
