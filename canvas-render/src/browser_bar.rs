@@ -4,9 +4,9 @@
 //! layout is public, in node-local world units, so the app hit-tests exactly
 //! what is drawn; drawing adds shapes and labels to a node's chrome.
 
+use crate::color::Color;
 use crate::geometry::{Rect, Vec2};
 use crate::quad::QuadInstance;
-use crate::scene::Color;
 use crate::text::Label;
 use crate::theme::Theme;
 

@@ -2,9 +2,9 @@
 //! state, the exact-grid layout (one glyph per cell, wide chars over two cells, no shaping,
 //! so `-->` stays three cells) and the instanced pipeline drawing one grid per draw call.
 
+use crate::color::Color;
 use crate::glyphs::{AtlasFull, AtlasGlyph, CellMetrics, Variant};
 use crate::quad::{instance_buffer, instanced_strip_pipeline, uniform_entry};
-use crate::scene::Color;
 
 /// Shape of the terminal cursor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -3,9 +3,10 @@
 //! Pure layout: produces shape instances and text labels, no GPU calls.
 
 use crate::browser_bar::{badge_start, push_bar};
+use crate::color::Color;
 use crate::geometry::Rect;
 use crate::quad::QuadInstance;
-use crate::scene::{Color, NodeContent, NodeKind, NodeView};
+use crate::scene::{NodeContent, NodeKind, NodeView};
 use crate::text::Label;
 use crate::theme::Theme;
 

@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
+use crate::color::Color;
 use crate::geometry::Rect;
 use crate::quad::{instance_buffer, uniform_entry};
-use crate::scene::Color;
 
 /// One textured layer placed in target pixels.
 #[repr(C)]

@@ -1,7 +1,7 @@
 //! Instanced SDF shapes (rounded boxes with borders, soft shadows, capsule strokes) drawn
 //! in target pixels. Used for node chrome and the vector icons of the title bar.
 
-use crate::scene::Color;
+use crate::color::Color;
 use wgpu::util::DeviceExt;
 
 /// One shape instance, laid out for the GPU.

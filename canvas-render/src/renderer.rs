@@ -172,7 +172,7 @@ pub struct Renderer {
     /// Target pixels per overlay unit (the window's HiDPI scale).
     overlay_scale: f32,
     /// 1×1 textures of flat colours (links, the background under redrawn regions).
-    solids: HashMap<crate::scene::Color, (wgpu::Texture, wgpu::BindGroup)>,
+    solids: HashMap<crate::color::Color, (wgpu::Texture, wgpu::BindGroup)>,
     /// The last frame drawn for [`Reuse::CopyInto`].
     kept: Option<KeptFrame>,
 }
@@ -243,7 +243,7 @@ impl Renderer {
     }
 
     /// Makes a 1×1 texture of `colour` (premultiplied, as node textures are) unless one exists.
-    fn ensure_solid(&mut self, colour: crate::scene::Color) {
+    fn ensure_solid(&mut self, colour: crate::color::Color) {
         let (device, queue, compositor) = (&self.device, &self.queue, &self.compositor);
         self.solids.entry(colour).or_insert_with(|| {
             let texture = device.create_texture(&wgpu::TextureDescriptor {
@@ -582,7 +582,7 @@ impl Renderer {
             dot: if scene.background == theme.canvas {
                 theme.grid_dot
             } else {
-                scene.background.mix(crate::scene::Color::rgb(255, 255, 255), 0.12)
+                scene.background.mix(crate::color::Color::rgb(255, 255, 255), 0.12)
             },
         };
         let kept_view = self.kept.as_ref().map(|k| &k.view);
@@ -943,7 +943,8 @@ fn frame_signature(scene: &Scene, camera: &Camera, size: (u32, u32)) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::{Color, NodeKind};
+    use crate::color::Color;
+    use crate::scene::NodeKind;
 
     fn node() -> NodeView {
         NodeView {

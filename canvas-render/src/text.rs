@@ -6,8 +6,8 @@ use cosmic_text::{
 };
 use glyphon::{Cache, ColorMode, Resolution, SwashCache, TextArea, TextAtlas, TextBounds, TextRenderer, Viewport};
 
+use crate::color::Color;
 use crate::error::{RenderError, Result};
-use crate::scene::Color;
 
 /// One block of text to draw, in target pixels.
 #[derive(Debug, Clone, PartialEq)]

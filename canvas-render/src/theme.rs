@@ -1,7 +1,7 @@
 //! Colours and dimensions of the canvas chrome (the dark theme people look at all day).
 //! Dimensions are in world units; they scale with the camera like the nodes themselves.
 
-use crate::scene::Color;
+use crate::color::Color;
 
 /// Visual constants of the canvas chrome.
 #[derive(Debug, Clone, PartialEq)]
