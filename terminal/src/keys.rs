@@ -1,7 +1,8 @@
 //! Keyboard and paste encoding: the app's key events to the bytes an xterm
 //! sends, honouring application cursor/keypad modes and bracketed paste.
 
-use crate::screen::InputModes;
+use crate::input::InputModes;
+pub use crate::input::Modifiers;
 
 /// A key press, independent of any windowing library.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,39 +45,15 @@ pub enum Key {
     KeypadEnter,
 }
 
-/// Modifier keys held with a key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Modifiers {
-    /// Control.
-    pub ctrl: bool,
-    /// Alt / Option (sent as an ESC prefix, or in the xterm modifier parameter).
-    pub alt: bool,
-    /// Shift.
-    pub shift: bool,
-    /// Super / Windows / Command.
-    pub logo: bool,
-}
-
-impl Modifiers {
-    /// No modifiers.
-    pub const NONE: Self = Self { ctrl: false, alt: false, shift: false, logo: false };
-    /// Control only.
-    pub const CTRL: Self = Self { ctrl: true, alt: false, shift: false, logo: false };
-    /// Alt only.
-    pub const ALT: Self = Self { ctrl: false, alt: true, shift: false, logo: false };
-    /// Shift only.
-    pub const SHIFT: Self = Self { ctrl: false, alt: false, shift: true, logo: false };
-
-    /// xterm's modifier parameter (`1 + shift + 2·alt + 4·ctrl + 8·super`); 1 means none.
-    fn xterm_param(self) -> u8 {
-        1 + u8::from(self.shift) + 2 * u8::from(self.alt) + 4 * u8::from(self.ctrl) + 8 * u8::from(self.logo)
-    }
+/// xterm's modifier parameter (`1 + shift + 2·alt + 4·ctrl + 8·super`); 1 means none.
+fn xterm_param(mods: Modifiers) -> u8 {
+    1 + u8::from(mods.shift) + 2 * u8::from(mods.alt) + 4 * u8::from(mods.ctrl) + 8 * u8::from(mods.logo)
 }
 
 /// Bytes to send to the PTY for `key` with `mods`, or empty when the key has no encoding
 /// (e.g. F25, or Super+letter which the app should treat as a shortcut).
 pub fn encode_key(key: Key, mods: Modifiers, modes: &InputModes) -> Vec<u8> {
-    let param = mods.xterm_param();
+    let param = xterm_param(mods);
     match key {
         Key::Char(c) => encode_char(c, mods),
         Key::Enter => alt_prefixed(mods.alt, b"\r"),

@@ -5,34 +5,8 @@
 //! DECSET 9 (X10 press-only mode) is not tracked: alacritty's parser ignores it;
 //! programs that ask for it get normal (1000) reporting only if they also set 1000.
 
-use crate::keys::Modifiers;
-use crate::screen::InputModes;
-
-/// Which mouse events the program asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MouseMode {
-    /// No reporting; the app handles the mouse (selection, scrollback).
-    #[default]
-    Off,
-    /// 1000: presses and releases.
-    Normal,
-    /// 1002: presses, releases and motion while a button is held.
-    ButtonEvent,
-    /// 1003: all motion.
-    AnyEvent,
-}
-
-/// How reported coordinates are encoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MouseEncoding {
-    /// `CSI M b x y` with bytes offset by 32 (coordinates up to 223).
-    #[default]
-    Legacy,
-    /// 1005: like legacy, but coordinates as UTF-8 (up to 2015).
-    Utf8,
-    /// 1006: `CSI < b ; x ; y M/m`.
-    Sgr,
-}
+use crate::input::{InputModes, Modifiers};
+pub use crate::input::{MouseEncoding, MouseMode};
 
 /// A mouse button (wheel directions count as buttons in the protocol).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,16 +1,17 @@
 //! What an application uses of a running terminal: [`RunningTerminal`],
-//! implemented by [`Terminal`] (a child on a PTY) and by an application's
-//! test fakes. The boundary speaks the crate's plain types (bytes, the
-//! [`Screen`], [`TermSize`], [`ExitStatus`]), never the PTY's, so a fake needs
-//! no process: it can keep a real [`Screen`] and feed it text.
+//! implemented by [`Terminal`](crate::Terminal) (a child on a PTY; that impl
+//! lives beside it in `session.rs`) and by an application's test fakes. The
+//! boundary speaks the crate's plain types (bytes, the [`Screen`],
+//! [`TermSize`], [`ExitStatus`]), never the PTY's, so a fake needs no
+//! process: it can keep a real [`Screen`] and feed it text.
 
 use std::time::Instant;
 
 use crate::error::TerminalError;
 use crate::host::ExitStatus;
-use crate::keys::{encode_key, encode_paste, Key, Modifiers};
-use crate::screen::{InputModes, Screen, TermSize};
-use crate::session::Terminal;
+use crate::input::{InputModes, Modifiers};
+use crate::keys::{encode_key, encode_paste, Key};
+use crate::screen::{Screen, TermSize};
 use crate::snapshot::GridSnapshot;
 
 /// A running terminal as the app drives and draws it (the other direction
@@ -75,36 +76,6 @@ fn screen_with<T: RunningTerminal + ?Sized, R>(t: &T, f: impl FnOnce(&mut Screen
     });
     // An implementation that never runs the closure breaks the trait's contract.
     out.expect("RunningTerminal::lock_screen must run its closure once")
-}
-
-impl RunningTerminal for Terminal {
-    fn write(&self, bytes: Vec<u8>) -> Result<(), TerminalError> {
-        Terminal::write(self, bytes)
-    }
-    fn resize(&self, size: TermSize) -> Result<(), TerminalError> {
-        Terminal::resize(self, size)
-    }
-    fn lock_screen(&self, f: &mut dyn FnMut(&mut Screen)) {
-        self.with_screen(f)
-    }
-    fn read_text(&self, max_chars: usize) -> String {
-        Terminal::read_text(self, max_chars)
-    }
-    fn exit_status(&self) -> Option<ExitStatus> {
-        Terminal::exit_status(self)
-    }
-    fn snapshot(&self) -> GridSnapshot {
-        Terminal::snapshot(self)
-    }
-    fn generation(&self) -> u64 {
-        Terminal::generation(self)
-    }
-    fn input_modes(&self) -> InputModes {
-        Terminal::input_modes(self)
-    }
-    fn last_output_at(&self) -> Option<Instant> {
-        Terminal::last_output_at(self)
-    }
 }
 
 #[cfg(test)]

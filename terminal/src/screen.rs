@@ -13,8 +13,8 @@ use parking_lot::Mutex;
 
 use crate::colors::{Palette, Theme};
 use crate::error::TerminalError;
+use crate::input::{InputModes, MouseEncoding, MouseMode};
 use crate::signals::{SignalScanner, TerminalSignal, PROGRAM_STATUS_REPLY};
-use crate::snapshot::{self, GridSnapshot};
 
 /// Default scrollback, in lines.
 pub const DEFAULT_SCROLLBACK: usize = 10_000;
@@ -107,27 +107,6 @@ impl EventListener for EventQueue {
     fn send_event(&self, event: Event) {
         self.0.lock().push(event);
     }
-}
-
-/// Terminal modes the input side needs to know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct InputModes {
-    /// DECCKM: cursor keys send `ESC O x`.
-    pub app_cursor: bool,
-    /// DECKPAM: keypad sends application sequences.
-    pub app_keypad: bool,
-    /// Bracketed paste (2004).
-    pub bracketed_paste: bool,
-    /// Mouse tracking mode.
-    pub mouse: crate::mouse::MouseMode,
-    /// Mouse coordinate encoding.
-    pub mouse_encoding: crate::mouse::MouseEncoding,
-    /// The alternate screen is active (full-screen apps like vim, htop).
-    pub alt_screen: bool,
-    /// Alternate scroll (1007): on the alternate screen without mouse mode, the wheel sends arrows.
-    pub alternate_scroll: bool,
-    /// Focus in/out reporting (1004).
-    pub focus_reporting: bool,
 }
 
 /// An alacritty terminal of `size` keeping `scrollback` lines, reporting to `events`.
@@ -341,6 +320,11 @@ impl Screen {
         self.size
     }
 
+    /// The colours snapshots resolve against, for code in this crate.
+    pub(crate) fn theme(&self) -> &Theme {
+        &self.theme
+    }
+
     /// Changes colours; takes effect on the next snapshot.
     pub fn set_theme(&mut self, theme: Theme) {
         self.theme = theme;
@@ -363,14 +347,8 @@ impl Screen {
         self.last_output
     }
 
-    /// A drawable copy of the visible grid.
-    pub fn snapshot(&self) -> GridSnapshot {
-        snapshot::take(&self.term, &self.theme, self.generation)
-    }
-
     /// Modes relevant to keyboard, paste and mouse encoding.
     pub fn input_modes(&self) -> InputModes {
-        use crate::mouse::{MouseEncoding, MouseMode};
         let mode = *self.term.mode();
         let mouse = if mode.contains(TermMode::MOUSE_MOTION) {
             MouseMode::AnyEvent

@@ -23,10 +23,11 @@ use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, Pt
 use crate::colors::Theme;
 use crate::error::TerminalError;
 use crate::host::{ExitStatus, TerminalHost};
+use crate::input::InputModes;
 use crate::pane_pipe::{self, PanePipe};
 use crate::persist;
 use crate::running::RunningTerminal;
-use crate::screen::{InputModes, Screen, ScreenConfig, ScreenEvent, TermSize, DEFAULT_SCROLLBACK};
+use crate::screen::{Screen, ScreenConfig, ScreenEvent, TermSize, DEFAULT_SCROLLBACK};
 use crate::signals::TerminalSignal;
 use crate::snapshot::GridSnapshot;
 use crate::tmux::{self, NewSession, TmuxError, TmuxSession};
@@ -527,6 +528,36 @@ impl Terminal {
                 tracing::debug!(error = %e, "hangup of terminal child failed");
             }
         }
+    }
+}
+
+impl RunningTerminal for Terminal {
+    fn write(&self, bytes: Vec<u8>) -> Result<(), TerminalError> {
+        Terminal::write(self, bytes)
+    }
+    fn resize(&self, size: TermSize) -> Result<(), TerminalError> {
+        Terminal::resize(self, size)
+    }
+    fn lock_screen(&self, f: &mut dyn FnMut(&mut Screen)) {
+        self.with_screen(f)
+    }
+    fn read_text(&self, max_chars: usize) -> String {
+        Terminal::read_text(self, max_chars)
+    }
+    fn exit_status(&self) -> Option<ExitStatus> {
+        Terminal::exit_status(self)
+    }
+    fn snapshot(&self) -> GridSnapshot {
+        Terminal::snapshot(self)
+    }
+    fn generation(&self) -> u64 {
+        Terminal::generation(self)
+    }
+    fn input_modes(&self) -> InputModes {
+        Terminal::input_modes(self)
+    }
+    fn last_output_at(&self) -> Option<Instant> {
+        Terminal::last_output_at(self)
     }
 }
 

@@ -14,6 +14,8 @@ use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::CursorShape as VtCursorShape;
 
 use crate::colors::{Palette, Rgb, Theme};
+use crate::screen::Screen;
+use crate::selection::selection_range;
 
 bitflags::bitflags! {
     /// Per-cell drawing attributes.
@@ -179,14 +181,21 @@ impl GridSnapshot {
     }
 }
 
+impl Screen {
+    /// A drawable copy of the visible grid.
+    pub fn snapshot(&self) -> GridSnapshot {
+        take(self.term(), self.theme(), self.generation())
+    }
+}
+
 /// Copies the visible part of `term` into a snapshot.
-pub(crate) fn take<T>(term: &Term<T>, theme: &Theme, generation: u64) -> GridSnapshot {
+fn take<T>(term: &Term<T>, theme: &Theme, generation: u64) -> GridSnapshot {
     let palette = Palette::new(theme, term.colors());
     let grid = term.grid();
     let cols = grid.columns();
     let rows = grid.screen_lines();
     let display_offset = grid.display_offset();
-    let selection = crate::selection::selection_range(term);
+    let selection = selection_range(term);
 
     let mut hyperlinks: Vec<Hyperlink> = Vec::new();
     let mut cells = Vec::with_capacity(rows * cols);

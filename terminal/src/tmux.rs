@@ -314,7 +314,7 @@ impl TmuxSession {
             }
         }
         let raw = raw?;
-        let stream = crate::trace::capture_stream(&raw);
+        let stream = crate::capture::capture_stream(&raw);
         (!stream.is_empty()).then_some(stream)
     }
 
