@@ -1,109 +1,138 @@
 //! The emulated browser: browser-level CDP (`Target.*`, `Browser.*`,
-//! `Storage.*` without a page session) answered from the app's list of
-//! guests. Commands run one at a time, in order; those that need every live
-//! page's real target id wait until each guest has been asked
-//! (`Target.getTargetInfo` through its channel). Also polls for newcomers,
-//! departures and crashes.
+//! `Storage.*`, and on a page session those [`BrowserMethod`] marks)
+//! answered from the app's list of guests, as one unit that owns its state
+//! and hands the router [`Effect`]s to apply: messages for the client,
+//! sessions to add or end, guests to subscribe to or release, commands for
+//! guests, and background [`Job`]s whose completions come back here.
+//!
+//! [`EmulatedBrowser`] holds what is the same for every client (the guests'
+//! target infos, closed and crashed guests); [`BrowserClient`] what is one
+//! client's (its command queue, discovery and auto-attach, workers, and
+//! what it set that ends with it). The client's sessions and subscriptions
+//! stay the router's; the browser reads them through a [`ClientView`].
+//!
+//! A client's browser-level commands run one at a time, in order; those
+//! that need every live page's real target id wait until each guest has
+//! been asked (`Target.getTargetInfo` through its channel). The browser
+//! also polls for newcomers, departures and crashes.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
+use crate::browser_env::BrowserEnv;
 use crate::browser_methods::BrowserMethod;
-use crate::browser_state::{Internal, Known, RootCommand, RootWait};
-use crate::guest::{channel_key, GuestChannel};
-use crate::guest::{ContextId, GuestError, GuestId};
-use crate::guest_call::{self, CallError, PageInfo};
-use crate::protocol::{self, ClientCommand, InvalidParams, INVALID_PARAMS, SERVER_ERROR};
-use crate::router::Router;
+use crate::contexts::{self, split_context, ContextParamError, OwnedContexts};
+use crate::downloads::{ClientDownloads, DownloadNotice};
+use crate::effect::{ClientView, Effect, RootCommand, RootWait, Step, Turn};
+use crate::guest::{channel_key, GuestId};
+use crate::guest_call::CallError;
+use crate::jobs::{Completion, Job};
+use crate::permissions::{self, ClientPermissions};
+use crate::protocol::{self, ClientCommand, INVALID_PARAMS, SERVER_ERROR};
 use crate::sessions::{DropReason, Session, SessionKind};
+use crate::target_watch::TargetWatch;
+use crate::targets::Targets;
+use crate::window;
+use crate::workers::Workers;
 
-/// After a guest failed to describe itself, how long before it is asked again.
-const PROBE_RETRY: Duration = Duration::from_secs(2);
-
-/// What running a browser-level command left to do.
-pub(crate) enum Step {
-    Done,
-    NeedTargets,
-    Wait(RootWait),
+/// The emulated browser's state shared by its clients.
+pub(crate) struct EmulatedBrowser {
+    env: Arc<BrowserEnv>,
+    targets: Targets,
 }
 
-/// Why a command's `browserContextId` was not taken.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum ContextParamError {
-    /// The params are not an object.
-    #[error(transparent)]
-    Invalid(#[from] InvalidParams),
-    /// The id is not a string.
-    #[error("Invalid parameters: browserContextId: string value expected")]
-    NotAString,
-    /// No live context has this id (Chromium's browser handler's words).
-    #[error("Failed to find browser context for id {0}")]
-    Unknown(String),
+/// One client's side of the emulated browser.
+#[derive(Debug, Default)]
+pub(crate) struct BrowserClient {
+    /// Browser-level commands, run one at a time in order.
+    queue: VecDeque<RootCommand>,
+    /// What the front command waits for, if anything.
+    wait: Option<RootWait>,
+    /// Guests were described: once the queue is idle, the client hears of new ones.
+    announce_when_idle: bool,
+    /// Discovery and browser-level auto-attach.
+    watch: TargetWatch,
+    /// The service and shared workers the client sees.
+    workers: Workers,
+    /// Contexts it made with `disposeOnDetach`.
+    contexts: OwnedContexts,
+    /// What it set of site permissions.
+    permissions: ClientPermissions,
+    /// Where it wants downloads and their events.
+    downloads: ClientDownloads,
 }
 
-#[derive(Deserialize)]
-struct TargetIdParam {
-    #[serde(rename = "targetId")]
-    target_id: String,
-}
-
-impl Router {
-    /// Queues a browser-level command (reply on `session`).
-    pub(crate) fn enqueue_root(&mut self, cmd: ClientCommand, session: Option<String>) {
-        self.browser.queue.push_back(RootCommand { cmd, session });
-        self.pump_root();
+impl EmulatedBrowser {
+    /// A browser over the guests and ids of `env`, knowing no page yet.
+    pub(crate) fn new(env: Arc<BrowserEnv>) -> Self {
+        Self { env, targets: Targets::default() }
     }
 
-    fn pump_root(&mut self) {
-        while self.browser.wait.is_none() {
-            let Some(rc) = self.browser.queue.pop_front() else { break };
-            match self.run_root(&rc) {
-                Step::Done => {}
-                Step::NeedTargets => {
-                    self.browser.queue.push_front(rc);
-                    self.browser.wait = Some(RootWait::Targets);
+    /// The guests and ids the browser stands on.
+    pub(crate) fn env(&self) -> &Arc<BrowserEnv> {
+        &self.env
+    }
+
+    fn turn<'a>(&self, view: ClientView<'a>) -> Turn<'a> {
+        Turn::new(self.env.clone(), view)
+    }
+
+    /// A browser-level command from the client, its reply going to
+    /// `session`: run now unless an earlier one is still waiting, then it
+    /// is queued (and run by [`Self::resume`]).
+    pub(crate) fn handle(
+        &mut self,
+        client: &mut BrowserClient,
+        view: ClientView,
+        cmd: ClientCommand,
+        session: Option<String>,
+    ) -> Vec<Effect> {
+        client.queue.push_back(RootCommand { cmd, session });
+        self.resume(client, view).unwrap_or_default()
+    }
+
+    /// Runs the next queued command once nothing waits (or, after guests
+    /// described themselves, tells the client of new ones); `None` when
+    /// there is nothing to do. Call again, after applying the effects,
+    /// until it returns `None`: each command sees its predecessors' effects.
+    pub(crate) fn resume(&mut self, client: &mut BrowserClient, view: ClientView) -> Option<Vec<Effect>> {
+        if client.wait.is_none() {
+            if let Some(rc) = client.queue.pop_front() {
+                let mut turn = self.turn(view);
+                match self.run(&mut turn, client, &rc) {
+                    Step::Done => {}
+                    Step::NeedTargets => {
+                        client.queue.push_front(rc);
+                        client.wait = Some(RootWait::Targets);
+                    }
+                    Step::Wait(wait) => client.wait = Some(wait),
                 }
-                Step::Wait(wait) => self.browser.wait = Some(wait),
+                return Some(turn.into_effects());
             }
         }
-    }
-
-    pub(crate) fn reply(&self, id: i64, session: Option<&str>, result: Value) {
-        self.send(protocol::value_reply(id, session, &result));
-    }
-
-    pub(crate) fn fail(&self, id: i64, session: Option<&str>, code: i64, message: &str) {
-        self.send(protocol::error_reply(Some(id), session, code, message));
-    }
-
-    /// The command's params as `P`, or None once the command was answered with
-    /// an invalid-params error.
-    pub(crate) fn params_or_fail<P: serde::de::DeserializeOwned>(&self, rc: &RootCommand) -> Option<P> {
-        match rc.cmd.params_as::<P>() {
-            Ok(p) => Some(p),
-            Err(e) => {
-                self.fail(rc.cmd.id, rc.session.as_deref(), INVALID_PARAMS, &e.to_string());
-                None
-            }
+        if std::mem::take(&mut client.announce_when_idle) && client.wait.is_none() {
+            let mut turn = self.turn(view);
+            client.watch.announce_live(&mut turn, &self.targets);
+            return Some(turn.into_effects());
         }
+        None
     }
 
-    fn run_root(&mut self, rc: &RootCommand) -> Step {
+    fn run(&mut self, turn: &mut Turn, client: &mut BrowserClient, rc: &RootCommand) -> Step {
         use BrowserMethod::*;
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
         let Some(method) = BrowserMethod::parse(&rc.cmd.method) else {
-            self.send(protocol::not_found_reply(id, session, &rc.cmd.method));
+            turn.send(protocol::not_found_reply(id, session, &rc.cmd.method));
             return Step::Done;
         };
         match method {
             GetVersion => {
-                let v = self.shared.guests.version();
-                self.reply(
+                let v = self.env.guests.version();
+                turn.reply(
                     id,
                     session,
                     json!({"protocolVersion": "1.3", "product": v.product, "revision": v.revision,
@@ -112,149 +141,124 @@ impl Router {
             }
             Close => {
                 // Ends this client's connection; the app and its browser nodes stay.
-                self.reply(id, session, json!({}));
-                self.request_close(1000, "Browser.close");
+                turn.reply(id, session, json!({}));
+                turn.push(Effect::Close(1000, "Browser.close"));
             }
-            Crash | CrashGpuProcess => self.send(protocol::not_found_reply(id, session, method.name())),
-            SetDownloadBehavior => self.set_download_behavior(rc),
-            GrantPermissions | SetPermission | ResetPermissions => return self.change_permissions(rc),
-            GetCookies | SetCookies | ClearCookies => return self.forward_profile_wide(rc),
-            RunIfWaitingForDebugger => self.reply(id, session, json!({})),
-            GetWindowForTarget => return self.window_for_target(rc),
-            GetWindowBounds => self.window_bounds(rc),
-            SetWindowBounds | SetContentsSize => return self.set_window_size(rc),
-            GetBrowserContexts => self.get_browser_contexts(rc),
-            CreateBrowserContext => return self.create_browser_context(rc),
-            DisposeBrowserContext => return self.dispose_browser_context(rc),
-            GetTargetInfo => return self.get_target_info(rc),
+            Crash | CrashGpuProcess => turn.send(protocol::not_found_reply(id, session, method.name())),
+            SetDownloadBehavior => client.downloads.set_behavior(turn, rc),
+            GrantPermissions | SetPermission | ResetPermissions => {
+                return client.permissions.change(turn, &self.targets, rc)
+            }
+            GetCookies | SetCookies | ClearCookies => return self.forward_profile_wide(turn, rc),
+            RunIfWaitingForDebugger => turn.reply(id, session, json!({})),
+            GetWindowForTarget => return window::window_for_target(turn, &mut self.targets, rc),
+            GetWindowBounds => window::window_bounds(turn, rc),
+            SetWindowBounds | SetContentsSize => return window::set_window_size(turn, rc),
+            GetBrowserContexts => contexts::get_browser_contexts(turn, rc),
+            CreateBrowserContext => return contexts::create_browser_context(turn, rc),
+            DisposeBrowserContext => return contexts::dispose_browser_context(turn, rc),
+            GetTargetInfo => return self.get_target_info(turn, client, rc),
             GetTargets => {
-                if !self.targets_ready() {
+                if !self.targets.ready(turn) {
                     return Step::NeedTargets;
                 }
                 let mut infos: Vec<Value> = self
-                    .live_known()
+                    .targets
+                    .live_known(&self.env)
                     .into_iter()
-                    .map(|(g, info)| self.page_target_info(&g, &info, self.has_sessions(&g)))
+                    .map(|(g, info)| self.targets.page_target_info(&self.env, &g, &info, turn.has_sessions(&g)))
                     .collect();
-                infos.extend(self.worker_target_infos());
-                self.reply(id, session, json!({"targetInfos": infos}));
+                infos.extend(client.workers.target_infos(turn, &self.targets));
+                turn.reply(id, session, json!({"targetInfos": infos}));
             }
-            SetDiscoverTargets => return self.set_discover_targets(rc),
-            SetAutoAttach => return self.set_auto_attach(rc),
-            AttachToTarget => return self.attach_to_target(rc),
-            AttachToBrowserTarget => self.attach_to_browser(rc),
-            DetachFromTarget => self.detach_from_target(rc),
-            CreateTarget => return self.create_target(rc),
-            CloseTarget => return self.close_target(rc),
+            SetDiscoverTargets => return self.set_discover_targets(turn, client, rc),
+            SetAutoAttach => return self.set_auto_attach(turn, client, rc),
+            AttachToTarget => return self.attach_to_target(turn, client, rc),
+            AttachToBrowserTarget => attach_to_browser(turn, rc),
+            DetachFromTarget => self.detach_from_target(turn, client, rc),
+            CreateTarget => return create_target(turn, rc),
+            CloseTarget => {
+                return match self.targets.guest_by_target_param(turn, rc) {
+                    Ok(Some(guest)) => {
+                        turn.run(Job::Close { id, session: rc.session.clone(), guest });
+                        Step::Wait(RootWait::Io)
+                    }
+                    Ok(None) => Step::Done,
+                    Err(step) => step,
+                }
+            }
             ActivateTarget => {
-                let Some(guest) = (match self.guest_by_target_param(rc) {
-                    Ok(g) => g,
-                    Err(step) => return step,
-                }) else {
-                    return Step::Done;
-                };
-                return self.activate(rc, guest);
+                return match self.targets.guest_by_target_param(turn, rc) {
+                    Ok(Some(guest)) => activate(turn, rc, guest),
+                    Ok(None) => Step::Done,
+                    Err(step) => step,
+                }
             }
             // Chromium activates the page's tab (and so focuses it); here: its node.
-            BringToFront => match self.page_session_guest(session) {
-                Some(guest) => return self.activate(rc, guest),
-                None => self.send(protocol::not_found_reply(id, session, &rc.cmd.method)),
+            BringToFront => match turn.page_guest(session) {
+                Some(guest) => return activate(turn, rc, guest),
+                None => turn.send(protocol::not_found_reply(id, session, &rc.cmd.method)),
             },
         }
         Step::Done
     }
 
-    fn browser_target_info(&self) -> Value {
-        json!({"targetId": self.shared.browser_target_id, "type": "browser", "title": "", "url": "",
-               "attached": true, "canAccessOpener": false})
-    }
-
-    /// Resolves `params.targetId` to a live guest. `Ok(None)`: an error was already sent.
-    pub(crate) fn guest_by_target_param(&mut self, rc: &RootCommand) -> Result<Option<GuestId>, Step> {
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let target_id = match rc.cmd.params_as::<TargetIdParam>() {
-            Ok(p) => p.target_id,
-            Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e.to_string());
-                return Ok(None);
-            }
-        };
-        if !self.targets_ready() {
-            return Err(Step::NeedTargets);
-        }
-        match self.live_known().into_iter().find(|(_, info)| info.target_id == target_id) {
-            Some((guest, _)) => Ok(Some(guest)),
-            None => {
-                self.fail(id, session, INVALID_PARAMS, "No target with given id found");
-                Ok(None)
-            }
-        }
-    }
-
-    fn get_target_info(&mut self, rc: &RootCommand) -> Step {
+    fn get_target_info(&mut self, turn: &mut Turn, client: &BrowserClient, rc: &RootCommand) -> Step {
         #[derive(Deserialize)]
         struct Params {
             #[serde(rename = "targetId")]
             target_id: Option<String>,
         }
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(target_id) = self.params_or_fail::<Params>(rc).map(|p| p.target_id) else { return Step::Done };
+        let Some(target_id) = turn.params_or_fail::<Params>(rc).map(|p| p.target_id) else { return Step::Done };
         match target_id {
-            Some(t) if t != self.shared.browser_target_id => {
-                if !self.targets_ready() {
+            Some(t) if t != self.env.target_id => {
+                if !self.targets.ready(turn) {
                     return Step::NeedTargets;
                 }
-                match self.live_known().into_iter().find(|(_, info)| info.target_id == t) {
+                match self.targets.live_known(&self.env).into_iter().find(|(_, info)| info.target_id == t) {
                     Some((g, info)) => {
-                        let target_info = self.page_target_info(&g, &info, self.has_sessions(&g));
-                        self.reply(id, session, json!({"targetInfo": target_info}));
+                        let target_info = self.targets.page_target_info(&self.env, &g, &info, turn.has_sessions(&g));
+                        turn.reply(id, session, json!({"targetInfo": target_info}));
                     }
-                    None => match self.worker_target_infos().into_iter().find(|i| i["targetId"] == t.as_str()) {
-                        Some(info) => self.reply(id, session, json!({"targetInfo": info})),
-                        None => self.fail(id, session, INVALID_PARAMS, "No target with given id found"),
+                    None => match client.workers.target_info_of(turn, &self.targets, &t) {
+                        Some(info) => turn.reply(id, session, json!({"targetInfo": info})),
+                        None => turn.fail(id, session, INVALID_PARAMS, "No target with given id found"),
                     },
                 }
             }
             _ => {
-                let info = self.browser_target_info();
-                self.reply(id, session, json!({"targetInfo": info}));
+                let info = self.env.browser_target_info();
+                turn.reply(id, session, json!({"targetInfo": info}));
             }
         }
         Step::Done
     }
 
-    fn set_discover_targets(&mut self, rc: &RootCommand) -> Step {
+    fn set_discover_targets(&mut self, turn: &mut Turn, client: &mut BrowserClient, rc: &RootCommand) -> Step {
         #[derive(Deserialize)]
         struct Params {
             discover: bool,
         }
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(discover) = self.params_or_fail::<Params>(rc).map(|p| p.discover) else { return Step::Done };
+        let Some(discover) = turn.params_or_fail::<Params>(rc).map(|p| p.discover) else { return Step::Done };
         if !discover {
-            self.browser.discover = false;
-            self.browser.announced.clear();
-            self.browser.workers.forget_announced();
-            self.reply(id, session, json!({}));
+            client.watch.stop_discovery();
+            client.workers.forget_announced();
+            turn.reply(id, session, json!({}));
             return Step::Done;
         }
-        if !self.targets_ready() {
+        if !self.targets.ready(turn) {
             return Step::NeedTargets;
         }
-        if !self.browser.discover {
-            self.browser.discover = true;
-            // Puppeteer takes the attached browser target as browser.target().
-            let info = self.browser_target_info();
-            self.emit("Target.targetCreated", &json!({"targetInfo": info}), None);
-        }
+        client.watch.start_discovery(turn);
         // targetCreated for existing pages must precede the reply (Puppeteer waits for each to attach).
-        self.announce_live();
-        self.watch_workers();
-        self.announce_workers();
-        self.reply(id, session, json!({}));
+        self.announce_all(turn, client);
+        turn.reply(id, session, json!({}));
         Step::Done
     }
 
-    fn set_auto_attach(&mut self, rc: &RootCommand) -> Step {
+    fn set_auto_attach(&mut self, turn: &mut Turn, client: &mut BrowserClient, rc: &RootCommand) -> Step {
         #[derive(Deserialize)]
         struct Params {
             #[serde(rename = "autoAttach")]
@@ -262,45 +266,36 @@ impl Router {
             flatten: Option<bool>,
         }
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(params) = self.params_or_fail::<Params>(rc) else { return Step::Done };
+        let Some(params) = turn.params_or_fail::<Params>(rc) else { return Step::Done };
         if !params.auto_attach {
-            self.browser.auto_attach = false;
-            self.reply(id, session, json!({}));
+            client.watch.auto_attach = false;
+            turn.reply(id, session, json!({}));
             return Step::Done;
         }
         if params.flatten != Some(true) {
-            self.fail(id, session, INVALID_PARAMS, "Only flatten mode is supported");
+            turn.fail(id, session, INVALID_PARAMS, "Only flatten mode is supported");
             return Step::Done;
         }
-        if !self.targets_ready() {
+        if !self.targets.ready(turn) {
             return Step::NeedTargets;
         }
         // Flat model: pages attach here whatever filter was sent (Puppeteer's exclude:page included).
-        self.browser.auto_attach = true;
-        self.browser.auto_attach_owner = rc.session.clone();
+        client.watch.auto_attach = true;
+        client.watch.auto_attach_owner = rc.session.clone();
         // Existing pages' attachedToTarget must precede the reply.
-        self.announce_live();
-        self.watch_workers();
-        self.announce_workers();
-        self.reply(id, session, json!({}));
+        self.announce_all(turn, client);
+        turn.reply(id, session, json!({}));
         Step::Done
     }
 
-    /// A browser session, announced on the caller's session before the reply.
-    fn attach_to_browser(&mut self, rc: &RootCommand) {
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let sid = self.shared.session_ids.next();
-        self.sessions.add_browser(sid.clone(), rc.session.clone());
-        let info = self.browser_target_info();
-        self.emit(
-            "Target.attachedToTarget",
-            &json!({"sessionId": sid, "targetInfo": info, "waitingForDebugger": false}),
-            session,
-        );
-        self.reply(id, session, json!({"sessionId": sid}));
+    /// Tells the client of live pages and workers it has not heard of, keeping a worker watcher.
+    fn announce_all(&mut self, turn: &mut Turn, client: &mut BrowserClient) {
+        client.watch.announce_live(turn, &self.targets);
+        client.workers.watch(turn, &client.watch, &self.targets);
+        client.workers.announce(turn, &client.watch, &self.targets);
     }
 
-    fn attach_to_target(&mut self, rc: &RootCommand) -> Step {
+    fn attach_to_target(&mut self, turn: &mut Turn, client: &mut BrowserClient, rc: &RootCommand) -> Step {
         #[derive(Deserialize)]
         struct Params {
             flatten: Option<bool>,
@@ -310,34 +305,33 @@ impl Router {
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
         let params = rc.cmd.params_as::<Params>().ok();
         if params.as_ref().and_then(|p| p.flatten) != Some(true) {
-            self.fail(id, session, INVALID_PARAMS, "Only flatten mode is supported");
+            turn.fail(id, session, INVALID_PARAMS, "Only flatten mode is supported");
             return Step::Done;
         }
         // Chromium attaches to its own browser target too (Puppeteer's `browser.target().createCDPSession()`).
         let target = params.and_then(|p| p.target_id);
-        if target.as_ref().is_some_and(|t| *t == self.shared.browser_target_id) {
-            self.attach_to_browser(rc);
+        if target.as_ref().is_some_and(|t| *t == self.env.target_id) {
+            attach_to_browser(turn, rc);
             return Step::Done;
         }
-        if let Some(t) = target.filter(|t| self.browser.workers.is_worker(t)) {
-            return self.attach_to_worker(rc, &t);
+        if let Some(t) = target.filter(|t| client.workers.is_worker(t)) {
+            return client.workers.attach_to_worker(turn, rc, &t);
         }
-        let Some(guest) = (match self.guest_by_target_param(rc) {
-            Ok(g) => g,
+        let guest = match self.targets.guest_by_target_param(turn, rc) {
+            Ok(Some(g)) => g,
+            Ok(None) => return Step::Done,
             Err(step) => return step,
-        }) else {
-            return Step::Done;
         };
-        let Some(info) = self.browser.known_info(&guest) else { return Step::Done };
+        let Some(info) = self.targets.known_info(&guest) else { return Step::Done };
         // attachedToTarget goes out inside attach(), before the reply (Puppeteer requires it).
-        match self.attach(&guest, &info, rc.session.clone()) {
-            Some(sid) => self.reply(id, session, json!({"sessionId": sid})),
-            None => self.fail(id, session, SERVER_ERROR, "Target is gone"),
+        match client.watch.attach(turn, &self.targets, &guest, &info, rc.session.clone()) {
+            Some(sid) => turn.reply(id, session, json!({"sessionId": sid})),
+            None => turn.fail(id, session, SERVER_ERROR, "Target is gone"),
         }
         Step::Done
     }
 
-    fn detach_from_target(&mut self, rc: &RootCommand) {
+    fn detach_from_target(&mut self, turn: &mut Turn, client: &BrowserClient, rc: &RootCommand) {
         #[derive(Deserialize)]
         struct Params {
             #[serde(rename = "sessionId")]
@@ -346,60 +340,46 @@ impl Router {
             target_id: Option<String>,
         }
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(params) = self.params_or_fail::<Params>(rc) else { return };
+        let Some(params) = turn.params_or_fail::<Params>(rc) else { return };
         let target = params.session_id.or_else(|| {
             let t = params.target_id?;
-            self.live_known()
+            self.targets
+                .live_known(&self.env)
                 .into_iter()
                 .find(|(_, i)| i.target_id == t)
-                .and_then(|(g, _)| self.sessions.pages_of(&g).first().cloned())
+                .and_then(|(g, _)| turn.pages_of(&g).first().cloned())
         });
         let Some(target) = target else {
-            return self.fail(id, session, INVALID_PARAMS, "No session with given id");
+            return turn.fail(id, session, INVALID_PARAMS, "No session with given id");
         };
-        if self.detach_session(&target) {
-            self.reply(id, session, json!({}));
+        if client.watch.detach_session(turn, &self.targets, &target) {
+            turn.reply(id, session, json!({}));
             return;
         }
         // A child session (iframe, worker): the guest detaches it and announces that itself.
-        if let Some(guest) = self.sessions.child(&target).map(|c| c.guest.clone()) {
+        if let Some(guest) = turn.child(&target).map(|c| c.guest.clone()) {
             let params = RawValue::from_string(json!({"sessionId": target}).to_string()).ok();
             let cmd = ClientCommand { id, method: "Target.detachFromTarget".into(), params, session_id: None };
-            self.forward(cmd, &guest, None, rc.session.clone());
+            turn.push(Effect::Forward { cmd, guest, reply_session: rc.session.clone() });
             return;
         }
-        self.fail(id, session, INVALID_PARAMS, "No session with given id");
-    }
-
-    /// A command's params without their `browserContextId`, and the context it names.
-    pub(crate) fn split_context(
-        &self,
-        cmd: &ClientCommand,
-    ) -> Result<(Map<String, Value>, Option<ContextId>), ContextParamError> {
-        let Some(raw) = &cmd.params else { return Ok((Map::new(), None)) };
-        let mut map: Map<String, Value> = serde_json::from_str(raw.get()).map_err(InvalidParams)?;
-        let context = match map.remove("browserContextId") {
-            None => None,
-            Some(Value::String(asked)) => self.resolve_context(Some(&asked)).map_err(ContextParamError::Unknown)?,
-            Some(_) => return Err(ContextParamError::NotAString),
-        };
-        Ok((map, context))
+        turn.fail(id, session, INVALID_PARAMS, "No session with given id");
     }
 
     /// Forwards a profile-wide command (cookies) to a live page of the context
     /// it names. A page session's `Storage.*` means the default context, so a
     /// page of an isolated context is asked through its own `Network` domain.
-    fn forward_profile_wide(&mut self, rc: &RootCommand) -> Step {
+    fn forward_profile_wide(&mut self, turn: &mut Turn, rc: &RootCommand) -> Step {
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let (params, context) = match self.split_context(&rc.cmd) {
+        let (params, context) = match split_context(&self.env, &rc.cmd) {
             Ok(p) => p,
             Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e.to_string());
+                turn.fail(id, session, INVALID_PARAMS, &e.to_string());
                 return Step::Done;
             }
         };
-        let Some(channel) = self.page_of_context(context.as_ref()) else {
-            self.fail(
+        let Some(channel) = self.targets.page_of_context(&self.env, context.as_ref()) else {
+            turn.fail(
                 id,
                 session,
                 SERVER_ERROR,
@@ -419,382 +399,397 @@ impl Router {
             (true, "Storage.clearCookies") => "Network.clearBrowserCookies",
             (_, other) => other,
         };
-        self.forward_through(rc, channel, method.to_string(), params)
+        turn.call_through(rc, channel, method.to_string(), params)
     }
 
-    /// The DevTools channel of a live page of `context` (`None`: the person's profile).
-    pub(crate) fn page_of_context(&self, context: Option<&ContextId>) -> Option<Arc<dyn GuestChannel>> {
-        let guests = &self.shared.guests;
-        guests
-            .list()
-            .into_iter()
-            .filter(|g| !self.browser.excluded(g) && guests.context_of(g).as_ref() == context)
-            .find_map(|g| {
-                let ch = guests.channel(&g)?;
-                (!ch.crashed()).then_some(ch)
-            })
-    }
-
-    /// Sends a browser-level command to a page's channel; its reply answers the client's command.
-    pub(crate) fn forward_through(
+    /// Background work finished: the reply of the command that waited for
+    /// it. Then [`Self::resume`] runs what queued meanwhile.
+    pub(crate) fn on_completion(
         &mut self,
-        rc: &RootCommand,
-        channel: Arc<dyn GuestChannel>,
-        method: String,
-        params: Map<String, Value>,
-    ) -> Step {
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let params = match RawValue::from_string(Value::Object(params).to_string()) {
-            Ok(p) => p,
-            Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e.to_string());
-                return Step::Done;
-            }
-        };
-        let shared = self.shared.clone();
-        let tx = self.internal_tx.clone();
-        let session = rc.session.clone();
-        tokio::spawn(async move {
-            let result = guest_call::call(&channel, &shared.message_ids, &method, Some(&params)).await;
-            let _ = tx.send(Internal::Forwarded { id, session, result });
-        });
-        Step::Wait(RootWait::Io)
-    }
-
-    fn create_target(&mut self, rc: &RootCommand) -> Step {
-        #[derive(Deserialize)]
-        struct Params {
-            #[serde(default)]
-            url: String,
-            #[serde(default)]
-            background: bool,
-            focus: Option<bool>,
-        }
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(params) = self.params_or_fail::<Params>(rc) else { return Step::Done };
-        // Chromium: `focus` when given, else a foreground target is focused.
-        let focus = params.focus.unwrap_or(!params.background);
-        let raw_url = params.url;
-        let context = match self.split_context(&rc.cmd) {
-            Ok((_, context)) => context,
-            // Chromium's target handler words it its own way (chromium-bidi matches these words).
-            Err(ContextParamError::Unknown(asked)) => {
-                self.fail(id, session, SERVER_ERROR, &format!("Failed to find browser context with id {asked}"));
-                return Step::Done;
-            }
-            Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e.to_string());
-                return Step::Done;
-            }
-        };
-        let raw_url = if raw_url.trim().is_empty() { "about:blank".to_string() } else { raw_url };
-        let url = match self.shared.guests.normalize_url(&raw_url) {
-            Ok(url) => url,
-            Err(e) => {
-                self.fail(id, session, SERVER_ERROR, &format!("denied url: {e}"));
-                return Step::Done;
-            }
-        };
-        let guests = self.shared.guests.clone();
-        let tx = self.internal_tx.clone();
-        let session = rc.session.clone();
-        tokio::spawn(async move {
-            let result = tokio::task::spawn_blocking(move || {
-                let guest = guests.open(&url, context.as_ref())?;
-                if focus {
-                    guests.focus_page(&guest);
-                }
-                Ok(guest)
-            })
-            .await
-            .unwrap_or_else(|_| Err(GuestError::new("opening the browser node panicked")));
-            let _ = tx.send(Internal::Opened { id, session, result });
-        });
-        Step::Wait(RootWait::Io)
-    }
-
-    /// Focuses the guest's node; the reply follows once it is done, so the page has focus by then.
-    fn activate(&mut self, rc: &RootCommand, guest: GuestId) -> Step {
-        let guests = self.shared.guests.clone();
-        let tx = self.internal_tx.clone();
-        let (id, session) = (rc.cmd.id, rc.session.clone());
-        tokio::spawn(async move {
-            // A panic in the app's activate is not the client's business: answer anyway.
-            let _ = tokio::task::spawn_blocking(move || guests.activate(&guest)).await;
-            let _ = tx.send(Internal::Activated { id, session });
-        });
-        Step::Wait(RootWait::Io)
-    }
-
-    fn close_target(&mut self, rc: &RootCommand) -> Step {
-        let Some(guest) = (match self.guest_by_target_param(rc) {
-            Ok(g) => g,
-            Err(step) => return step,
-        }) else {
-            return Step::Done;
-        };
-        let guests = self.shared.guests.clone();
-        let tx = self.internal_tx.clone();
-        let (id, session) = (rc.cmd.id, rc.session.clone());
-        tokio::spawn(async move {
-            let g = guest.clone();
-            let result = tokio::task::spawn_blocking(move || guests.close(&g))
-                .await
-                .unwrap_or_else(|_| Err(GuestError::new("closing the browser node panicked")));
-            let _ = tx.send(Internal::Closed { id, session, guest, result });
-        });
-        Step::Wait(RootWait::Io)
-    }
-
-    /// Handles a background completion.
-    pub(crate) fn on_internal(&mut self, internal: Internal) {
-        match internal {
-            Internal::Learned { guest, channel_key, result } => self.learned(guest, channel_key, result),
-            Internal::Forwarded { id, session, result } => {
+        client: &mut BrowserClient,
+        view: ClientView,
+        completion: Completion,
+    ) -> Vec<Effect> {
+        let mut turn = self.turn(view);
+        let t = &mut turn;
+        match completion {
+            Completion::Learned { guest, channel_key, result } => self.learned(t, client, guest, channel_key, result),
+            Completion::Forwarded { id, session, result } => {
                 match result {
-                    Ok(raw) => self.send(protocol::raw_reply(id, session.as_deref(), Some(&raw), None)),
+                    Ok(raw) => t.send(protocol::raw_reply(id, session.as_deref(), Some(&raw), None)),
                     Err(CallError::Remote(error)) => match RawValue::from_string(error) {
-                        Ok(raw) => self.send(protocol::raw_reply(id, session.as_deref(), None, Some(&raw))),
-                        Err(_) => self.fail(id, session.as_deref(), SERVER_ERROR, "The browser answered with an error"),
+                        Ok(raw) => t.send(protocol::raw_reply(id, session.as_deref(), None, Some(&raw))),
+                        Err(_) => t.fail(id, session.as_deref(), SERVER_ERROR, "The browser answered with an error"),
                     },
-                    Err(e) => self.fail(id, session.as_deref(), SERVER_ERROR, &e.to_string()),
+                    Err(e) => t.fail(id, session.as_deref(), SERVER_ERROR, &e.to_string()),
                 }
-                self.finish_wait();
+                client.wait = None;
             }
-            Internal::Opened { id, session, result } => match result {
+            Completion::Opened { id, session, result } => match result {
                 Ok(guest) => {
-                    self.browser.closed.remove(&guest);
-                    self.browser.crashed.remove(&guest);
-                    if self.browser.known.contains_key(&guest) {
-                        self.finish_create(id, session, guest);
+                    self.targets.opened(&guest);
+                    if self.targets.is_known(&guest) {
+                        self.finish_create(t, client, id, session, guest);
                     } else {
-                        self.probe(&guest);
-                        self.browser.wait = Some(RootWait::Created { id, session, guest });
+                        self.targets.probe(t, &guest);
+                        client.wait = Some(RootWait::Created { id, session, guest });
                     }
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "Target.createTarget: the app could not open a browser node");
-                    self.fail(id, session.as_deref(), SERVER_ERROR, &format!("Failed to open a browser node: {e}"));
-                    self.finish_wait();
+                    t.fail(id, session.as_deref(), SERVER_ERROR, &format!("Failed to open a browser node: {e}"));
+                    client.wait = None;
                 }
             },
-            Internal::ContextCreated { id, session, result, dispose_on_detach } => {
-                self.context_created(id, session, result, dispose_on_detach)
+            Completion::ContextCreated { id, session, result, dispose_on_detach } => {
+                client.contexts.created(t, id, session.as_deref(), result, dispose_on_detach);
+                client.wait = None;
             }
-            Internal::PermissionsSet { id, session, result } => self.permissions_set(id, session, result),
-            Internal::ContextDisposed { id, session, context, pages, result } => {
-                self.context_disposed(id, session, context, pages, result)
+            Completion::PermissionsSet { id, session, result } => {
+                permissions::permissions_set(t, id, session.as_deref(), result);
+                client.wait = None;
             }
-            Internal::Activated { id, session } => {
-                self.reply(id, session.as_deref(), json!({}));
-                self.finish_wait();
-            }
-            Internal::Resized { id, session, result } => {
-                match result {
-                    Ok(()) => self.reply(id, session.as_deref(), json!({})),
-                    Err(e) => {
-                        self.fail(id, session.as_deref(), SERVER_ERROR, &format!("Failed to resize the window: {e}"))
-                    }
-                }
-                self.finish_wait();
-            }
-            Internal::Closed { id, session, guest, result } => {
+            Completion::ContextDisposed { id, session, context, pages, result } => {
                 match result {
                     Ok(()) => {
-                        self.browser.closed.insert(guest.clone());
+                        client.contexts.disposed(&context);
+                        for guest in pages {
+                            self.targets.mark_closed(&guest);
+                            self.drop_guest(t, client, &guest, DropReason::Closed);
+                        }
+                        t.reply(id, session.as_deref(), json!({}));
+                    }
+                    Err(e) => {
+                        let message = format!("Failed to dispose the browser context: {e}");
+                        t.fail(id, session.as_deref(), SERVER_ERROR, &message);
+                    }
+                }
+                client.wait = None;
+            }
+            Completion::Activated { id, session } => {
+                t.reply(id, session.as_deref(), json!({}));
+                client.wait = None;
+            }
+            Completion::Resized { id, session, result } => {
+                match result {
+                    Ok(()) => t.reply(id, session.as_deref(), json!({})),
+                    Err(e) => {
+                        t.fail(id, session.as_deref(), SERVER_ERROR, &format!("Failed to resize the window: {e}"))
+                    }
+                }
+                client.wait = None;
+            }
+            Completion::Closed { id, session, guest, result } => {
+                match result {
+                    Ok(()) => {
+                        self.targets.mark_closed(&guest);
                         // A reply on a session of the closing page must precede that session's detach.
                         let on_own_session = session.as_deref().is_some_and(|s| {
-                            matches!(self.sessions.get(s), Some(Session { kind: SessionKind::Page { guest: g, .. }, .. }) if *g == guest)
+                            matches!(t.session(s), Some(Session { kind: SessionKind::Page { guest: g, .. }, .. }) if *g == guest)
                         });
                         if on_own_session {
-                            self.reply(id, session.as_deref(), json!({"success": true}));
+                            t.reply(id, session.as_deref(), json!({"success": true}));
                         }
-                        self.drop_guest(&guest, DropReason::Closed);
+                        self.drop_guest(t, client, &guest, DropReason::Closed);
                         if !on_own_session {
-                            self.reply(id, session.as_deref(), json!({"success": true}));
+                            t.reply(id, session.as_deref(), json!({"success": true}));
                         }
                     }
-                    Err(e) => self.fail(id, session.as_deref(), SERVER_ERROR, &format!("Failed to close target: {e}")),
+                    Err(e) => t.fail(id, session.as_deref(), SERVER_ERROR, &format!("Failed to close target: {e}")),
                 }
-                self.finish_wait();
+                client.wait = None;
             }
         }
+        turn.into_effects()
     }
 
-    pub(crate) fn finish_wait(&mut self) {
-        self.browser.wait = None;
-        self.pump_root();
-    }
-
-    fn finish_create(&mut self, id: i64, session: Option<String>, guest: GuestId) {
-        match self.browser.known_info(&guest) {
+    fn finish_create(
+        &mut self,
+        turn: &mut Turn,
+        client: &mut BrowserClient,
+        id: i64,
+        session: Option<String>,
+        guest: GuestId,
+    ) {
+        match self.targets.known_info(&guest) {
             Some(info) => {
                 // targetCreated, then attachedToTarget, then the reply (Playwright needs the attach first).
-                self.announce_one(&guest, &info);
-                self.reply(id, session.as_deref(), json!({"targetId": info.target_id}));
+                client.watch.announce_one(turn, &self.targets, &guest, &info);
+                turn.reply(id, session.as_deref(), json!({"targetId": info.target_id}));
             }
-            None => self.fail(
+            None => turn.fail(
                 id,
                 session.as_deref(),
                 SERVER_ERROR,
                 "The new browser node did not answer on its DevTools channel",
             ),
         }
-        self.finish_wait();
+        client.wait = None;
     }
 
-    fn learned(&mut self, guest: GuestId, key: usize, result: Result<PageInfo, CallError>) {
-        self.browser.probing.remove(&guest);
-        let still_live = self.shared.guests.channel(&guest).is_some_and(|c| channel_key(&c) == key);
-        match result {
-            Ok(info) if still_live => {
-                self.browser.probe_failed.remove(&guest);
-                let previous = self.browser.known.insert(guest.clone(), Known { info: info.clone(), channel_key: key });
-                let changed = previous.is_some_and(|p| p.info != info);
-                if changed && self.browser.discovers(&guest) {
-                    let target_info = self.page_target_info(&guest, &info, self.has_sessions(&guest));
-                    self.emit("Target.targetInfoChanged", &json!({"targetInfo": target_info}), None);
-                }
-            }
-            Ok(_) => {}
-            Err(e) => {
-                tracing::debug!(guest = %guest, error = %e, "guest did not describe itself");
-                self.browser.probe_failed.insert(guest.clone(), Instant::now());
-            }
+    fn learned(
+        &mut self,
+        turn: &mut Turn,
+        client: &mut BrowserClient,
+        guest: GuestId,
+        key: usize,
+        result: Result<crate::guest_call::PageInfo, CallError>,
+    ) {
+        let changed = self.targets.learned(&self.env, &guest, key, result);
+        if let Some(info) = changed.filter(|_| client.watch.discovers(&guest)) {
+            let target_info = self.targets.page_target_info(&self.env, &guest, &info, turn.has_sessions(&guest));
+            turn.event("Target.targetInfoChanged", &json!({"targetInfo": target_info}), None);
         }
-        match self.browser.wait.take() {
+        match client.wait.take() {
             Some(RootWait::Created { id, session, guest: created }) if created == guest => {
-                self.finish_create(id, session, created)
+                self.finish_create(turn, client, id, session, created)
             }
-            Some(RootWait::Targets) if self.browser.probing.is_empty() => self.pump_root(),
-            other => self.browser.wait = other,
+            // The front command runs again.
+            Some(RootWait::Targets) if self.targets.probing_done() => {}
+            other => client.wait = other,
         }
-        if self.browser.wait.is_none() {
-            self.announce_live();
-        }
+        // Once what queued has run, new pages are announced (see `resume`).
+        client.announce_when_idle = true;
     }
 
-    /// Asks a guest for its target info in the background.
-    fn probe(&mut self, guest: &GuestId) {
-        if !self.browser.probing.insert(guest.clone()) {
-            return;
-        }
-        let tx = self.internal_tx.clone();
-        let Some(channel) = self.shared.guests.channel(guest) else {
-            let _ = tx.send(Internal::Learned { guest: guest.clone(), channel_key: 0, result: Err(CallError::Gone) });
-            return;
-        };
-        let key = channel_key(&channel);
-        let shared = self.shared.clone();
-        let guest = guest.clone();
-        tokio::spawn(async move {
-            let result = guest_call::page_info(&channel, &shared.message_ids).await;
-            let _ = tx.send(Internal::Learned { guest, channel_key: key, result });
-        });
-    }
-
-    /// True when every live guest's target info is known (or recently failed); starts probes otherwise.
-    fn targets_ready(&mut self) -> bool {
-        let now = Instant::now();
-        let mut ready = true;
-        for guest in self.shared.guests.list() {
-            if self.browser.excluded(&guest) || self.browser.known.contains_key(&guest) {
-                continue;
-            }
-            if self.browser.probe_failed.get(&guest).is_some_and(|t| now.duration_since(*t) < PROBE_RETRY) {
-                continue;
-            }
-            ready = false;
-            self.probe(&guest);
-        }
-        ready
-    }
-
-    /// Live guests with known target info, in the app's order.
-    fn live_known(&self) -> Vec<(GuestId, PageInfo)> {
-        self.shared
-            .guests
-            .list()
-            .into_iter()
-            .filter(|g| !self.browser.excluded(g))
-            .filter_map(|g| self.browser.known_info(&g).map(|info| (g, info)))
-            .collect()
-    }
-
-    /// Tells the client about live pages it has not heard of (targetCreated / auto-attach).
-    fn announce_live(&mut self) {
-        if !self.browser.discover && !self.browser.auto_attach {
-            return;
-        }
-        for (guest, info) in self.live_known() {
-            self.announce_one(&guest, &info);
-        }
-    }
-
-    fn announce_one(&mut self, guest: &GuestId, info: &PageInfo) {
-        if self.browser.discover && self.browser.announced.insert(guest.clone()) {
-            let target_info = self.page_target_info(guest, info, self.has_sessions(guest));
-            self.emit("Target.targetCreated", &json!({"targetInfo": target_info}), None);
-        }
-        if self.browser.auto_attach && self.browser.auto_attached.insert(guest.clone()) {
-            let owner = self.browser.auto_attach_owner.clone();
-            if self.attach(guest, info, owner).is_none() {
-                self.browser.auto_attached.remove(guest);
+    /// Ends everything the client had on a guest: pending commands fail,
+    /// workers it watched go, sessions detach, the subscription ends, the
+    /// browser forgets it.
+    fn drop_guest(&mut self, turn: &mut Turn, client: &mut BrowserClient, guest: &GuestId, reason: DropReason) {
+        turn.push(Effect::FailPendingFor { guest: guest.clone(), message: reason.message() });
+        client.workers.lost(turn, &client.watch, guest);
+        for session_id in turn.pages_of(guest) {
+            let Some(session) = turn.session(&session_id) else { continue };
+            turn.remove_session(&session_id);
+            if let SessionKind::Page { target_id, .. } = &session.kind {
+                turn.event(
+                    "Target.detachedFromTarget",
+                    &json!({"sessionId": session_id, "targetId": target_id}),
+                    session.parent.as_deref(),
+                );
             }
         }
+        // A closed or crashed guest needs no tidying of its DevTools state.
+        turn.push(Effect::Release { guest: guest.clone(), tidy: false });
+        let known = self.targets.forget(guest);
+        client.watch.forget(turn, guest, known);
     }
 
-    /// Forgets a guest at browser level (targetDestroyed if the client discovered it).
-    pub(crate) fn browser_forget(&mut self, guest: &GuestId) {
-        let known = self.browser.known.remove(guest);
-        if self.browser.announced.remove(guest) && self.browser.discover {
-            if let Some(k) = known {
-                self.emit("Target.targetDestroyed", &json!({"targetId": k.info.target_id}), None);
-            }
+    fn crashed(&mut self, turn: &mut Turn, client: &mut BrowserClient, guest: &GuestId) {
+        tracing::info!(guest = %guest, "browser node renderer gone; detaching its CDP sessions");
+        for session in turn.pages_of(guest) {
+            turn.event("Inspector.targetCrashed", &json!({}), Some(&session));
         }
-        self.browser.auto_attached.remove(guest);
-        self.browser.probe_failed.remove(guest);
+        self.drop_guest(turn, client, guest, DropReason::Crashed);
+        self.targets.mark_crashed(guest);
+    }
+
+    /// The renderer of a subscribed guest crashed: `Inspector.targetCrashed`
+    /// on its sessions, then everything on it ends.
+    pub(crate) fn guest_crashed(
+        &mut self,
+        client: &mut BrowserClient,
+        view: ClientView,
+        guest: &GuestId,
+    ) -> Vec<Effect> {
+        let mut turn = self.turn(view);
+        self.crashed(&mut turn, client, guest);
+        turn.into_effects()
     }
 
     /// The 500 ms poll: departures, replaced browsers, crashes, recoveries, newcomers, fresh URLs/titles.
-    pub(crate) fn on_poll(&mut self) {
-        self.watch_workers();
-        let live: Vec<GuestId> = self.shared.guests.list();
+    pub(crate) fn on_poll(&mut self, client: &mut BrowserClient, view: ClientView) -> Vec<Effect> {
+        let mut turn = self.turn(view);
+        let t = &mut turn;
+        client.workers.watch(t, &client.watch, &self.targets);
+        let live: Vec<GuestId> = self.env.guests.list();
         let live_set: HashSet<&GuestId> = live.iter().collect();
-        let mut tracked: HashSet<GuestId> = self.browser.known.keys().cloned().collect();
-        tracked.extend(self.linked_guests());
-        tracked.extend(self.browser.announced.iter().cloned());
+        let mut tracked: HashSet<GuestId> = self.targets.known_guests().cloned().collect();
+        tracked.extend(t.linked_guests());
+        tracked.extend(client.watch.announced().cloned());
         for guest in tracked {
-            let channel = if live_set.contains(&guest) { self.shared.guests.channel(&guest) } else { None };
+            let channel = if live_set.contains(&guest) { self.env.guests.channel(&guest) } else { None };
             let Some(channel) = channel else {
-                self.drop_guest(&guest, DropReason::Gone);
+                self.drop_guest(t, client, &guest, DropReason::Gone);
                 continue;
             };
             let key = channel_key(&channel);
-            let replaced = self.browser.known.get(&guest).is_some_and(|k| k.channel_key != key)
-                || self.linked_channel_key(&guest).is_some_and(|k| k != key);
+            let replaced = self.targets.known_channel_key(&guest).is_some_and(|k| k != key)
+                || t.linked_channel_key(&guest).is_some_and(|k| k != key);
             if replaced {
-                self.drop_guest(&guest, DropReason::Gone);
-            } else if channel.crashed() && !self.browser.crashed.contains(&guest) {
-                self.guest_crashed(&guest);
+                self.drop_guest(t, client, &guest, DropReason::Gone);
+            } else if channel.crashed() && !self.targets.is_crashed(&guest) {
+                self.crashed(t, client, &guest);
             }
         }
-        let guests = self.shared.guests.clone();
-        self.browser.closed.retain(|g| live_set.contains(g));
-        self.browser.crashed.retain(|g| live_set.contains(g) && guests.channel(g).is_some_and(|c| c.crashed()));
-        self.browser.probe_failed.retain(|g, _| live_set.contains(g));
-        if self.browser.discover || self.browser.auto_attach {
-            self.targets_ready();
-            if self.browser.wait.is_none() {
-                self.announce_live();
+        self.targets.keep_live(&self.env, &live_set);
+        if client.watch.watching() {
+            self.targets.ready(t);
+            if client.wait.is_none() {
+                client.watch.announce_live(t, &self.targets);
             }
         }
-        if self.browser.discover {
+        if client.watch.discover {
             // Keeps Puppeteer's target.url() fresh.
-            let announced: Vec<GuestId> = self.browser.announced.iter().cloned().collect();
+            let announced: Vec<GuestId> = client.watch.announced().cloned().collect();
             for guest in announced {
-                self.probe(&guest);
+                self.targets.probe(t, &guest);
             }
         }
+        turn.into_effects()
+    }
+
+    /// A download notice from the app: events for the session that asked for them.
+    pub(crate) fn on_download(
+        &mut self,
+        client: &BrowserClient,
+        view: ClientView,
+        notice: DownloadNotice,
+    ) -> Vec<Effect> {
+        let mut turn = self.turn(view);
+        client.downloads.on_notice(&mut turn, &self.targets, notice);
+        turn.into_effects()
+    }
+
+    /// A guest's page-level discovery event; `None` unless it is about a
+    /// worker the client sees through that guest (then it is consumed).
+    pub(crate) fn on_watcher_event(
+        &mut self,
+        client: &mut BrowserClient,
+        view: ClientView,
+        guest: &GuestId,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Option<Vec<Effect>> {
+        let mut turn = self.turn(view);
+        let BrowserClient { workers, watch, .. } = client;
+        workers.target_event(&mut turn, watch, &self.targets, guest, method, params).then(|| turn.into_effects())
+    }
+
+    /// A guest attached a child session; `None` unless it is a worker the
+    /// browser asked for (then it is the client's, announced where asked).
+    pub(crate) fn worker_attached(
+        &mut self,
+        client: &mut BrowserClient,
+        view: ClientView,
+        guest: &GuestId,
+        session_id: &str,
+        target: &str,
+        raw: &str,
+    ) -> Option<Vec<Effect>> {
+        let mut turn = self.turn(view);
+        client.workers.attached(&mut turn, &self.targets, guest, session_id, target, raw).then(|| turn.into_effects())
+    }
+
+    /// A guest detached a child session; `None` unless it was a worker session.
+    pub(crate) fn worker_detached(
+        &mut self,
+        client: &mut BrowserClient,
+        view: ClientView,
+        session_id: &str,
+        raw: &str,
+    ) -> Option<Vec<Effect>> {
+        let mut turn = self.turn(view);
+        client.workers.detached(&mut turn, session_id, raw).then(|| turn.into_effects())
+    }
+
+    /// The client's first command on a worker session is about to go to the guest.
+    pub(crate) fn session_used(
+        &mut self,
+        client: &mut BrowserClient,
+        view: ClientView,
+        session_id: &str,
+    ) -> Vec<Effect> {
+        let mut turn = self.turn(view);
+        client.workers.session_used(&mut turn, session_id);
+        turn.into_effects()
+    }
+
+    /// An [`Effect::ToGuest`] failed: the guest answered message `id` with
+    /// `error` (raw JSON), or it could not be sent (`None`).
+    pub(crate) fn internal_failed(
+        &mut self,
+        client: &mut BrowserClient,
+        view: ClientView,
+        id: i64,
+        error: Option<&str>,
+    ) -> Vec<Effect> {
+        let mut turn = self.turn(view);
+        client.workers.attach_failed(&mut turn, id, error);
+        turn.into_effects()
+    }
+
+    /// The client is leaving: what it set that ends with it is undone (the
+    /// download behaviour at once, the rest in the background). Its
+    /// subscriptions are the router's to release.
+    pub(crate) fn release(&mut self, client: &mut BrowserClient, view: ClientView) -> Vec<Effect> {
+        let mut turn = self.turn(view);
+        client.downloads.release(&self.env);
+        client.permissions.release(&mut turn, &self.targets);
+        client.contexts.release(&mut turn);
+        *client = BrowserClient::default();
+        turn.into_effects()
     }
 }
+
+/// A browser session, announced on the caller's session before the reply.
+fn attach_to_browser(turn: &mut Turn, rc: &RootCommand) {
+    let (id, session) = (rc.cmd.id, rc.session.as_deref());
+    let sid = turn.env.session_ids.next();
+    turn.push(Effect::AddBrowserSession { session_id: sid.clone(), parent: rc.session.clone() });
+    let info = turn.env.browser_target_info();
+    turn.event(
+        "Target.attachedToTarget",
+        &json!({"sessionId": sid, "targetInfo": info, "waitingForDebugger": false}),
+        session,
+    );
+    turn.reply(id, session, json!({"sessionId": sid}));
+}
+
+fn create_target(turn: &mut Turn, rc: &RootCommand) -> Step {
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(default)]
+        url: String,
+        #[serde(default)]
+        background: bool,
+        focus: Option<bool>,
+    }
+    let (id, session) = (rc.cmd.id, rc.session.as_deref());
+    let Some(params) = turn.params_or_fail::<Params>(rc) else { return Step::Done };
+    // Chromium: `focus` when given, else a foreground target is focused.
+    let focus = params.focus.unwrap_or(!params.background);
+    let raw_url = params.url;
+    let context = match split_context(&turn.env, &rc.cmd) {
+        Ok((_, context)) => context,
+        // Chromium's target handler words it its own way (chromium-bidi matches these words).
+        Err(ContextParamError::Unknown(asked)) => {
+            turn.fail(id, session, SERVER_ERROR, &format!("Failed to find browser context with id {asked}"));
+            return Step::Done;
+        }
+        Err(e) => {
+            turn.fail(id, session, INVALID_PARAMS, &e.to_string());
+            return Step::Done;
+        }
+    };
+    let raw_url = if raw_url.trim().is_empty() { "about:blank".to_string() } else { raw_url };
+    let url = match turn.env.guests.normalize_url(&raw_url) {
+        Ok(url) => url,
+        Err(e) => {
+            turn.fail(id, session, SERVER_ERROR, &format!("denied url: {e}"));
+            return Step::Done;
+        }
+    };
+    turn.run(Job::Open { id, session: rc.session.clone(), url, context, focus });
+    Step::Wait(RootWait::Io)
+}
+
+/// Focuses the guest's node; the reply follows once it is done, so the page has focus by then.
+fn activate(turn: &mut Turn, rc: &RootCommand, guest: GuestId) -> Step {
+    turn.run(Job::Activate { id: rc.cmd.id, session: rc.session.clone(), guest });
+    Step::Wait(RootWait::Io)
+}
+
+#[cfg(test)]
+#[path = "browser_tests.rs"]
+mod tests;

@@ -29,7 +29,7 @@ pub(crate) async fn handle(shared: &Arc<Shared>, req: &Request<Incoming>) -> Res
 }
 
 fn version(shared: &Shared) -> Value {
-    let v = shared.guests.version();
+    let v = shared.env.guests.version();
     let mut out = json!({
         "Browser": v.product,
         "Protocol-Version": "1.3",
@@ -44,11 +44,12 @@ fn version(shared: &Shared) -> Value {
 
 /// One entry per live guest that answers on its DevTools channel (guests that do not are left out).
 async fn list(shared: &Arc<Shared>) -> Vec<Value> {
-    let probes = shared.guests.list().into_iter().filter_map(|id| {
-        let channel = shared.guests.channel(&id)?;
+    let guests = &shared.env.guests;
+    let probes = guests.list().into_iter().filter_map(|id| {
+        let channel = guests.channel(&id)?;
         (!channel.crashed()).then(|| {
             let shared = shared.clone();
-            async move { guest_call::page_info(&channel, &shared.message_ids).await.ok() }
+            async move { guest_call::page_info(&channel, &shared.env.message_ids).await.ok() }
         })
     });
     let infos = futures_util::future::join_all(probes).await;

@@ -8,7 +8,7 @@
 //! source: a behaviour set through one page's session would end with that
 //! page, and pages the client never attached to would go unheard.
 //!
-//! Another `impl Router` block; imports browser_state, guest, protocol and router.
+//! What one client asked is kept in [`ClientDownloads`].
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -17,10 +17,11 @@ use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast;
 
-use crate::browser_state::RootCommand;
+use crate::browser_env::BrowserEnv;
+use crate::effect::{RootCommand, Turn};
 use crate::guest::{ContextId, DownloadBehavior, GuestId};
 use crate::protocol::{INVALID_PARAMS, SERVER_ERROR};
-use crate::router::Router;
+use crate::targets::Targets;
 
 /// How many download notices wait for a slow client before the oldest are dropped.
 const NOTICE_BACKLOG: usize = 256;
@@ -136,15 +137,15 @@ fn parse_behavior(p: &BehaviorParams) -> Result<DownloadBehavior, String> {
     }
 }
 
-impl Router {
+impl ClientDownloads {
     /// `Browser.setDownloadBehavior`, from the root or a browser session.
-    pub(crate) fn set_download_behavior(&mut self, rc: &RootCommand) {
+    pub(crate) fn set_behavior(&mut self, turn: &mut Turn, rc: &RootCommand) {
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(asked) = self.params_or_fail::<BehaviorParams>(rc) else { return };
-        let context = match self.resolve_context(asked.browser_context_id.as_deref()) {
+        let Some(asked) = turn.params_or_fail::<BehaviorParams>(rc) else { return };
+        let context = match turn.env.resolve_context(asked.browser_context_id.as_deref()) {
             Ok(c) => c,
             Err(unknown) => {
-                return self.fail(
+                return turn.fail(
                     id,
                     session,
                     SERVER_ERROR,
@@ -154,50 +155,51 @@ impl Router {
         };
         let behavior = match parse_behavior(&asked) {
             Ok(b) => b,
-            Err(e) => return self.fail(id, session, INVALID_PARAMS, &e),
+            Err(e) => return turn.fail(id, session, INVALID_PARAMS, &e),
         };
         let is_default = behavior == DownloadBehavior::Default;
-        if let Err(e) = self.shared.guests.set_download_behavior(context.as_ref(), behavior) {
-            return self.fail(id, session, SERVER_ERROR, &e.to_string());
+        if let Err(e) = turn.env.guests.set_download_behavior(context.as_ref(), behavior) {
+            return turn.fail(id, session, SERVER_ERROR, &e.to_string());
         }
         if is_default {
-            self.downloads.behavior_set.remove(&context);
+            self.behavior_set.remove(&context);
         } else {
-            self.downloads.behavior_set.insert(context.clone());
+            self.behavior_set.insert(context.clone());
         }
         if asked.events_enabled {
-            self.downloads.events.insert(context, session.map(str::to_string));
+            self.events.insert(context, session.map(str::to_string));
         } else {
-            self.downloads.events.remove(&context);
+            self.events.remove(&context);
         }
-        self.reply(id, session, json!({}));
+        turn.reply(id, session, json!({}));
     }
 
     /// A download notice from the app: events for the session that asked for them.
-    pub(crate) fn on_download(&mut self, notice: DownloadNotice) {
-        let context = self.shared.guests.context_of(&notice.guest);
-        let Some(session) = self.downloads.events.get(&context).cloned() else { return };
+    pub(crate) fn on_notice(&self, turn: &mut Turn, targets: &Targets, notice: DownloadNotice) {
+        let context = turn.env.guests.context_of(&notice.guest);
+        let Some(session) = self.events.get(&context).cloned() else { return };
         let session = session.as_deref();
         match notice.event {
             DownloadEvent::Began { url, suggested_filename } => {
                 // The page's main frame id is its target id (a page not yet described reports none).
-                let frame_id = self.browser.known_info(&notice.guest).map(|i| i.target_id).unwrap_or_default();
+                let frame_id = targets.known_info(&notice.guest).map(|i| i.target_id).unwrap_or_default();
                 let params = json!({"frameId": frame_id, "guid": notice.guid, "url": url,
                                     "suggestedFilename": suggested_filename});
-                self.emit("Browser.downloadWillBegin", &params, session);
+                turn.event("Browser.downloadWillBegin", &params, session);
             }
             DownloadEvent::Progress { received, total, state } => {
                 let params = json!({"guid": notice.guid, "totalBytes": total, "receivedBytes": received,
                                     "state": state.cdp_name()});
-                self.emit("Browser.downloadProgress", &params, session);
+                turn.event("Browser.downloadProgress", &params, session);
             }
         }
     }
 
-    /// A client that leaves takes its download behaviour with it, as a Chromium debugger's does.
-    pub(crate) fn release_download_behavior(&mut self) {
-        for context in std::mem::take(&mut self.downloads).behavior_set {
-            if let Err(e) = self.shared.guests.set_download_behavior(context.as_ref(), DownloadBehavior::Default) {
+    /// A client that leaves takes its download behaviour with it, as a
+    /// Chromium debugger's does (the app's call returns quickly: no job).
+    pub(crate) fn release(&mut self, env: &BrowserEnv) {
+        for context in std::mem::take(self).behavior_set {
+            if let Err(e) = env.guests.set_download_behavior(context.as_ref(), DownloadBehavior::Default) {
                 tracing::debug!(error = %e, "download behaviour not reset");
             }
         }

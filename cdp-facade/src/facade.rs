@@ -8,13 +8,13 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 
+use crate::browser_env::BrowserEnv;
 use crate::client_slot::ClientSlot;
 use crate::config::FacadeConfig;
 use crate::downloads::DownloadNotifier;
 use crate::error::FacadeError;
 use crate::guest::Guests;
 use crate::http_access::{self, Body};
-use crate::ids::{random_hex_id, MessageIds, SessionIds};
 use crate::server_thread::{bind_loopback, ServerThread};
 use crate::shared::Shared;
 use crate::{discovery, ws};
@@ -33,17 +33,12 @@ impl Facade {
         let port = listener.local_addr().map_err(FacadeError::Bind)?.port();
         let shared = Arc::new(Shared {
             token,
-            guests,
             port,
             config,
-            browser_target_id: local_guard::random_uuid()?,
-            browser_context_id: random_hex_id()?,
-            message_ids: MessageIds::default(),
-            session_ids: SessionIds::new()?,
+            env: Arc::new(BrowserEnv::new(guests)?),
             clients: ClientSlot::default(),
             guests_changed: Arc::new(tokio::sync::Notify::new()),
             downloads: DownloadNotifier::new(),
-            window_ids: Default::default(),
         });
         let handler_shared = shared.clone();
         let handler = move |req: Request<Incoming>| {
@@ -74,7 +69,7 @@ impl Facade {
 
     /// The shared browser context id every page target reports.
     pub fn browser_context_id(&self) -> &str {
-        &self.shared.browser_context_id
+        &self.shared.env.context_id
     }
 
     /// A handle the app rings when browser nodes appear or go (any thread).

@@ -1,12 +1,16 @@
 //! Identifiers the facade makes up: CDP message ids sent to guests, session
-//! ids and the shared browser context id (the browser target id is
-//! `local_guard::random_uuid`).
+//! ids, window ids and the shared browser context id (the browser target id
+//! is `local_guard::random_uuid`).
 
+use std::collections::HashMap;
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use local_guard::hex::encode as hex;
 use local_guard::{fill_random, RandomError};
+
+use crate::guest::GuestId;
 
 /// Message ids the facade uses on guest channels; the app's own users of a channel must stay below it.
 ///
@@ -50,6 +54,25 @@ impl SessionIds {
     }
 }
 
+/// `Browser.WindowID` of each guest asked about, stable for the facade's life.
+#[derive(Debug, Default)]
+pub(crate) struct WindowIds(Mutex<HashMap<GuestId, i64>>);
+
+impl WindowIds {
+    /// The guest's window id, allocated on first use.
+    pub(crate) fn of(&self, guest: &GuestId) -> i64 {
+        let mut ids = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let next = ids.len() as i64 + 1;
+        *ids.entry(guest.clone()).or_insert(next)
+    }
+
+    /// The guest behind a window id handed out before.
+    pub(crate) fn guest(&self, window_id: i64) -> Option<GuestId> {
+        let ids = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        ids.iter().find(|(_, w)| **w == window_id).map(|(g, _)| g.clone())
+    }
+}
+
 /// 32 random upper-case hex characters (the form of a browser context id).
 pub(crate) fn random_hex_id() -> Result<String, RandomError> {
     let mut b = [0u8; 16];
@@ -81,6 +104,17 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a.len(), 32);
         assert!(a.bytes().all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(&c)));
+    }
+
+    #[test]
+    fn window_ids_are_stable_and_lead_back() {
+        let ids = WindowIds::default();
+        let (a, b) = (GuestId::from("n1::t1"), GuestId::from("n2::t1"));
+        assert_eq!(ids.of(&a), 1);
+        assert_eq!(ids.of(&b), 2);
+        assert_eq!(ids.of(&a), 1);
+        assert_eq!(ids.guest(2), Some(b));
+        assert_eq!(ids.guest(3), None);
     }
 
     #[test]

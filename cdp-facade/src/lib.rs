@@ -9,44 +9,54 @@
 //! about CEF, the canvas, the workspace model or a Chromium
 //! remote-debugging port (none is ever opened).
 //!
+//! A CDP client's connection is a `router`: it parses each message and
+//! routes it. Browser-level methods go to the emulated browser
+//! (`browser`: targets, windows, contexts, permissions, workers,
+//! downloads), one unit that owns its state and hands back effects (messages
+//! for the client, sessions to add or end, guests to subscribe to or
+//! release, background jobs) which the router applies; page-session methods
+//! go to the guest. Which methods are browser-level is one table
+//! (`browser_methods`) both use.
+//!
 //! Modules and what each imports of the crate (no loops; the leaves import
 //! nothing of it):
 //!
 //! ```text
-//! agent_server  → discovery_file, error, guest, http_access, server_thread  (GET /info, POST /open)
-//! facade        → client_slot, config, discovery, downloads, error, guest, http_access, ids, server_thread, shared, ws
-//! ws            → client_slot, http_access, router, shared  (upgrade, token check, socket loops)
-//! discovery     → guest_call, http_access, shared          (/json/*)
-//! browser       → browser_methods, browser_state, guest, guest_call, protocol, router, sessions
-//!                 (browser-level CDP: a second `impl Router` block)
-//! window        → browser, browser_state, guest, protocol, router, sessions
-//!                 (`Browser.*Window*`, `setContentsSize`: a third `impl Router` block)
-//! router        → browser_methods, browser_state, dialogs, downloads, guest, guest_call, protocol, screenshot, sessions, shared
-//! shared        → client_slot, config, downloads, guest, ids (state of the handlers and the client)
-//! browser_state → guest, guest_call, permissions, protocol, workers  (BrowserState, Internal)
-//! guest_call    → guest, ids, protocol                     (one call on a guest channel)
-//! sessions      → guest                                    (the session table, DropReason)
-//! dialogs       → guest                                    (announced dialogs, late answers)
-//! downloads     → browser_state, guest, protocol, router  (setDownloadBehavior, download events: an `impl Router` block)
-//! contexts      → browser, browser_state, guest, protocol, router, sessions
-//!                 (create/dispose/getBrowserContexts, each page's context: an `impl Router` block)
-//! permissions   → browser, browser_state, guest, protocol, router, guest_call
-//!                 (grant/set/resetPermissions per context: an `impl Router` block)
-//! workers       → browser, browser_state, guest, protocol, router
-//!                 (service and shared workers as browser-level targets: an `impl Router` block)
-//! server_thread → error, http_access
+//! agent_server   → discovery_file, error, guest, http_access, server_thread  (GET /info, POST /open)
+//! facade         → browser_env, client_slot, config, discovery, downloads, error, guest, http_access,
+//!                  server_thread, shared, ws
+//! ws             → client_slot, http_access, router, shared  (upgrade, token check, socket loops)
+//! discovery      → guest_call, http_access, shared  (/json/*)
+//! router         → browser, browser_methods, dialogs, downloads, effect, guest, jobs, links, protocol,
+//!                  screenshot, sessions, shared  (routes; applies the browser's effects)
+//! browser        → browser_env, browser_methods, contexts, downloads, effect, guest, guest_call, jobs,
+//!                  permissions, protocol, sessions, target_watch, targets, window, workers
+//!                  (EmulatedBrowser, BrowserClient: the queue, completions, the poll)
+//! target_watch   → effect, guest, guest_call, sessions, targets  (discovery, auto-attach, page sessions)
+//! workers        → effect, guest, protocol, target_watch, targets  (service and shared workers)
+//! permissions    → contexts, effect, guest, jobs, protocol, targets  (grant/set/resetPermissions)
+//! downloads      → browser_env, effect, guest, protocol, targets  (setDownloadBehavior, download events)
+//! window         → effect, guest, jobs, protocol, targets  (`Browser.*Window*`, setContentsSize)
+//! contexts       → browser_env, effect, guest, jobs, protocol  (create/dispose/getBrowserContexts)
+//! targets        → browser_env, effect, guest, guest_call, jobs, protocol  (what is known of the pages)
+//! effect         → browser_env, guest, jobs, links, protocol, sessions  (Effect, Turn, ClientView)
+//! jobs           → browser_env, guest, guest_call  (background work, its completions)
+//! shared         → browser_env, client_slot, config, downloads  (what HTTP handlers and clients share)
+//! browser_env    → guest, ids  (the guests and the ids the browser hands out)
+//! guest_call     → guest, ids, protocol  (one call on a guest channel)
+//! links          → guest  (a client's subscriptions to guest channels)
+//! sessions       → guest  (the session table, DropReason)
+//! dialogs        → guest  (announced dialogs, late answers)
+//! ids            → guest
+//! server_thread  → error, http_access
 //! discovery_file → error
-//! leaves:         browser_methods, client_slot, config, error, guest, http_access, ids, protocol, screenshot
+//! leaves:          browser_methods, client_slot, config, error, guest, http_access, protocol, screenshot
 //! ```
-//!
-//! `browser.rs` adds methods to `router::Router`; `router.rs` calls two of
-//! them (`enqueue_root`, `browser_forget`) without importing the module, a
-//! method-level tie no `use` shows; `browser.rs` likewise calls `window.rs`'s.
 
 mod agent_server;
 mod browser;
+mod browser_env;
 mod browser_methods;
-mod browser_state;
 mod client_slot;
 mod config;
 mod contexts;
@@ -54,12 +64,17 @@ mod dialogs;
 mod discovery;
 mod discovery_file;
 mod downloads;
+mod effect;
 mod error;
 mod facade;
+#[cfg(test)]
+mod fake_guests;
 mod guest;
 mod guest_call;
 mod http_access;
 mod ids;
+mod jobs;
+mod links;
 mod permissions;
 mod protocol;
 mod router;
@@ -67,6 +82,8 @@ mod screenshot;
 mod server_thread;
 mod sessions;
 mod shared;
+mod target_watch;
+mod targets;
 mod window;
 mod workers;
 mod ws;

@@ -9,19 +9,20 @@
 //! needs an origin (a client never widens the person's default of denying
 //! to every site) and goes to Chromium's own DevTools permission overrides
 //! through a page of the profile (in memory, never saved). An isolated
-//! context's grants go to the app ([`Guests::set_permissions`]), since
+//! context's grants go to the app ([`Guests::set_permissions`](crate::Guests::set_permissions)), since
 //! Chromium's overrides cannot name CEF's request contexts.
 //!
-//! Another `impl Router` block; imports browser, browser_state, guest, protocol and router.
+//! What one client set is kept in [`ClientPermissions`].
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use crate::browser::{ContextParamError, Step};
-use crate::browser_state::{Internal, RootCommand, RootWait};
+use crate::contexts::{split_context, ContextParamError};
+use crate::effect::{RootCommand, RootWait, Step, Turn};
 use crate::guest::{ContextId, GuestError, PermissionSetting, PermissionType};
+use crate::jobs::{Job, PermissionChange as Change};
 use crate::protocol::{InvalidParams, INVALID_PARAMS, SERVER_ERROR};
-use crate::router::Router;
+use crate::targets::Targets;
 
 /// The permission a `Browser.PermissionDescriptor` names (the Permissions
 /// API's name and flags), as Chromium maps it; `None` for an unknown name.
@@ -112,12 +113,6 @@ pub(crate) struct ClientPermissions {
     contexts: Vec<ContextId>,
 }
 
-/// One permission change, parsed and checked.
-enum Change {
-    Set { origin: Option<String>, permissions: Vec<PermissionType>, setting: PermissionSetting },
-    Reset,
-}
-
 /// Why a permission change was refused (the client reads these words).
 #[derive(Debug, thiserror::Error)]
 enum ChangeError {
@@ -152,43 +147,50 @@ fn parse_change(method: &str, params: &Map<String, Value>) -> Result<Change, Cha
     }
 }
 
-impl Router {
+impl ClientPermissions {
     /// `Browser.grantPermissions`, `Browser.setPermission`, `Browser.resetPermissions`.
-    pub(crate) fn change_permissions(&mut self, rc: &RootCommand) -> Step {
+    pub(crate) fn change(&mut self, turn: &mut Turn, targets: &Targets, rc: &RootCommand) -> Step {
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let (params, context) = match self.split_context(&rc.cmd) {
+        let (params, context) = match split_context(&turn.env, &rc.cmd) {
             Ok(p) => p,
             Err(e) => {
                 // An unknown context is Chromium's server error; its words are the error's own.
                 let code = if matches!(e, ContextParamError::Unknown(_)) { SERVER_ERROR } else { INVALID_PARAMS };
-                self.fail(id, session, code, &e.to_string());
+                turn.fail(id, session, code, &e.to_string());
                 return Step::Done;
             }
         };
         let change = match parse_change(&rc.cmd.method, &params) {
             Ok(c) => c,
             Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e.to_string());
+                turn.fail(id, session, INVALID_PARAMS, &e.to_string());
                 return Step::Done;
             }
         };
         if let Change::Set { origin: Some(o), .. } = &change {
             if url::Url::parse(o).map(|u| !u.origin().is_tuple()).unwrap_or(true) {
-                self.fail(id, session, INVALID_PARAMS, &format!("Invalid origin: {o}"));
+                turn.fail(id, session, INVALID_PARAMS, &format!("Invalid origin: {o}"));
                 return Step::Done;
             }
         }
         match context {
-            None => self.change_profile_permissions(rc, change, params),
-            Some(context) => self.change_context_permissions(rc, context, change),
+            None => self.change_profile(turn, targets, rc, change, params),
+            Some(context) => self.change_context(turn, rc, context, change),
         }
     }
 
     /// The person's profile: Chromium's own overrides, through one of its pages.
-    fn change_profile_permissions(&mut self, rc: &RootCommand, change: Change, params: Map<String, Value>) -> Step {
+    fn change_profile(
+        &mut self,
+        turn: &mut Turn,
+        targets: &Targets,
+        rc: &RootCommand,
+        change: Change,
+        params: Map<String, Value>,
+    ) -> Step {
         let (id, session) = (rc.cmd.id, rc.session.as_deref());
         if let Change::Set { origin: None, .. } = change {
-            self.fail(
+            turn.fail(
                 id,
                 session,
                 SERVER_ERROR,
@@ -197,8 +199,8 @@ impl Router {
             );
             return Step::Done;
         }
-        let Some(channel) = self.page_of_context(None) else {
-            self.fail(
+        let Some(channel) = targets.page_of_context(&turn.env, None) else {
+            turn.fail(
                 id,
                 session,
                 SERVER_ERROR,
@@ -206,69 +208,40 @@ impl Router {
             );
             return Step::Done;
         };
-        self.browser.permissions.profile = true;
-        self.forward_through(rc, channel, rc.cmd.method.clone(), params)
+        self.profile = true;
+        turn.call_through(rc, channel, rc.cmd.method.clone(), params)
     }
 
     /// An isolated context: the app writes its settings.
-    fn change_context_permissions(&mut self, rc: &RootCommand, context: ContextId, change: Change) -> Step {
-        if !self.browser.permissions.contexts.contains(&context) {
-            self.browser.permissions.contexts.push(context.clone());
+    fn change_context(&mut self, turn: &mut Turn, rc: &RootCommand, context: ContextId, change: Change) -> Step {
+        if !self.contexts.contains(&context) {
+            self.contexts.push(context.clone());
         }
-        let guests = self.shared.guests.clone();
-        let tx = self.internal_tx.clone();
-        let (id, session) = (rc.cmd.id, rc.session.clone());
-        tokio::spawn(async move {
-            let result = tokio::task::spawn_blocking(move || match change {
-                Change::Set { origin, permissions, setting } => {
-                    guests.set_permissions(&context, origin.as_deref(), &permissions, setting)
-                }
-                Change::Reset => guests.reset_permissions(&context),
-            })
-            .await
-            .unwrap_or_else(|_| Err(GuestError::new("setting the permissions panicked")));
-            let _ = tx.send(Internal::PermissionsSet { id, session, result });
-        });
+        turn.run(Job::SetPermissions { id: rc.cmd.id, session: rc.session.clone(), context, change });
         Step::Wait(RootWait::Io)
     }
 
-    /// An isolated context's permissions were set.
-    pub(crate) fn permissions_set(&mut self, id: i64, session: Option<String>, result: Result<(), GuestError>) {
-        match result {
-            Ok(()) => self.reply(id, session.as_deref(), json!({})),
-            Err(e) => self.fail(id, session.as_deref(), SERVER_ERROR, &e.to_string()),
-        }
-        self.finish_wait();
-    }
-
     /// The client is leaving: what it set is reset (in the background).
-    pub(crate) fn release_permissions(&mut self) {
-        let set = std::mem::take(&mut self.browser.permissions);
+    pub(crate) fn release(&mut self, turn: &mut Turn, targets: &Targets) {
+        let set = std::mem::take(self);
         if set.profile {
-            if let Some(channel) = self.page_of_context(None) {
-                let shared = self.shared.clone();
-                tokio::spawn(async move {
-                    let reset =
-                        crate::guest_call::call(&channel, &shared.message_ids, "Browser.resetPermissions", None);
-                    if let Err(e) = reset.await {
-                        tracing::debug!(error = ?e, "profile permissions not reset on detach");
-                    }
-                });
+            if let Some(channel) = targets.page_of_context(&turn.env, None) {
+                turn.run(Job::ResetProfilePermissions(channel));
             }
         }
-        let live = self.shared.guests.contexts();
+        let live = turn.env.guests.contexts();
         let contexts: Vec<ContextId> = set.contexts.into_iter().filter(|c| live.contains(c)).collect();
-        if contexts.is_empty() {
-            return;
+        if !contexts.is_empty() {
+            turn.run(Job::ResetContextPermissions(contexts));
         }
-        let guests = self.shared.guests.clone();
-        tokio::task::spawn_blocking(move || {
-            for context in contexts {
-                if let Err(e) = guests.reset_permissions(&context) {
-                    tracing::debug!(context = %context, error = %e, "permissions not reset on detach");
-                }
-            }
-        });
+    }
+}
+
+/// An isolated context's permissions were set: the client's reply.
+pub(crate) fn permissions_set(turn: &mut Turn, id: i64, session: Option<&str>, result: Result<(), GuestError>) {
+    match result {
+        Ok(()) => turn.reply(id, session, json!({})),
+        Err(e) => turn.fail(id, session, SERVER_ERROR, &e.to_string()),
     }
 }
 

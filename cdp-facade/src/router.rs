@@ -1,12 +1,14 @@
-//! Session routing for one CDP client: commands on page sessions go to the
-//! guest's DevTools channel under facade-allocated ids, replies come back
-//! re-addressed to the client's id and session, guest events are fanned out
-//! to the guest's sessions, and child sessions (iframes, workers) pass
-//! through with their own session ids. Browser-level commands are handed to
-//! the emulated browser (`browser.rs`).
+//! Message routing for one CDP client. A client command is parsed and
+//! routed: browser-level methods (on the root, a browser session, or a page
+//! session where [`BrowserMethod`] allows) to the emulated browser, whose
+//! [`Effect`]s the router applies in order; page-session commands to the
+//! guest's DevTools channel under facade-allocated ids; child-session
+//! commands (iframes, workers) through with their own session ids. Replies
+//! come back re-addressed to the client's id and session, guest events are
+//! fanned out to the guest's sessions, and what concerns the browser
+//! (crashes, workers) is handed to it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -14,14 +16,16 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
+use crate::browser::{BrowserClient, EmulatedBrowser};
 use crate::browser_methods::BrowserMethod;
-use crate::browser_state::{BrowserState, Internal};
 use crate::dialogs::{self, AnnouncedDialogs};
-use crate::downloads::ClientDownloads;
-use crate::guest::{channel_key, GuestChannel, GuestError, GuestId, GuestSink, SinkEvent};
-use crate::guest_call::PageInfo;
+use crate::downloads::DownloadNotice;
+use crate::effect::{ClientView, Effect};
+use crate::guest::{GuestError, GuestId, SinkEvent};
+use crate::jobs::{self, Completion};
+use crate::links::Links;
 use crate::protocol::{self, ClientCommand, GuestEnvelope, INVALID_PARAMS, SERVER_ERROR, SESSION_NOT_FOUND};
-use crate::sessions::{DropReason, Session, SessionKind, Sessions};
+use crate::sessions::{Session, SessionKind, Sessions};
 use crate::shared::Shared;
 
 /// What a released guest is told so the next client finds a fresh page.
@@ -70,45 +74,31 @@ pub(crate) enum Outgoing {
 pub(crate) struct RouterInputs {
     /// Raw guest traffic from every subscribed guest.
     pub guest: UnboundedReceiver<(u64, SinkEvent)>,
-    /// Completions of background work (probes, opens, closes, forwarded calls).
-    pub internal: UnboundedReceiver<Internal>,
-}
-
-/// A subscription to one guest's channel.
-struct GuestLink {
-    channel: Arc<dyn GuestChannel>,
-    tag: u64,
-    active: Arc<AtomicBool>,
-    /// The client turned on page-level auto-attach in this guest (must be turned off on release).
-    page_auto_attach: bool,
-    /// The client emulates focus in this guest (the app was told; it is told again on release).
-    focus_emulated: bool,
+    /// Completions of the emulated browser's background work.
+    pub completions: UnboundedReceiver<Completion>,
 }
 
 /// Who is waiting for a guest's reply to a facade id.
 enum Pending {
     /// A client command: reply with its id on its session.
     Client { client_id: i64, session: Option<String>, guest: GuestId },
-    /// The facade's own housekeeping; the reply is dropped.
+    /// The facade's own message; an error reply goes to the emulated browser.
     Internal { guest: GuestId },
 }
 
 /// All routing state of one client connection; dropped (after [`Router::shutdown`]) when it ends.
 pub(crate) struct Router {
-    pub(crate) shared: Arc<Shared>,
+    shared: Arc<Shared>,
     out: UnboundedSender<Outgoing>,
-    guest_tx: UnboundedSender<(u64, SinkEvent)>,
-    pub(crate) internal_tx: UnboundedSender<Internal>,
-    next_tag: u64,
-    pub(crate) sessions: Sessions,
-    links: HashMap<GuestId, GuestLink>,
-    tags: HashMap<u64, GuestId>,
+    completions: UnboundedSender<Completion>,
+    sessions: Sessions,
+    links: Links,
     pending: HashMap<i64, Pending>,
-    pub(crate) browser: BrowserState,
+    /// The emulated browser (one per client for now) and this client's side of it.
+    browser: EmulatedBrowser,
+    client: BrowserClient,
     /// Guests whose page announced a JavaScript dialog still open.
     dialogs: AnnouncedDialogs,
-    /// Where this client wants downloads and their events.
-    pub(crate) downloads: ClientDownloads,
     close: Option<(u16, &'static str)>,
 }
 
@@ -116,41 +106,29 @@ impl Router {
     /// A router writing to `out`, and the inputs the socket loop must feed back into it.
     pub(crate) fn new(shared: Arc<Shared>, out: UnboundedSender<Outgoing>) -> (Self, RouterInputs) {
         let (guest_tx, guest_rx) = mpsc::unbounded_channel();
-        let (internal_tx, internal_rx) = mpsc::unbounded_channel();
+        let (completions_tx, completions_rx) = mpsc::unbounded_channel();
+        let browser = EmulatedBrowser::new(shared.env.clone());
         let router = Self {
             shared,
             out,
-            guest_tx,
-            internal_tx,
-            next_tag: 1,
+            completions: completions_tx,
             sessions: Sessions::default(),
-            links: HashMap::new(),
-            tags: HashMap::new(),
+            links: Links::new(guest_tx),
             pending: HashMap::new(),
-            browser: BrowserState::default(),
+            browser,
+            client: BrowserClient::default(),
             dialogs: AnnouncedDialogs::default(),
-            downloads: ClientDownloads::default(),
             close: None,
         };
-        (router, RouterInputs { guest: guest_rx, internal: internal_rx })
+        (router, RouterInputs { guest: guest_rx, completions: completions_rx })
     }
 
     /// Queues one message for the client.
-    pub(crate) fn send(&self, text: String) {
+    fn send(&self, text: String) {
         let _ = self.out.send(Outgoing::Text(text));
     }
 
-    /// Queues an event for the client.
-    pub(crate) fn emit(&self, method: &str, params: &Value, session: Option<&str>) {
-        self.send(protocol::event(method, params, session));
-    }
-
-    /// Asks the socket loop to close the connection after what is queued.
-    pub(crate) fn request_close(&mut self, code: u16, reason: &'static str) {
-        self.close.get_or_insert((code, reason));
-    }
-
-    /// The close the router asked for, if any.
+    /// The close the router was asked for, if any.
     pub(crate) fn take_close(&mut self) -> Option<(u16, &'static str)> {
         self.close.take()
     }
@@ -172,15 +150,20 @@ impl Router {
         };
         self.log_command(&cmd);
         let Some(session_id) = cmd.session_id.clone() else {
-            self.enqueue_root(cmd, None);
+            self.browser_command(cmd, None);
             return;
         };
         match self.sessions.get(&session_id).cloned() {
-            Some(Session { kind: SessionKind::Browser, .. }) => self.enqueue_root(cmd, Some(session_id)),
+            Some(Session { kind: SessionKind::Browser, .. }) => self.browser_command(cmd, Some(session_id)),
             Some(Session { kind: SessionKind::Page { guest, .. }, .. }) => self.page_command(cmd, session_id, guest),
             None => match self.sessions.child(&session_id).map(|c| c.guest.clone()) {
                 Some(guest) => {
-                    self.worker_session_used(&session_id);
+                    let effects = self.browser.session_used(
+                        &mut self.client,
+                        ClientView { sessions: &self.sessions, links: &self.links },
+                        &session_id,
+                    );
+                    self.apply(effects);
                     self.forward(safe_for_guest(cmd), &guest, Some(session_id.clone()), Some(session_id))
                 }
                 None => self.send(protocol::error_reply(
@@ -200,15 +183,15 @@ impl Router {
                 self.send(protocol::value_reply(cmd.id, Some(&session_id), &json!({})))
             }
             m if BrowserMethod::parse(m).is_some_and(BrowserMethod::on_page_session) => {
-                self.enqueue_root(cmd, Some(session_id))
+                self.browser_command(cmd, Some(session_id))
             }
             "Page.handleJavaScriptDialog" => self.answer_dialog(&cmd, &session_id, &guest),
             "Page.captureScreenshot" => {
-                self.shared.guests.paint_for_client(&guest);
+                self.shared.env.guests.paint_for_client(&guest);
                 self.forward(safe_for_guest(cmd), &guest, None, Some(session_id))
             }
             "Page.startScreencast" | "Page.screencastFrameAck" => {
-                self.shared.guests.paint_for_client(&guest);
+                self.shared.env.guests.paint_for_client(&guest);
                 self.forward(cmd, &guest, None, Some(session_id))
             }
             "Emulation.setFocusEmulationEnabled" => {
@@ -228,9 +211,7 @@ impl Router {
                     auto_attach: bool,
                 }
                 let on = cmd.params_as::<AutoAttach>().map(|p| p.auto_attach).unwrap_or(false);
-                if let Some(link) = self.links.get_mut(&guest) {
-                    link.page_auto_attach |= on;
-                }
+                self.links.note_page_auto_attach(&guest, on);
                 self.forward(cmd, &guest, None, Some(session_id));
             }
             _ => self.forward(cmd, &guest, None, Some(session_id)),
@@ -256,13 +237,13 @@ impl Router {
             Ok(()) => protocol::value_reply(id, Some(session), &json!({})),
             Err(e) => protocol::error_reply(Some(id), Some(session), INVALID_PARAMS, &e.to_string()),
         };
-        let result = self.shared.guests.answer_dialog(guest, answer.accept, answer.prompt_text.as_deref());
+        let guests = self.shared.env.guests.clone();
+        let result = guests.answer_dialog(guest, answer.accept, answer.prompt_text.as_deref());
         if result.is_ok() || !self.dialogs.is_open(guest) {
             return self.send(reply(cmd.id, session_id, result));
         }
         // Announced but not yet held by the app: answered as soon as it is (see `dialogs`).
-        let (guests, guest, out, id, session) =
-            (self.shared.guests.clone(), guest.clone(), self.out.clone(), cmd.id, session_id.to_string());
+        let (guest, out, id, session) = (guest.clone(), self.out.clone(), cmd.id, session_id.to_string());
         tokio::spawn(async move {
             let result = dialogs::answer_when_held(guests, guest, answer.accept, answer.prompt_text).await;
             let _ = out.send(Outgoing::Text(reply(id, &session, result)));
@@ -270,14 +251,14 @@ impl Router {
     }
 
     /// Sends a client command to a guest under a fresh facade id; the reply goes back on `reply_session`.
-    pub(crate) fn forward(
+    fn forward(
         &mut self,
         cmd: ClientCommand,
         guest: &GuestId,
         guest_session: Option<String>,
         reply_session: Option<String>,
     ) {
-        let Some(channel) = self.links.get(guest).map(|l| l.channel.clone()) else {
+        let Some(channel) = self.links.channel(guest) else {
             self.send(protocol::error_reply(
                 Some(cmd.id),
                 reply_session.as_deref(),
@@ -286,7 +267,7 @@ impl Router {
             ));
             return;
         };
-        let id = self.shared.message_ids.next();
+        let id = self.shared.env.message_ids.next();
         let message = protocol::command(id, &cmd.method, cmd.params.as_deref(), guest_session.as_deref());
         // Recorded before sending: CEF may answer re-entrantly inside send().
         self.pending
@@ -303,23 +284,30 @@ impl Router {
         }
     }
 
-    /// Sends a facade-internal command to a linked guest root; the reply is ignored.
-    /// Returns the message's id, or `None` when it could not be sent.
-    pub(crate) fn send_internal(&mut self, guest: &GuestId, method: &str, params: &Value) -> Option<i64> {
-        let channel = self.links.get(guest).map(|l| l.channel.clone())?;
-        let id = self.shared.message_ids.next();
+    /// Sends a command of the router's own to a subscribed guest root; its reply is dropped.
+    fn send_own(&mut self, guest: &GuestId, method: &str, params: &Value) {
+        if self.links.is_linked(guest) {
+            let id = self.shared.env.message_ids.next();
+            self.send_internal(id, guest, method, params);
+        }
+    }
+
+    /// Sends a facade-internal command under message `id` to a subscribed
+    /// guest root; false when it could not be sent.
+    fn send_internal(&mut self, id: i64, guest: &GuestId, method: &str, params: &Value) -> bool {
+        let Some(channel) = self.links.channel(guest) else { return false };
         let params = RawValue::from_string(params.to_string()).ok();
         self.pending.insert(id, Pending::Internal { guest: guest.clone() });
         if channel.send(&protocol::command(id, method, params.as_deref(), None)).is_err() {
             self.pending.remove(&id);
-            return None;
+            return false;
         }
-        Some(id)
+        true
     }
 
     /// Handles one message (or a crash notice) from a subscribed guest.
     pub(crate) fn on_guest(&mut self, tag: u64, event: SinkEvent) {
-        let Some(guest) = self.tags.get(&tag).cloned() else { return };
+        let Some(guest) = self.links.guest_of(tag).cloned() else { return };
         match event {
             SinkEvent::Gone => self.guest_crashed(&guest),
             SinkEvent::Message(text) => self.guest_message(&guest, &text),
@@ -339,7 +327,13 @@ impl Router {
                 }
                 Some(Pending::Internal { .. }) => {
                     if let Some(error) = env.error {
-                        self.worker_attach_failed(id, error.get());
+                        let effects = self.browser.internal_failed(
+                            &mut self.client,
+                            ClientView { sessions: &self.sessions, links: &self.links },
+                            id,
+                            Some(error.get()),
+                        );
+                        self.apply(effects);
                     }
                 }
                 None => {}
@@ -376,12 +370,25 @@ impl Router {
     fn page_event(&mut self, guest: &GuestId, method: &str, params: Option<&RawValue>, raw: &str) {
         self.dialogs.on_page_event(guest, method);
         match method {
-            "Target.targetCreated" | "Target.targetInfoChanged" | "Target.targetDestroyed"
-                if self.worker_target_event(guest, method, params) => {}
+            "Target.targetCreated" | "Target.targetInfoChanged" | "Target.targetDestroyed" => {
+                match self.browser.on_watcher_event(
+                    &mut self.client,
+                    ClientView { sessions: &self.sessions, links: &self.links },
+                    guest,
+                    method,
+                    params,
+                ) {
+                    Some(effects) => self.apply(effects),
+                    None => self.fan_out(guest, raw),
+                }
+            }
             "Target.attachedToTarget" => {
                 let Some(a) = params.and_then(parse_attached) else { return };
-                if self.worker_attached(guest, &a.session_id, &a.target_id, raw) {
-                    return;
+                let view = ClientView { sessions: &self.sessions, links: &self.links };
+                if let Some(effects) =
+                    self.browser.worker_attached(&mut self.client, view, guest, &a.session_id, &a.target_id, raw)
+                {
+                    return self.apply(effects);
                 }
                 let primary = self.sessions.pages_of(guest).first().cloned();
                 let visible = self.sessions.add_child(a.session_id.clone(), guest.clone(), a.target_id, true);
@@ -389,14 +396,19 @@ impl Router {
                     Some(primary) if visible => self.send(protocol::with_session(raw, &primary)),
                     _ => {
                         // A re-announcement of a child the client already has (or nobody to tell): release it.
-                        self.send_internal(guest, "Target.detachFromTarget", &json!({"sessionId": a.session_id}));
+                        self.send_own(guest, "Target.detachFromTarget", &json!({"sessionId": a.session_id}));
                     }
                 }
             }
             "Target.detachedFromTarget" => {
                 let Some(sid) = params.and_then(parse_detached) else { return };
-                if self.worker_detached(&sid, raw) {
-                    return;
+                if let Some(effects) = self.browser.worker_detached(
+                    &mut self.client,
+                    ClientView { sessions: &self.sessions, links: &self.links },
+                    &sid,
+                    raw,
+                ) {
+                    return self.apply(effects);
                 }
                 if self.sessions.remove_child(&sid) {
                     if let Some(primary) = self.sessions.pages_of(guest).first() {
@@ -407,36 +419,30 @@ impl Router {
             "Inspector.targetCrashed" => self.guest_crashed(guest),
             // Download events belong to the browser session that set the download behaviour.
             m if m.starts_with("Browser.download") => self.send(raw.to_string()),
-            _ => {
-                for session in self.sessions.pages_of(guest) {
-                    self.send(protocol::with_session(raw, session));
-                }
-            }
+            _ => self.fan_out(guest, raw),
         }
     }
 
-    /// Subscribes to a guest's channel if not yet; false if the guest has no channel.
-    pub(crate) fn link(&mut self, guest: &GuestId) -> bool {
-        if self.links.contains_key(guest) {
-            return true;
+    /// A guest's own event, to each of its page sessions.
+    fn fan_out(&self, guest: &GuestId, raw: &str) {
+        for session in self.sessions.pages_of(guest) {
+            self.send(protocol::with_session(raw, session));
         }
-        let Some(channel) = self.shared.guests.channel(guest) else { return false };
-        let tag = self.next_tag;
-        self.next_tag += 1;
-        let active = Arc::new(AtomicBool::new(true));
-        channel.subscribe(GuestSink::new(tag, self.guest_tx.clone(), active.clone()));
-        self.links
-            .insert(guest.clone(), GuestLink { channel, tag, active, page_auto_attach: false, focus_emulated: false });
-        self.tags.insert(tag, guest.clone());
-        true
+    }
+
+    fn guest_crashed(&mut self, guest: &GuestId) {
+        let effects = self.browser.guest_crashed(
+            &mut self.client,
+            ClientView { sessions: &self.sessions, links: &self.links },
+            guest,
+        );
+        self.apply(effects);
     }
 
     /// Records whether this client emulates focus in `guest`, telling the app on a change.
     fn focus_emulated(&mut self, guest: &GuestId, on: bool) {
-        let Some(link) = self.links.get_mut(guest) else { return };
-        if link.focus_emulated != on {
-            link.focus_emulated = on;
-            self.shared.guests.emulate_focus(guest, on);
+        if self.links.set_focus_emulated(guest, on) {
+            self.shared.env.guests.emulate_focus(guest, on);
         }
     }
 
@@ -444,28 +450,27 @@ impl Router {
     fn unlink(&mut self, guest: &GuestId, tidy: bool) {
         if tidy {
             for child in self.sessions.children_of(guest) {
-                self.send_internal(guest, "Target.detachFromTarget", &json!({"sessionId": child}));
+                self.send_own(guest, "Target.detachFromTarget", &json!({"sessionId": child}));
             }
-            if self.links.get(guest).is_some_and(|l| l.page_auto_attach) {
+            if self.links.page_auto_attach(guest) {
                 // Otherwise new iframes would wait forever for a debugger that is gone.
-                self.send_internal(
+                self.send_own(
                     guest,
                     "Target.setAutoAttach",
                     &json!({"autoAttach": false, "waitForDebuggerOnStart": false, "flatten": true}),
                 );
             }
             for (method, params) in reset_on_release() {
-                self.send_internal(guest, method, &params);
+                self.send_own(guest, method, &params);
             }
         }
         self.sessions.forget_children(guest);
         self.dialogs.forget(guest);
-        if let Some(link) = self.links.remove(guest) {
-            if link.focus_emulated {
-                self.shared.guests.emulate_focus(guest, false);
+        if self.links.is_linked(guest) {
+            if self.links.focus_emulated(guest) {
+                self.shared.env.guests.emulate_focus(guest, false);
             }
-            link.active.store(false, Ordering::Release);
-            self.tags.remove(&link.tag);
+            self.links.unlink(guest);
         }
         // Nothing answers on a dropped subscription: fail what is still waiting.
         self.fail_pending_for(guest, "Target detached");
@@ -494,62 +499,7 @@ impl Router {
         }
     }
 
-    /// Attaches a new facade session to a guest page and announces it on `parent`; `None` if the guest has no channel.
-    pub(crate) fn attach(&mut self, guest: &GuestId, info: &PageInfo, parent: Option<String>) -> Option<String> {
-        if !self.link(guest) {
-            return None;
-        }
-        let first = self.sessions.pages_of(guest).is_empty();
-        let session_id = self.shared.session_ids.next();
-        self.sessions.add_page(session_id.clone(), guest.clone(), info.target_id.clone(), parent.clone());
-        let target_info = self.page_target_info(guest, info, true);
-        self.emit(
-            "Target.attachedToTarget",
-            &json!({"sessionId": session_id, "targetInfo": target_info, "waitingForDebugger": false}),
-            parent.as_deref(),
-        );
-        if first && self.browser.discovers(guest) {
-            self.emit("Target.targetInfoChanged", &json!({"targetInfo": target_info}), None);
-        }
-        Some(session_id)
-    }
-
-    /// Detaches one facade session (announcing it on its parent); releases the guest when it was the last.
-    pub(crate) fn detach_session(&mut self, session_id: &str) -> bool {
-        let Some(session) = self.sessions.remove(session_id) else { return false };
-        match session.kind {
-            SessionKind::Page { guest, target_id } => {
-                self.fail_pending_on(session_id, "Target detached");
-                self.emit(
-                    "Target.detachedFromTarget",
-                    &json!({"sessionId": session_id, "targetId": target_id}),
-                    session.parent.as_deref(),
-                );
-                if self.sessions.pages_of(&guest).is_empty() {
-                    self.unlink(&guest, true);
-                    if let Some(info) = self.browser.known_info(&guest) {
-                        if self.browser.discovers(&guest) {
-                            let target_info = self.page_target_info(&guest, &info, false);
-                            self.emit("Target.targetInfoChanged", &json!({"targetInfo": target_info}), None);
-                        }
-                    }
-                }
-            }
-            SessionKind::Browser => {
-                for page in self.sessions.attached_through(session_id) {
-                    self.detach_session(&page);
-                }
-                let target_id = self.shared.browser_target_id.clone();
-                self.emit(
-                    "Target.detachedFromTarget",
-                    &json!({"sessionId": session_id, "targetId": target_id}),
-                    session.parent.as_deref(),
-                );
-            }
-        }
-        true
-    }
-
+    /// Fails every command still waiting for a reply on a session.
     fn fail_pending_on(&mut self, session_id: &str, message: &str) {
         let ids: Vec<i64> = self
             .pending
@@ -564,81 +514,98 @@ impl Router {
         }
     }
 
-    /// Ends everything the client had on a guest: pending commands fail, sessions detach, the subscription ends.
-    pub(crate) fn drop_guest(&mut self, guest: &GuestId, reason: DropReason) {
-        self.fail_pending_for(guest, reason.message());
-        self.workers_lost(guest);
-        for session_id in self.sessions.pages_of(guest).to_vec() {
-            if let Some(session) = self.sessions.remove(&session_id) {
-                if let SessionKind::Page { target_id, .. } = session.kind {
-                    self.emit(
-                        "Target.detachedFromTarget",
-                        &json!({"sessionId": session_id, "targetId": target_id}),
-                        session.parent.as_deref(),
-                    );
+    /// A browser-level command: to the emulated browser, its effects applied.
+    fn browser_command(&mut self, cmd: ClientCommand, session: Option<String>) {
+        let view = ClientView { sessions: &self.sessions, links: &self.links };
+        let effects = self.browser.handle(&mut self.client, view, cmd, session);
+        self.apply(effects);
+        self.resume_browser();
+    }
+
+    /// Runs the browser-level commands that queued while one waited, each after its predecessor's effects.
+    fn resume_browser(&mut self) {
+        loop {
+            let view = ClientView { sessions: &self.sessions, links: &self.links };
+            let Some(effects) = self.browser.resume(&mut self.client, view) else { break };
+            self.apply(effects);
+        }
+    }
+
+    /// Does what the emulated browser asked, in order.
+    fn apply(&mut self, effects: Vec<Effect>) {
+        for effect in effects {
+            match effect {
+                Effect::Send(text) => self.send(text),
+                Effect::Close(code, reason) => {
+                    self.close.get_or_insert((code, reason));
                 }
+                Effect::Link { guest, channel } => self.links.link(guest, channel),
+                Effect::AddPage { session_id, guest, target_id, parent } => {
+                    self.sessions.add_page(session_id, guest, target_id, parent)
+                }
+                Effect::AddBrowserSession { session_id, parent } => self.sessions.add_browser(session_id, parent),
+                Effect::RemoveSession(id) => {
+                    self.sessions.remove(&id);
+                }
+                Effect::AddChild { session_id, guest, target_id } => {
+                    self.sessions.add_child(session_id, guest, target_id, false);
+                }
+                Effect::RemoveChild(id) => {
+                    self.sessions.remove_child(&id);
+                }
+                Effect::FailPendingFor { guest, message } => self.fail_pending_for(&guest, message),
+                Effect::FailPendingOn { session_id, message } => self.fail_pending_on(&session_id, message),
+                Effect::Release { guest, tidy } => self.unlink(&guest, tidy),
+                Effect::ToGuest { guest, id, method, params } => {
+                    if !self.send_internal(id, &guest, method, &params) {
+                        let effects = self.browser.internal_failed(
+                            &mut self.client,
+                            ClientView { sessions: &self.sessions, links: &self.links },
+                            id,
+                            None,
+                        );
+                        self.apply(effects);
+                    }
+                }
+                Effect::Forward { cmd, guest, reply_session } => self.forward(cmd, &guest, None, reply_session),
+                Effect::Run(job) => jobs::start(job, self.browser.env(), &self.completions),
             }
         }
-        // A closed or crashed guest needs no tidying of its DevTools state.
-        self.unlink(guest, false);
-        self.browser_forget(guest);
     }
 
-    /// The renderer of a linked guest crashed: `Inspector.targetCrashed` on its sessions, then a full drop.
-    pub(crate) fn guest_crashed(&mut self, guest: &GuestId) {
-        tracing::info!(guest = %guest, "browser node renderer gone; detaching its CDP sessions");
-        for session in self.sessions.pages_of(guest).to_vec() {
-            self.emit("Inspector.targetCrashed", &json!({}), Some(&session));
-        }
-        self.drop_guest(guest, DropReason::Crashed);
-        self.browser.mark_crashed(guest);
+    /// Background work of the emulated browser finished.
+    pub(crate) fn on_completion(&mut self, completion: Completion) {
+        let view = ClientView { sessions: &self.sessions, links: &self.links };
+        let effects = self.browser.on_completion(&mut self.client, view, completion);
+        self.apply(effects);
+        self.resume_browser();
     }
 
-    /// The `targetInfo` of a guest page as the client sees it.
-    pub(crate) fn page_target_info(&self, guest: &GuestId, info: &PageInfo, attached: bool) -> Value {
-        let opener = self.shared.guests.opener(guest);
-        let opener_id = opener.as_ref().and_then(|o| self.browser.known_info(&o.guest)).map(|i| i.target_id);
-        let mut target = json!({
-            "targetId": info.target_id,
-            "type": "page",
-            "title": info.title,
-            "url": info.url,
-            "attached": attached,
-            "canAccessOpener": opener_id.is_some() && opener.is_some_and(|o| o.can_access),
-            "browserContextId": self.browser_context_of(guest),
-        });
-        if let Some(id) = opener_id {
-            target["openerId"] = json!(id);
-        }
-        target
+    /// The 500 ms poll (or the app rang: its guests changed).
+    pub(crate) fn on_poll(&mut self) {
+        let view = ClientView { sessions: &self.sessions, links: &self.links };
+        let effects = self.browser.on_poll(&mut self.client, view);
+        self.apply(effects);
     }
 
-    /// Whether the guest's channel is the one we are linked to (false if not linked).
-    pub(crate) fn linked_channel_key(&self, guest: &GuestId) -> Option<usize> {
-        self.links.get(guest).map(|l| channel_key(&l.channel))
+    /// A download notice from the app.
+    pub(crate) fn on_download(&mut self, notice: DownloadNotice) {
+        let view = ClientView { sessions: &self.sessions, links: &self.links };
+        let effects = self.browser.on_download(&self.client, view, notice);
+        self.apply(effects);
     }
 
-    /// Whether any facade session is attached to the guest.
-    pub(crate) fn has_sessions(&self, guest: &GuestId) -> bool {
-        !self.sessions.pages_of(guest).is_empty()
-    }
-
-    /// Guests the client currently holds sessions or subscriptions on.
-    pub(crate) fn linked_guests(&self) -> Vec<GuestId> {
-        self.links.keys().cloned().collect()
-    }
-
-    /// Fresh-state cleanup when the client goes: child sessions detached, page auto-attach off, subscriptions dropped.
+    /// Fresh-state cleanup when the client goes: what it set is undone,
+    /// child sessions detached, page auto-attach off, subscriptions dropped.
     pub(crate) fn shutdown(&mut self) {
-        self.release_download_behavior();
-        self.release_permissions();
-        self.release_contexts();
-        for guest in self.linked_guests() {
+        let view = ClientView { sessions: &self.sessions, links: &self.links };
+        let effects = self.browser.release(&mut self.client, view);
+        self.apply(effects);
+        for guest in self.links.guests() {
             self.unlink(&guest, true);
         }
         self.pending.clear();
         self.sessions = Sessions::default();
-        self.browser = BrowserState::default();
     }
 }
 
@@ -682,3 +649,7 @@ fn parse_detached(params: &RawValue) -> Option<String> {
     }
     serde_json::from_str::<Params>(params.get()).ok().map(|p| p.session_id)
 }
+
+#[cfg(test)]
+#[path = "router_tests.rs"]
+mod tests;

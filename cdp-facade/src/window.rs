@@ -6,12 +6,11 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::browser::Step;
-use crate::browser_state::{Internal, RootCommand, RootWait};
-use crate::guest::{GuestError, GuestId, WindowBounds};
+use crate::effect::{RootCommand, RootWait, Step, Turn};
+use crate::guest::WindowBounds;
+use crate::jobs::Job;
 use crate::protocol::{INVALID_PARAMS, SERVER_ERROR};
-use crate::router::Router;
-use crate::sessions::{Session, SessionKind};
+use crate::targets::Targets;
 
 /// Chromium's words when a window id or target has no window.
 const NOT_FOUND: &str = "Browser window not found";
@@ -79,93 +78,76 @@ fn requested_size(
     Ok((size != (current.width, current.height)).then_some(size))
 }
 
-impl Router {
-    /// The guest a page session belongs to (`None` for the root or a browser session).
-    pub(crate) fn page_session_guest(&self, session: Option<&str>) -> Option<GuestId> {
-        match self.sessions.get(session?) {
-            Some(Session { kind: SessionKind::Page { guest, .. }, .. }) => Some(guest.clone()),
-            _ => None,
+/// `Browser.getWindowForTarget`: the target given, else the page whose session asked.
+pub(crate) fn window_for_target(turn: &mut Turn, targets: &mut Targets, rc: &RootCommand) -> Step {
+    let (id, session) = (rc.cmd.id, rc.session.as_deref());
+    let wants_target = matches!(rc.cmd.params_as::<OptionalTarget>(), Ok(OptionalTarget { target_id: Some(_) }));
+    let guest = if wants_target {
+        match targets.guest_by_target_param(turn, rc) {
+            Ok(Some(g)) => g,
+            Ok(None) => return Step::Done,
+            Err(step) => return step,
         }
-    }
-
-    /// `Browser.getWindowForTarget`: the target given, else the page whose session asked.
-    pub(crate) fn window_for_target(&mut self, rc: &RootCommand) -> Step {
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let wants_target = matches!(rc.cmd.params_as::<OptionalTarget>(), Ok(OptionalTarget { target_id: Some(_) }));
-        let guest = if wants_target {
-            match self.guest_by_target_param(rc) {
-                Ok(Some(g)) => g,
-                Ok(None) => return Step::Done,
-                Err(step) => return step,
+    } else {
+        match turn.page_guest(session) {
+            Some(g) => g,
+            None => {
+                turn.fail(id, session, SERVER_ERROR, NOT_FOUND);
+                return Step::Done;
             }
-        } else {
-            match self.page_session_guest(session) {
-                Some(g) => g,
-                None => {
-                    self.fail(id, session, SERVER_ERROR, NOT_FOUND);
-                    return Step::Done;
-                }
-            }
-        };
-        match self.shared.guests.window_bounds(&guest) {
-            Some(b) => {
-                let window_id = self.shared.window_id(&guest);
-                self.reply(id, session, json!({"windowId": window_id, "bounds": bounds_json(&b)}));
-            }
-            None => self.fail(id, session, SERVER_ERROR, NOT_FOUND),
         }
-        Step::Done
-    }
-
-    /// `Browser.getWindowBounds`.
-    pub(crate) fn window_bounds(&mut self, rc: &RootCommand) {
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(p) = self.params_or_fail::<WindowIdParam>(rc) else { return };
-        let bounds = self.shared.guest_of_window(p.window_id).and_then(|g| self.shared.guests.window_bounds(&g));
-        match bounds {
-            Some(b) => self.reply(id, session, json!({"bounds": bounds_json(&b)})),
-            None => self.fail(id, session, SERVER_ERROR, NOT_FOUND),
+    };
+    match turn.env.guests.window_bounds(&guest) {
+        Some(b) => {
+            let window_id = turn.env.windows.of(&guest);
+            turn.reply(id, session, json!({"windowId": window_id, "bounds": bounds_json(&b)}));
         }
+        None => turn.fail(id, session, SERVER_ERROR, NOT_FOUND),
     }
+    Step::Done
+}
 
-    /// `Browser.setWindowBounds` and `Browser.setContentsSize`: resize the node (position and states other than normal are not the client's to set).
-    pub(crate) fn set_window_size(&mut self, rc: &RootCommand) -> Step {
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let (window_id, width, height, state) = if rc.cmd.method == "Browser.setContentsSize" {
-            let Some(p) = self.params_or_fail::<SetContentsSize>(rc) else { return Step::Done };
-            (p.window_id, p.width, p.height, None)
-        } else {
-            let Some(p) = self.params_or_fail::<SetWindowBounds>(rc) else { return Step::Done };
-            (p.window_id, p.bounds.width, p.bounds.height, p.bounds.window_state)
-        };
-        let Some((guest, current)) =
-            self.shared.guest_of_window(window_id).and_then(|g| self.shared.guests.window_bounds(&g).map(|b| (g, b)))
-        else {
-            self.fail(id, session, SERVER_ERROR, NOT_FOUND);
+/// `Browser.getWindowBounds`.
+pub(crate) fn window_bounds(turn: &mut Turn, rc: &RootCommand) {
+    let (id, session) = (rc.cmd.id, rc.session.as_deref());
+    let Some(p) = turn.params_or_fail::<WindowIdParam>(rc) else { return };
+    let bounds = turn.env.windows.guest(p.window_id).and_then(|g| turn.env.guests.window_bounds(&g));
+    match bounds {
+        Some(b) => turn.reply(id, session, json!({"bounds": bounds_json(&b)})),
+        None => turn.fail(id, session, SERVER_ERROR, NOT_FOUND),
+    }
+}
+
+/// `Browser.setWindowBounds` and `Browser.setContentsSize`: resize the node
+/// (position and states other than normal are not the client's to set).
+pub(crate) fn set_window_size(turn: &mut Turn, rc: &RootCommand) -> Step {
+    let (id, session) = (rc.cmd.id, rc.session.as_deref());
+    let (window_id, width, height, state) = if rc.cmd.method == "Browser.setContentsSize" {
+        let Some(p) = turn.params_or_fail::<SetContentsSize>(rc) else { return Step::Done };
+        (p.window_id, p.width, p.height, None)
+    } else {
+        let Some(p) = turn.params_or_fail::<SetWindowBounds>(rc) else { return Step::Done };
+        (p.window_id, p.bounds.width, p.bounds.height, p.bounds.window_state)
+    };
+    let Some((guest, current)) =
+        turn.env.windows.guest(window_id).and_then(|g| turn.env.guests.window_bounds(&g).map(|b| (g, b)))
+    else {
+        turn.fail(id, session, SERVER_ERROR, NOT_FOUND);
+        return Step::Done;
+    };
+    let (width, height) = match requested_size(&current, width, height, state.as_deref()) {
+        Err(e) => {
+            turn.fail(id, session, INVALID_PARAMS, &e);
             return Step::Done;
-        };
-        let (width, height) = match requested_size(&current, width, height, state.as_deref()) {
-            Err(e) => {
-                self.fail(id, session, INVALID_PARAMS, &e);
-                return Step::Done;
-            }
-            Ok(None) => {
-                self.reply(id, session, json!({}));
-                return Step::Done;
-            }
-            Ok(Some(size)) => size,
-        };
-        let guests = self.shared.guests.clone();
-        let tx = self.internal_tx.clone();
-        let session = rc.session.clone();
-        tokio::spawn(async move {
-            let result = tokio::task::spawn_blocking(move || guests.resize_window(&guest, width, height))
-                .await
-                .unwrap_or_else(|_| Err(GuestError::new("resizing the browser node panicked")));
-            let _ = tx.send(Internal::Resized { id, session, result });
-        });
-        Step::Wait(RootWait::Io)
-    }
+        }
+        Ok(None) => {
+            turn.reply(id, session, json!({}));
+            return Step::Done;
+        }
+        Ok(Some(size)) => size,
+    };
+    turn.run(Job::Resize { id, session: rc.session.clone(), guest, width, height });
+    Step::Wait(RootWait::Io)
 }
 
 #[cfg(test)]

@@ -128,7 +128,7 @@ async fn run_client(shared: Arc<Shared>, ws: Socket) {
             biased;
             _ = &mut claim.evicted => break Some((1001, "replaced by a newer CDP client")),
             Some((tag, event)) = inputs.guest.recv() => router.on_guest(tag, event),
-            Some(internal) = inputs.internal.recv() => router.on_internal(internal),
+            Some(completion) = inputs.completions.recv() => router.on_completion(completion),
             notice = downloads.recv() => match notice {
                 Ok(notice) => router.on_download(notice),
                 Err(broadcast::error::RecvError::Lagged(n)) => tracing::warn!(n, "download events dropped for a slow client"),
