@@ -3,7 +3,7 @@
 //! answered from the app's list of guests, as one unit that owns its state
 //! and hands the router [`Effect`]s to apply: messages for the client,
 //! sessions to add or end, guests to subscribe to or release, commands for
-//! guests, and background [`Job`]s whose completions come back here.
+//! guests, and background [`Job`](crate::jobs::Job)s whose completions come back here.
 //!
 //! [`EmulatedBrowser`] holds what is the same for every client (the guests'
 //! target infos, closed and crashed guests); [`BrowserClient`] what is one
@@ -19,21 +19,22 @@
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
-use serde::Deserialize;
+use serde_json::json;
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
 
 use crate::browser_env::BrowserEnv;
 use crate::browser_methods::BrowserMethod;
-use crate::contexts::{self, split_context, ContextParamError, OwnedContexts};
+use crate::contexts::{self, OwnedContexts};
 use crate::downloads::{ClientDownloads, DownloadNotice};
 use crate::effect::{ClientView, Effect, RootCommand, RootWait, Step, Turn};
 use crate::guest::{channel_key, GuestId};
 use crate::guest_call::CallError;
-use crate::jobs::{Completion, Job};
+use crate::jobs::Completion;
 use crate::permissions::{self, ClientPermissions};
-use crate::protocol::{self, ClientCommand, INVALID_PARAMS, SERVER_ERROR};
+use crate::protocol::{self, ClientCommand, SERVER_ERROR};
 use crate::sessions::{DropReason, Session, SessionKind};
+use crate::storage;
+use crate::target_commands;
 use crate::target_watch::TargetWatch;
 use crate::targets::Targets;
 use crate::window;
@@ -149,7 +150,7 @@ impl EmulatedBrowser {
             GrantPermissions | SetPermission | ResetPermissions => {
                 return client.permissions.change(turn, &self.targets, rc)
             }
-            GetCookies | SetCookies | ClearCookies => return self.forward_profile_wide(turn, rc),
+            GetCookies | SetCookies | ClearCookies => return storage::forward_profile_wide(turn, &self.targets, rc),
             RunIfWaitingForDebugger => turn.reply(id, session, json!({})),
             GetWindowForTarget => return window::window_for_target(turn, &mut self.targets, rc),
             GetWindowBounds => window::window_bounds(turn, rc),
@@ -157,249 +158,43 @@ impl EmulatedBrowser {
             GetBrowserContexts => contexts::get_browser_contexts(turn, rc),
             CreateBrowserContext => return contexts::create_browser_context(turn, rc),
             DisposeBrowserContext => return contexts::dispose_browser_context(turn, rc),
-            GetTargetInfo => return self.get_target_info(turn, client, rc),
-            GetTargets => {
-                if !self.targets.ready(turn) {
-                    return Step::NeedTargets;
-                }
-                let mut infos: Vec<Value> = self
-                    .targets
-                    .live_known(&self.env)
-                    .into_iter()
-                    .map(|(g, info)| self.targets.page_target_info(&self.env, &g, &info, turn.has_sessions(&g)))
-                    .collect();
-                infos.extend(client.workers.target_infos(turn, &self.targets));
-                turn.reply(id, session, json!({"targetInfos": infos}));
+            GetTargetInfo => return target_commands::get_target_info(turn, &mut self.targets, &client.workers, rc),
+            GetTargets => return target_commands::get_targets(turn, &mut self.targets, &client.workers, rc),
+            SetDiscoverTargets => {
+                return target_commands::set_discover_targets(
+                    turn,
+                    &mut self.targets,
+                    &mut client.watch,
+                    &mut client.workers,
+                    rc,
+                )
             }
-            SetDiscoverTargets => return self.set_discover_targets(turn, client, rc),
-            SetAutoAttach => return self.set_auto_attach(turn, client, rc),
-            AttachToTarget => return self.attach_to_target(turn, client, rc),
-            AttachToBrowserTarget => attach_to_browser(turn, rc),
-            DetachFromTarget => self.detach_from_target(turn, client, rc),
-            CreateTarget => return create_target(turn, rc),
-            CloseTarget => {
-                return match self.targets.guest_by_target_param(turn, rc) {
-                    Ok(Some(guest)) => {
-                        turn.run(Job::Close { id, session: rc.session.clone(), guest });
-                        Step::Wait(RootWait::Io)
-                    }
-                    Ok(None) => Step::Done,
-                    Err(step) => step,
-                }
+            SetAutoAttach => {
+                return target_commands::set_auto_attach(
+                    turn,
+                    &mut self.targets,
+                    &mut client.watch,
+                    &mut client.workers,
+                    rc,
+                )
             }
-            ActivateTarget => {
-                return match self.targets.guest_by_target_param(turn, rc) {
-                    Ok(Some(guest)) => activate(turn, rc, guest),
-                    Ok(None) => Step::Done,
-                    Err(step) => step,
-                }
+            AttachToTarget => {
+                return target_commands::attach_to_target(
+                    turn,
+                    &mut self.targets,
+                    &client.watch,
+                    &mut client.workers,
+                    rc,
+                )
             }
-            // Chromium activates the page's tab (and so focuses it); here: its node.
-            BringToFront => match turn.page_guest(session) {
-                Some(guest) => return activate(turn, rc, guest),
-                None => turn.send(protocol::not_found_reply(id, session, &rc.cmd.method)),
-            },
+            AttachToBrowserTarget => target_commands::attach_to_browser(turn, rc),
+            DetachFromTarget => target_commands::detach_from_target(turn, &self.targets, &client.watch, rc),
+            CreateTarget => return target_commands::create_target(turn, rc),
+            CloseTarget => return target_commands::close_target(turn, &mut self.targets, rc),
+            ActivateTarget => return target_commands::activate_target(turn, &mut self.targets, rc),
+            BringToFront => return target_commands::bring_to_front(turn, rc),
         }
         Step::Done
-    }
-
-    fn get_target_info(&mut self, turn: &mut Turn, client: &BrowserClient, rc: &RootCommand) -> Step {
-        #[derive(Deserialize)]
-        struct Params {
-            #[serde(rename = "targetId")]
-            target_id: Option<String>,
-        }
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(target_id) = turn.params_or_fail::<Params>(rc).map(|p| p.target_id) else { return Step::Done };
-        match target_id {
-            Some(t) if t != self.env.target_id => {
-                if !self.targets.ready(turn) {
-                    return Step::NeedTargets;
-                }
-                match self.targets.live_known(&self.env).into_iter().find(|(_, info)| info.target_id == t) {
-                    Some((g, info)) => {
-                        let target_info = self.targets.page_target_info(&self.env, &g, &info, turn.has_sessions(&g));
-                        turn.reply(id, session, json!({"targetInfo": target_info}));
-                    }
-                    None => match client.workers.target_info_of(turn, &self.targets, &t) {
-                        Some(info) => turn.reply(id, session, json!({"targetInfo": info})),
-                        None => turn.fail(id, session, INVALID_PARAMS, "No target with given id found"),
-                    },
-                }
-            }
-            _ => {
-                let info = self.env.browser_target_info();
-                turn.reply(id, session, json!({"targetInfo": info}));
-            }
-        }
-        Step::Done
-    }
-
-    fn set_discover_targets(&mut self, turn: &mut Turn, client: &mut BrowserClient, rc: &RootCommand) -> Step {
-        #[derive(Deserialize)]
-        struct Params {
-            discover: bool,
-        }
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(discover) = turn.params_or_fail::<Params>(rc).map(|p| p.discover) else { return Step::Done };
-        if !discover {
-            client.watch.stop_discovery();
-            client.workers.forget_announced();
-            turn.reply(id, session, json!({}));
-            return Step::Done;
-        }
-        if !self.targets.ready(turn) {
-            return Step::NeedTargets;
-        }
-        client.watch.start_discovery(turn);
-        // targetCreated for existing pages must precede the reply (Puppeteer waits for each to attach).
-        self.announce_all(turn, client);
-        turn.reply(id, session, json!({}));
-        Step::Done
-    }
-
-    fn set_auto_attach(&mut self, turn: &mut Turn, client: &mut BrowserClient, rc: &RootCommand) -> Step {
-        #[derive(Deserialize)]
-        struct Params {
-            #[serde(rename = "autoAttach")]
-            auto_attach: bool,
-            flatten: Option<bool>,
-        }
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(params) = turn.params_or_fail::<Params>(rc) else { return Step::Done };
-        if !params.auto_attach {
-            client.watch.auto_attach = false;
-            turn.reply(id, session, json!({}));
-            return Step::Done;
-        }
-        if params.flatten != Some(true) {
-            turn.fail(id, session, INVALID_PARAMS, "Only flatten mode is supported");
-            return Step::Done;
-        }
-        if !self.targets.ready(turn) {
-            return Step::NeedTargets;
-        }
-        // Flat model: pages attach here whatever filter was sent (Puppeteer's exclude:page included).
-        client.watch.auto_attach = true;
-        client.watch.auto_attach_owner = rc.session.clone();
-        // Existing pages' attachedToTarget must precede the reply.
-        self.announce_all(turn, client);
-        turn.reply(id, session, json!({}));
-        Step::Done
-    }
-
-    /// Tells the client of live pages and workers it has not heard of, keeping a worker watcher.
-    fn announce_all(&mut self, turn: &mut Turn, client: &mut BrowserClient) {
-        client.watch.announce_live(turn, &self.targets);
-        client.workers.watch(turn, &client.watch, &self.targets);
-        client.workers.announce(turn, &client.watch, &self.targets);
-    }
-
-    fn attach_to_target(&mut self, turn: &mut Turn, client: &mut BrowserClient, rc: &RootCommand) -> Step {
-        #[derive(Deserialize)]
-        struct Params {
-            flatten: Option<bool>,
-            #[serde(rename = "targetId")]
-            target_id: Option<String>,
-        }
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let params = rc.cmd.params_as::<Params>().ok();
-        if params.as_ref().and_then(|p| p.flatten) != Some(true) {
-            turn.fail(id, session, INVALID_PARAMS, "Only flatten mode is supported");
-            return Step::Done;
-        }
-        // Chromium attaches to its own browser target too (Puppeteer's `browser.target().createCDPSession()`).
-        let target = params.and_then(|p| p.target_id);
-        if target.as_ref().is_some_and(|t| *t == self.env.target_id) {
-            attach_to_browser(turn, rc);
-            return Step::Done;
-        }
-        if let Some(t) = target.filter(|t| client.workers.is_worker(t)) {
-            return client.workers.attach_to_worker(turn, rc, &t);
-        }
-        let guest = match self.targets.guest_by_target_param(turn, rc) {
-            Ok(Some(g)) => g,
-            Ok(None) => return Step::Done,
-            Err(step) => return step,
-        };
-        let Some(info) = self.targets.known_info(&guest) else { return Step::Done };
-        // attachedToTarget goes out inside attach(), before the reply (Puppeteer requires it).
-        match client.watch.attach(turn, &self.targets, &guest, &info, rc.session.clone()) {
-            Some(sid) => turn.reply(id, session, json!({"sessionId": sid})),
-            None => turn.fail(id, session, SERVER_ERROR, "Target is gone"),
-        }
-        Step::Done
-    }
-
-    fn detach_from_target(&mut self, turn: &mut Turn, client: &BrowserClient, rc: &RootCommand) {
-        #[derive(Deserialize)]
-        struct Params {
-            #[serde(rename = "sessionId")]
-            session_id: Option<String>,
-            #[serde(rename = "targetId")]
-            target_id: Option<String>,
-        }
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let Some(params) = turn.params_or_fail::<Params>(rc) else { return };
-        let target = params.session_id.or_else(|| {
-            let t = params.target_id?;
-            self.targets
-                .live_known(&self.env)
-                .into_iter()
-                .find(|(_, i)| i.target_id == t)
-                .and_then(|(g, _)| turn.pages_of(&g).first().cloned())
-        });
-        let Some(target) = target else {
-            return turn.fail(id, session, INVALID_PARAMS, "No session with given id");
-        };
-        if client.watch.detach_session(turn, &self.targets, &target) {
-            turn.reply(id, session, json!({}));
-            return;
-        }
-        // A child session (iframe, worker): the guest detaches it and announces that itself.
-        if let Some(guest) = turn.child(&target).map(|c| c.guest.clone()) {
-            let params = RawValue::from_string(json!({"sessionId": target}).to_string()).ok();
-            let cmd = ClientCommand { id, method: "Target.detachFromTarget".into(), params, session_id: None };
-            turn.push(Effect::Forward { cmd, guest, reply_session: rc.session.clone() });
-            return;
-        }
-        turn.fail(id, session, INVALID_PARAMS, "No session with given id");
-    }
-
-    /// Forwards a profile-wide command (cookies) to a live page of the context
-    /// it names. A page session's `Storage.*` means the default context, so a
-    /// page of an isolated context is asked through its own `Network` domain.
-    fn forward_profile_wide(&mut self, turn: &mut Turn, rc: &RootCommand) -> Step {
-        let (id, session) = (rc.cmd.id, rc.session.as_deref());
-        let (params, context) = match split_context(&self.env, &rc.cmd) {
-            Ok(p) => p,
-            Err(e) => {
-                turn.fail(id, session, INVALID_PARAMS, &e.to_string());
-                return Step::Done;
-            }
-        };
-        let Some(channel) = self.targets.page_of_context(&self.env, context.as_ref()) else {
-            turn.fail(
-                id,
-                session,
-                SERVER_ERROR,
-                if context.is_some() {
-                    "No page of this browser context is open: its cookies are reached through one, open a page first"
-                } else {
-                    "No browser node is open: cookies live in the browser profile, open a page first"
-                },
-            );
-            return Step::Done;
-        };
-        // CEF finds no context by a page's real id for Storage.*; the page's own
-        // Network domain reaches the same cookie store and answers in the same shape.
-        let method = match (context.is_some(), rc.cmd.method.as_str()) {
-            (true, "Storage.getCookies") => "Network.getAllCookies",
-            (true, "Storage.setCookies") => "Network.setCookies",
-            (true, "Storage.clearCookies") => "Network.clearBrowserCookies",
-            (_, other) => other,
-        };
-        turn.call_through(rc, channel, method.to_string(), params)
     }
 
     /// Background work finished: the reply of the command that waited for
@@ -730,64 +525,6 @@ impl EmulatedBrowser {
         *client = BrowserClient::default();
         turn.into_effects()
     }
-}
-
-/// A browser session, announced on the caller's session before the reply.
-fn attach_to_browser(turn: &mut Turn, rc: &RootCommand) {
-    let (id, session) = (rc.cmd.id, rc.session.as_deref());
-    let sid = turn.env.session_ids.next();
-    turn.push(Effect::AddBrowserSession { session_id: sid.clone(), parent: rc.session.clone() });
-    let info = turn.env.browser_target_info();
-    turn.event(
-        "Target.attachedToTarget",
-        &json!({"sessionId": sid, "targetInfo": info, "waitingForDebugger": false}),
-        session,
-    );
-    turn.reply(id, session, json!({"sessionId": sid}));
-}
-
-fn create_target(turn: &mut Turn, rc: &RootCommand) -> Step {
-    #[derive(Deserialize)]
-    struct Params {
-        #[serde(default)]
-        url: String,
-        #[serde(default)]
-        background: bool,
-        focus: Option<bool>,
-    }
-    let (id, session) = (rc.cmd.id, rc.session.as_deref());
-    let Some(params) = turn.params_or_fail::<Params>(rc) else { return Step::Done };
-    // Chromium: `focus` when given, else a foreground target is focused.
-    let focus = params.focus.unwrap_or(!params.background);
-    let raw_url = params.url;
-    let context = match split_context(&turn.env, &rc.cmd) {
-        Ok((_, context)) => context,
-        // Chromium's target handler words it its own way (chromium-bidi matches these words).
-        Err(ContextParamError::Unknown(asked)) => {
-            turn.fail(id, session, SERVER_ERROR, &format!("Failed to find browser context with id {asked}"));
-            return Step::Done;
-        }
-        Err(e) => {
-            turn.fail(id, session, INVALID_PARAMS, &e.to_string());
-            return Step::Done;
-        }
-    };
-    let raw_url = if raw_url.trim().is_empty() { "about:blank".to_string() } else { raw_url };
-    let url = match turn.env.guests.normalize_url(&raw_url) {
-        Ok(url) => url,
-        Err(e) => {
-            turn.fail(id, session, SERVER_ERROR, &format!("denied url: {e}"));
-            return Step::Done;
-        }
-    };
-    turn.run(Job::Open { id, session: rc.session.clone(), url, context, focus });
-    Step::Wait(RootWait::Io)
-}
-
-/// Focuses the guest's node; the reply follows once it is done, so the page has focus by then.
-fn activate(turn: &mut Turn, rc: &RootCommand, guest: GuestId) -> Step {
-    turn.run(Job::Activate { id: rc.cmd.id, session: rc.session.clone(), guest });
-    Step::Wait(RootWait::Io)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use super::*;
 use crate::fake_guests::FakeGuests;
 use crate::guest::{DownloadBehavior, Guests, SinkEvent};
 use crate::guest_call::PageInfo;
+use crate::jobs::Job;
 use crate::links::Links;
 use crate::sessions::Sessions;
 

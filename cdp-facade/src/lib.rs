@@ -22,35 +22,37 @@
 //! nothing of it):
 //!
 //! ```text
-//! agent_server   → discovery_file, error, guest, http_access, server_thread  (GET /info, POST /open)
-//! facade         → browser_env, client_slot, config, discovery, downloads, error, guest, http_access,
-//!                  server_thread, shared, ws
-//! ws             → client_slot, http_access, router, shared  (upgrade, token check, socket loops)
-//! discovery      → guest_call, http_access, shared  (/json/*)
-//! router         → browser, browser_methods, dialogs, downloads, effect, guest, jobs, links, protocol,
-//!                  screenshot, sessions, shared  (routes; applies the browser's effects)
-//! browser        → browser_env, browser_methods, contexts, downloads, effect, guest, guest_call, jobs,
-//!                  permissions, protocol, sessions, target_watch, targets, window, workers
-//!                  (EmulatedBrowser, BrowserClient: the queue, completions, the poll)
-//! target_watch   → effect, guest, guest_call, sessions, targets  (discovery, auto-attach, page sessions)
-//! workers        → effect, guest, protocol, target_watch, targets  (service and shared workers)
-//! permissions    → contexts, effect, guest, jobs, protocol, targets  (grant/set/resetPermissions)
-//! downloads      → browser_env, effect, guest, protocol, targets  (setDownloadBehavior, download events)
-//! window         → effect, guest, jobs, protocol, targets  (`Browser.*Window*`, setContentsSize)
-//! contexts       → browser_env, effect, guest, jobs, protocol  (create/dispose/getBrowserContexts)
-//! targets        → browser_env, effect, guest, guest_call, jobs, protocol  (what is known of the pages)
-//! effect         → browser_env, guest, jobs, links, protocol, sessions  (Effect, Turn, ClientView)
-//! jobs           → browser_env, guest, guest_call  (background work, its completions)
-//! shared         → browser_env, client_slot, config, downloads  (what HTTP handlers and clients share)
-//! browser_env    → guest, ids  (the guests and the ids the browser hands out)
-//! guest_call     → guest, ids, protocol  (one call on a guest channel)
-//! links          → guest  (a client's subscriptions to guest channels)
-//! sessions       → guest  (the session table, DropReason)
-//! dialogs        → guest  (announced dialogs, late answers)
-//! ids            → guest
-//! server_thread  → error, http_access
-//! discovery_file → error
-//! leaves:          browser_methods, client_slot, config, error, guest, http_access, protocol, screenshot
+//! agent_server    → discovery_file, error, guest, http_access, server_thread  (GET /info, POST /open)
+//! facade          → browser_env, client_slot, config, discovery, downloads, error, guest, http_access,
+//!                   server_thread, shared, ws
+//! ws              → client_slot, http_access, router, shared  (upgrade, token check, socket loops)
+//! discovery       → guest_call, http_access, shared  (/json/*)
+//! router          → browser, browser_methods, dialogs, downloads, effect, guest, jobs, links, protocol,
+//!                   screenshot, sessions, shared  (routes; applies the browser's effects)
+//! browser         → browser_env, browser_methods, contexts, downloads, effect, guest, guest_call, jobs,
+//!                   permissions, protocol, sessions, storage, target_commands, target_watch, targets,
+//!                   window, workers  (EmulatedBrowser, BrowserClient: dispatch, completions, the poll)
+//! target_commands → contexts, effect, guest, jobs, protocol, target_watch, targets, workers  (`Target.*`)
+//! target_watch    → effect, guest, guest_call, sessions, targets  (discovery, auto-attach, page sessions)
+//! workers         → effect, guest, protocol, target_watch, targets  (service and shared workers)
+//! permissions     → contexts, effect, guest, jobs, protocol, targets  (grant/set/resetPermissions)
+//! downloads       → browser_env, effect, guest, protocol, targets  (setDownloadBehavior, download events)
+//! window          → effect, guest, jobs, protocol, targets  (`Browser.*Window*`, setContentsSize)
+//! storage         → contexts, effect, protocol, targets  (`Storage.*` cookies, through a page)
+//! contexts        → browser_env, effect, guest, jobs, protocol  (create/dispose/getBrowserContexts)
+//! targets         → browser_env, effect, guest, guest_call, jobs, protocol  (what is known of the pages)
+//! effect          → browser_env, guest, jobs, links, protocol, sessions  (Effect, Turn, ClientView)
+//! jobs            → browser_env, guest, guest_call  (background work, its completions)
+//! shared          → browser_env, client_slot, config, downloads  (what HTTP handlers and clients share)
+//! browser_env     → guest, ids  (the guests and the ids the browser hands out)
+//! guest_call      → guest, ids, protocol  (one call on a guest channel)
+//! links           → guest  (a client's subscriptions to guest channels)
+//! sessions        → guest  (the session table, DropReason)
+//! dialogs         → guest  (announced dialogs, late answers)
+//! ids             → guest
+//! server_thread   → error, http_access
+//! discovery_file  → error
+//! leaves:           browser_methods, client_slot, config, error, guest, http_access, protocol, screenshot
 //! ```
 
 mod agent_server;
@@ -82,6 +84,8 @@ mod screenshot;
 mod server_thread;
 mod sessions;
 mod shared;
+mod storage;
+mod target_commands;
 mod target_watch;
 mod targets;
 mod window;
