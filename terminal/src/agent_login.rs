@@ -43,7 +43,7 @@ pub fn check(kind: AgentKind, var: &dyn Fn(&str) -> Option<String>) -> Login {
     let set = |name: &str| var(name).is_some_and(|v| !v.trim().is_empty());
     let any_set = |names: &[&str]| names.iter().any(|n| set(n));
     let found = match kind {
-        AgentKind::Custom => return Login::Unchecked,
+        AgentKind::Custom | AgentKind::External => return Login::Unchecked,
         AgentKind::Claude => {
             let config =
                 var("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()).map_or_else(|| home.join(".claude"), PathBuf::from);
@@ -104,6 +104,7 @@ pub fn login_hint(kind: AgentKind) -> &'static str {
             "set CLAUDE_CODE_USE_OPENAI=1 and OPENAI_API_KEY (or run `openclaude` and choose /provider)"
         }
         AgentKind::Custom => "log it in as its own documentation says",
+        AgentKind::External => "it runs outside the app, logged in there",
     }
 }
 

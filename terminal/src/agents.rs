@@ -1,13 +1,16 @@
 //! Agent CLIs that can run in a terminal node: the preset registry (with
 //! each CLI's install line), the user's `custom` agent from
 //! `preferences.json`, probing for the executable and its version, and the
-//! running / waiting-for-input / exited status heuristic.
+//! quiet-time guess of an agent's state for CLIs that report none. The kinds
+//! and states are agent-vocab's, shared with the tool server and the app.
 
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+pub use agent_vocab::{AgentKind, AgentState};
 
 /// Errors about agent configuration or availability.
 #[derive(Debug, thiserror::Error)]
@@ -37,61 +40,22 @@ pub enum AgentError {
     /// `custom` was requested but preferences define no custom agent.
     #[error("no custom agent is configured in preferences.json")]
     NoCustomAgent,
-    /// An agent id outside the registry.
-    #[error("unknown agent {0:?}; expected claude, codex, gemini, grok, openclaude or custom")]
-    Unknown(String),
+    /// The kind is not one the app launches ([`AgentKind::External`]).
+    #[error("{0} agents run outside the app")]
+    NotLaunchable(AgentKind),
 }
 
-/// The agents the app knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AgentKind {
-    /// Anthropic Claude Code.
-    Claude,
-    /// OpenAI Codex CLI.
-    Codex,
-    /// Google Gemini CLI.
-    Gemini,
-    /// Grok CLI.
-    Grok,
-    /// OpenClaude (Claude Code fork for other providers).
-    OpenClaude,
-    /// The user's own agent from preferences.json.
-    Custom,
-}
-
-impl AgentKind {
-    /// All kinds, presets first.
-    pub const ALL: [AgentKind; 6] =
-        [Self::Claude, Self::Codex, Self::Gemini, Self::Grok, Self::OpenClaude, Self::Custom];
-
-    /// The id used in tool requests and node data.
-    pub fn id(self) -> &'static str {
-        match self {
-            Self::Claude => "claude",
-            Self::Codex => "codex",
-            Self::Gemini => "gemini",
-            Self::Grok => "grok",
-            Self::OpenClaude => "openclaude",
-            Self::Custom => "custom",
-        }
-    }
-
-    /// Parses an id.
-    pub fn from_id(id: &str) -> Result<Self, AgentError> {
-        Self::ALL.into_iter().find(|k| k.id() == id).ok_or_else(|| AgentError::Unknown(id.to_owned()))
-    }
-
-    /// How a person installs this agent's CLI (each project's documented
-    /// global npm install; the custom agent is set in preferences.json).
-    pub fn install_hint(self) -> &'static str {
-        match self {
-            Self::Claude => "npm i -g @anthropic-ai/claude-code",
-            Self::Codex => "npm i -g @openai/codex",
-            Self::Gemini => "npm i -g @google/gemini-cli",
-            Self::Grok => "npm i -g @vibe-kit/grok-cli",
-            Self::OpenClaude => "npm i -g @gitlawb/openclaude",
-            Self::Custom => "set custom in preferences.json",
-        }
+/// How a person installs an agent's CLI (each project's documented global
+/// npm install; the custom agent is set in preferences.json).
+pub fn install_hint(kind: AgentKind) -> &'static str {
+    match kind {
+        AgentKind::Claude => "npm i -g @anthropic-ai/claude-code",
+        AgentKind::Codex => "npm i -g @openai/codex",
+        AgentKind::Gemini => "npm i -g @google/gemini-cli",
+        AgentKind::Grok => "npm i -g @vibe-kit/grok-cli",
+        AgentKind::OpenClaude => "npm i -g @gitlawb/openclaude",
+        AgentKind::Custom => "set custom in preferences.json",
+        AgentKind::External => "it runs outside the app",
     }
 }
 
@@ -136,10 +100,8 @@ impl AgentSpec {
             };
             return Ok(Self { kind, executable: custom.executable.clone(), instruction });
         }
-        let (_, executable, flag) = AGENT_REGISTRY
-            .iter()
-            .find(|(k, _, _)| *k == kind)
-            .ok_or_else(|| AgentError::Unknown(kind.id().to_owned()))?;
+        let (_, executable, flag) =
+            AGENT_REGISTRY.iter().find(|(k, _, _)| *k == kind).ok_or(AgentError::NotLaunchable(kind))?;
         let instruction = match flag {
             Some(flag) => InstructionStyle::Flag((*flag).to_owned()),
             None => InstructionStyle::Positional,
@@ -390,26 +352,16 @@ fn is_executable_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// What an agent node shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AgentStatus {
-    /// Producing output (or just started).
-    Running,
-    /// Quiet for at least the idle threshold after having produced output.
-    WaitingForInput,
-    /// The process ended.
-    Exited,
-}
-
-/// Status from timestamps alone: exited wins; otherwise quiet for `idle_after`
-/// since the last output means waiting for input; no output yet counts as running.
-pub fn agent_status(now: Instant, last_output: Option<Instant>, exited: bool, idle_after: Duration) -> AgentStatus {
+/// The quiet-time guess from timestamps alone: exited wins; otherwise quiet
+/// for `idle_after` since the last output means waiting for input; no output
+/// yet counts as working.
+pub fn quiet_time_guess(now: Instant, last_output: Option<Instant>, exited: bool, idle_after: Duration) -> AgentState {
     if exited {
-        return AgentStatus::Exited;
+        return AgentState::Exited;
     }
     match last_output {
-        Some(at) if now.saturating_duration_since(at) >= idle_after => AgentStatus::WaitingForInput,
-        _ => AgentStatus::Running,
+        Some(at) if now.saturating_duration_since(at) >= idle_after => AgentState::WaitingForInput,
+        _ => AgentState::Working,
     }
 }
 
@@ -420,9 +372,9 @@ mod tests {
     #[test]
     fn registry_covers_every_preset_and_builds_arguments() {
         let prefs = Preferences::default();
-        for kind in AgentKind::ALL.into_iter().filter(|k| *k != AgentKind::Custom) {
+        for kind in AgentKind::LAUNCHABLE.into_iter().filter(|k| *k != AgentKind::Custom) {
             let spec = AgentSpec::resolve(kind, &prefs).unwrap();
-            assert_eq!(AgentKind::from_id(kind.id()).unwrap(), kind);
+            assert_eq!(kind.as_str().parse::<AgentKind>().unwrap(), kind);
             assert!(!spec.executable.is_empty());
         }
         let claude = AgentSpec::resolve(AgentKind::Claude, &prefs).unwrap();
@@ -431,13 +383,15 @@ mod tests {
         let gemini = AgentSpec::resolve(AgentKind::Gemini, &prefs).unwrap();
         assert_eq!(gemini.launch_args(Some("hi")), vec!["--prompt-interactive", "hi"]);
         assert!(matches!(AgentSpec::resolve(AgentKind::Custom, &prefs), Err(AgentError::NoCustomAgent)));
-        assert!(matches!(AgentKind::from_id("vim"), Err(AgentError::Unknown(_))));
+        assert!("vim".parse::<AgentKind>().is_err());
+        let external = AgentSpec::resolve(AgentKind::External, &prefs).unwrap_err();
+        assert_eq!(external.to_string(), "external agents run outside the app");
     }
 
     #[test]
     fn every_agent_says_how_to_install_it() {
-        for kind in AgentKind::ALL {
-            let hint = kind.install_hint();
+        for kind in AgentKind::LAUNCHABLE {
+            let hint = install_hint(kind);
             if kind == AgentKind::Custom {
                 assert!(hint.contains("preferences.json"));
             } else {
@@ -540,11 +494,11 @@ mod tests {
     fn status_is_a_function_of_timestamps() {
         let t0 = Instant::now();
         let idle = Duration::from_secs(5);
-        assert_eq!(agent_status(t0, None, false, idle), AgentStatus::Running);
-        assert_eq!(agent_status(t0 + Duration::from_secs(4), Some(t0), false, idle), AgentStatus::Running);
-        assert_eq!(agent_status(t0 + Duration::from_secs(5), Some(t0), false, idle), AgentStatus::WaitingForInput);
-        assert_eq!(agent_status(t0 + Duration::from_secs(9), Some(t0), true, idle), AgentStatus::Exited);
+        assert_eq!(quiet_time_guess(t0, None, false, idle), AgentState::Working);
+        assert_eq!(quiet_time_guess(t0 + Duration::from_secs(4), Some(t0), false, idle), AgentState::Working);
+        assert_eq!(quiet_time_guess(t0 + Duration::from_secs(5), Some(t0), false, idle), AgentState::WaitingForInput);
+        assert_eq!(quiet_time_guess(t0 + Duration::from_secs(9), Some(t0), true, idle), AgentState::Exited);
         // A clock reading before the last output (different sources) is not "idle".
-        assert_eq!(agent_status(t0, Some(t0 + Duration::from_secs(1)), false, idle), AgentStatus::Running);
+        assert_eq!(quiet_time_guess(t0, Some(t0 + Duration::from_secs(1)), false, idle), AgentState::Working);
     }
 }

@@ -9,10 +9,11 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::choices::{AgentChoice, ArtifactChoice};
+use crate::choices::ArtifactChoice;
 use crate::guides::GuideTopic;
 use crate::operation::Operation;
 use crate::validate::ToolRequest;
+use agent_vocab::AgentKind;
 
 /// An arguments struct: its wire field names, in declaration order (what the
 /// drift tests compare with the catalogue schema's `properties`).
@@ -294,8 +295,8 @@ args_struct! {
 args_struct! {
     /// `agent_launch`.
     AgentLaunchArgs {
-        /// Which agent CLI.
-        "agent" => agent: AgentChoice,
+        /// Which agent CLI (a launchable kind: the schema's enum leaves out `external`).
+        "agent" => agent: AgentKind,
         /// The node's title.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         "title" => title: Option<String>,
@@ -509,14 +510,15 @@ mod tests {
         let topic = &crate::tool_spec(Operation::GuideRead).properties()["topic"]["enum"];
         assert_eq!(topic, &json!(GuideTopic::NAMES));
         let agent = &crate::tool_spec(Operation::AgentLaunch).properties()["agent"]["enum"];
-        assert_eq!(agent, &json!(AgentChoice::NAMES));
+        let launchable: Vec<&str> = AgentKind::LAUNCHABLE.iter().map(|k| k.as_str()).collect();
+        assert_eq!(agent, &json!(launchable));
         let view = &crate::tool_spec(Operation::ArtifactOpen).properties()["view"]["enum"];
         assert_eq!(view, &json!(ArtifactChoice::NAMES));
-        for name in AgentChoice::NAMES {
-            let choice: AgentChoice = serde_json::from_value(json!(name)).unwrap();
-            assert_eq!(choice.name(), *name);
+        for name in launchable {
+            let kind: AgentKind = serde_json::from_value(json!(name)).unwrap();
+            assert_eq!(kind.as_str(), name);
         }
-        assert!(serde_json::from_value::<AgentChoice>(json!("gpt")).is_err());
+        assert!(serde_json::from_value::<AgentKind>(json!("gpt")).is_err());
     }
 
     #[test]

@@ -8,8 +8,9 @@ use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
-use crate::choices::{AgentChoice, ArtifactChoice};
+use crate::choices::ArtifactChoice;
 use crate::operation::Operation;
+use agent_vocab::AgentKind;
 
 /// Longest accepted string argument, in characters (Unicode scalar values).
 pub const MAX_STRING_CHARS: usize = 64_000;
@@ -21,7 +22,16 @@ pub const MAX_ARRAY_ITEMS: usize = 100;
 pub const MAX_ITEM_CHARS: usize = 256;
 
 /// The agents `agent_launch` can start.
-pub(crate) const AGENT_KINDS: &[&str] = AgentChoice::NAMES;
+pub(crate) const AGENT_KINDS: &[&str] = &LAUNCHABLE_NAMES;
+const LAUNCHABLE_NAMES: [&str; AgentKind::LAUNCHABLE.len()] = {
+    let mut names = [""; AgentKind::LAUNCHABLE.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = AgentKind::LAUNCHABLE[i].as_str();
+        i += 1;
+    }
+    names
+};
 /// The views `artifact_open` offers.
 pub(crate) const ARTIFACT_VIEWS: &[&str] = ArtifactChoice::NAMES;
 

@@ -1,5 +1,5 @@
-//! The closed value sets of choice arguments ([`AgentChoice`],
-//! [`ArtifactChoice`]): typed in [`crate::ToolCall`]s, listed as schema `enum`s
+//! The closed value sets of choice arguments ([`ArtifactChoice`]; the
+//! agent kinds are [`agent_vocab::AgentKind`]): typed in [`crate::ToolCall`]s, listed as schema `enum`s
 //! by the catalogue. A leaf both of those import.
 
 use serde::{Deserialize, Serialize};
@@ -24,24 +24,6 @@ macro_rules! choice {
             }
         }
     };
-}
-
-choice! {
-    /// The agents `agent_launch` can start.
-    AgentChoice {
-        /// Claude Code.
-        Claude => "claude",
-        /// Codex CLI.
-        Codex => "codex",
-        /// Gemini CLI.
-        Gemini => "gemini",
-        /// Grok CLI.
-        Grok => "grok",
-        /// OpenClaude.
-        Openclaude => "openclaude",
-        /// The user's own command from preferences.json.
-        Custom => "custom",
-    }
 }
 
 choice! {

@@ -11,7 +11,6 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use thiserror::Error;
 
-use crate::activity::AgentActivity;
 use crate::answer::{Answer, SessionInfo};
 use crate::call::{AgentStatusArgs, GuideReadArgs, SessionInfoArgs, ToolCall};
 use crate::endpoint::Endpoint;
@@ -22,6 +21,7 @@ use crate::operation::Operation;
 use crate::queue::ProjectQueues;
 use crate::sessions::{IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession};
 use crate::validate::{validate_tool_request, ValidationError};
+use agent_vocab::AgentActivity;
 
 /// What [`ToolHost::execute`] returns: the operation's JSON value, or why it failed.
 pub type ExecuteFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send + 'static>>;

@@ -19,7 +19,7 @@
 //! server    → config, endpoint, http, invoke, lock, mcp_http, queue, sessions  (lifecycle, endpoint.json)
 //! http      → answer, config, error, hook, invoke, mcp_http, sessions  (the loopback transport, bearer check)
 //! mcp_http  → error, invoke, mcp, operation, sessions  (`/mcp`: rmcp's streamable HTTP, sessions bound to tokens)
-//! invoke    → activity, answer, call, endpoint, error, guides, hook, operation, queue, sessions, validate  (ToolHost, dispatch)
+//! invoke    → answer, call, endpoint, error, guides, hook, operation, queue, sessions, validate  (ToolHost, dispatch)
 //! answer    → guides, operation, sessions       (a call's value and its 200 body, session_info written directly)
 //! mcp       → catalogue, client, operation     (the MCP handler both transports serve; the stdio adapter)
 //! client    → endpoint, hook, sessions         (the blocking loopback ToolClient)
@@ -27,17 +27,15 @@
 //! validate  → catalogue, error, operation      (the request gate and its messages)
 //! catalogue → choices, guides, operation       (AGENT_TOOLS: descriptions and schemas)
 //! operation                                     (the Operation enum)
-//! choices                                       (AgentChoice, ArtifactChoice)
+//! choices                                       (ArtifactChoice)
 //! config                                        (ServerConfig)
 //! endpoint                                      (Endpoint, endpoint.json's content)
-//! activity                                      (AgentActivity: state, since, source)
 //! hook                                          (HookReport and each CLI's hook input)
-//! leaves:     activity, operation, choices, config, endpoint, error, guides, hook, lock, queue, sessions
+//! leaves:     operation, choices, config, endpoint, error, guides, hook, lock, queue, sessions
 //! ```
 
 #![warn(missing_docs)]
 
-mod activity;
 mod answer;
 mod call;
 mod catalogue;
@@ -59,14 +57,13 @@ mod server;
 mod sessions;
 mod validate;
 
-pub use activity::{ActivitySource, ActivityState, AgentActivity};
 pub use call::{
     AgentLaunchArgs, AgentStatusArgs, ArtifactArgs, CallError, ClickArgs, ExternalArgs, GroupArgs, GuideReadArgs,
     InspectArgs, MoveArgs, NavigateArgs, NoArgs, NodeArgs, NodeTextArgs, NodesArgs, ReadArgs, ResizeArgs,
     SessionInfoArgs, StickyArgs, TerminalOpenArgs, ToolArgs, ToolCall, TransferArgs, TypeArgs, UrlArgs,
 };
 pub use catalogue::{tool_spec, ToolSpec, AGENT_TOOLS, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS};
-pub use choices::{AgentChoice, ArtifactChoice};
+pub use choices::ArtifactChoice;
 pub use client::{ClientError, ToolClient, HOOK_CONNECT_TIMEOUT, HOOK_TIMEOUT};
 pub use config::ServerConfig;
 pub use endpoint::Endpoint;

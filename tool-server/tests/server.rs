@@ -8,11 +8,12 @@ use std::fs;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use agent_vocab::{AgentActivity, AgentState, StateSource};
 use common::{call_request, hook_request, mode, wait_until, Conn, FakeHost, Fixture};
 use serde_json::{json, Value};
 use tool_server::{
-    ActivitySource, ActivityState, AgentActivity, HookAgent, HookEvent, HookReport, IntegrationState,
-    IntegrationStatus, LockError, ServerConfig, ServerError, SessionError, ToolIdentity, ToolServer,
+    HookAgent, HookEvent, HookReport, IntegrationState, IntegrationStatus, LockError, ServerConfig, ServerError,
+    SessionError, ToolIdentity, ToolServer,
 };
 
 fn sticky(text: &str) -> Value {
@@ -518,9 +519,9 @@ fn hook_reports_reach_the_host_and_agent_status_reports_activity() {
     fx.host.activities.lock().insert(
         "a1".into(),
         AgentActivity {
-            state: ActivityState::NeedsPermission,
+            state: AgentState::NeedsPermission,
             state_since: 1234,
-            source: ActivitySource::Hooks,
+            source: StateSource::Hooks,
             exit_code: None,
             detail: Some("Bash".into()),
         },

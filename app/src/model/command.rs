@@ -9,7 +9,7 @@ use super::error::ModelError;
 use super::geometry::{Camera, Point, Rect};
 use super::history::{CoalesceKey, Txn};
 use super::ids::{NodeId, ProjectId, TabAddress};
-use super::node::{check_url, ArtifactView, BrowserTab, Colour, Node, NodeKind};
+use super::node::{check_url, group_closure, ArtifactView, BrowserTab, Colour, Node, NodeKind};
 use super::placement::free_spot;
 use super::project::Project;
 use super::title::clean_name;
@@ -564,20 +564,7 @@ fn existing_unique(txn: &Txn<'_>, ids: Vec<NodeId>, what: &'static str) -> Resul
 
 /// `ids` plus every member of groups among them, recursively, each once.
 fn closure(txn: &Txn<'_>, ids: &[NodeId]) -> Vec<NodeId> {
-    let nodes = txn.nodes();
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    let mut stack: Vec<NodeId> = ids.iter().rev().cloned().collect();
-    while let Some(id) = stack.pop() {
-        if !seen.insert(id.clone()) {
-            continue;
-        }
-        if let Some(n) = nodes.get(&id) {
-            stack.extend(n.members().iter().rev().cloned());
-        }
-        out.push(id);
-    }
-    out
+    group_closure(txn.nodes(), ids)
 }
 
 /// The closure of `ids` in the order to stack them: roots by current z,

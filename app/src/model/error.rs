@@ -17,9 +17,6 @@ pub enum ModelError {
     /// A colour is neither `#rgb`/`#rrggbb`/`#rrggbbaa` nor a palette name.
     #[error("invalid colour {0:?}: expected #rgb, #rrggbb, #rrggbbaa or one of the palette names")]
     InvalidColour(String),
-    /// An agent kind outside the known set.
-    #[error("unknown agent {0:?}: expected claude, codex, gemini, grok, openclaude, custom or external")]
-    UnknownAgent(String),
     /// A URL that does not parse as an absolute URL.
     #[error("invalid URL {url:?}: {reason}")]
     InvalidUrl {

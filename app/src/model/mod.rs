@@ -3,8 +3,8 @@
 //! they are saved to. Pure data and logic — no window, GPU, browser or PTY
 //! types — so all of it is testable without any of those.
 //!
-//! Modules and what each imports of the model (no loops; `ids` imports
-//! nothing of it):
+//! Modules and what each imports of the model (checked by module-graph's
+//! test; no file imports another round a circle):
 //!
 //! ```text
 //! autosave  → error, ids, persist, project, workspace  (debounced saving)
@@ -20,7 +20,7 @@
 //! node      → error, geometry, ids                      (node kinds, tabs, colours)
 //! geometry  → error                                     (points, rects, camera)
 //! error     → ids                                       (ModelError takes IdError in)
-//! ids                                                   (ids, tab addresses, IdError)
+//! leaves: ids                                           (ids, tab addresses, IdError)
 //! ```
 
 pub mod autosave;

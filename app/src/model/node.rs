@@ -1,16 +1,35 @@
 //! Nodes: what sits on a canvas (browsers, terminals, agents, stickies,
 //! groups, artifacts), with their frame, stacking order and colour.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
 use super::error::ModelError;
 use super::geometry::Rect;
 use super::ids::{BrowserContextId, NodeId, TabAddress, TabId};
+pub use agent_vocab::AgentKind;
+
+/// `ids` plus, for each group among them, its members (recursively), each
+/// once, in first-seen order; ids not in `nodes` are kept so callers can
+/// report them.
+pub(crate) fn group_closure(nodes: &BTreeMap<NodeId, Node>, ids: &[NodeId]) -> Vec<NodeId> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut stack: Vec<NodeId> = ids.iter().rev().cloned().collect();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        if let Some(n) = nodes.get(&id) {
+            stack.extend(n.members().iter().rev().cloned());
+        }
+        out.push(id);
+    }
+    out
+}
 
 /// Named colours of the node palette (the renderer maps them to theme colours).
 pub const PALETTE: &[&str] = &["red", "orange", "yellow", "green", "teal", "blue", "purple", "pink", "gray"];
@@ -61,58 +80,6 @@ impl From<Colour> for String {
 impl fmt::Display for Colour {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-/// Which agent CLI an agent node runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AgentKind {
-    /// Anthropic's Claude Code.
-    Claude,
-    /// OpenAI's Codex CLI.
-    Codex,
-    /// Google's Gemini CLI.
-    Gemini,
-    /// xAI's Grok CLI.
-    Grok,
-    /// OpenClaude.
-    Openclaude,
-    /// A user-configured executable (preferences.json).
-    Custom,
-    /// An agent running outside the app, attached through the tool server.
-    External,
-}
-
-impl AgentKind {
-    /// Every kind, in catalogue order.
-    pub const ALL: [AgentKind; 7] =
-        [Self::Claude, Self::Codex, Self::Gemini, Self::Grok, Self::Openclaude, Self::Custom, Self::External];
-
-    /// The lowercase name used on the wire and on disk.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Claude => "claude",
-            Self::Codex => "codex",
-            Self::Gemini => "gemini",
-            Self::Grok => "grok",
-            Self::Openclaude => "openclaude",
-            Self::Custom => "custom",
-            Self::External => "external",
-        }
-    }
-}
-
-impl FromStr for AgentKind {
-    type Err = ModelError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s).ok_or_else(|| ModelError::UnknownAgent(s.to_owned()))
-    }
-}
-
-impl fmt::Display for AgentKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -362,7 +329,7 @@ mod tests {
             assert_eq!(k.as_str().parse::<AgentKind>().unwrap(), k);
             assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{}\"", k.as_str()));
         }
-        assert!(matches!("vim".parse::<AgentKind>(), Err(ModelError::UnknownAgent(_))));
+        assert!(matches!("vim".parse::<AgentKind>(), Err(agent_vocab::UnknownAgentKind(_))));
     }
 
     #[test]

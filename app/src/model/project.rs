@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::error::ModelError;
 use super::geometry::{Camera, Rect};
 use super::ids::{NodeId, ProjectId};
-use super::node::Node;
+use super::node::{group_closure, Node};
 
 /// One open project: its folder and its canvas.
 ///
@@ -181,19 +181,7 @@ impl Project {
     /// each once, in first-seen order; ids not on the canvas are kept so
     /// callers can report them.
     pub fn closure(&self, ids: &[NodeId]) -> Vec<NodeId> {
-        let mut seen = BTreeSet::new();
-        let mut out = Vec::new();
-        let mut stack: Vec<NodeId> = ids.iter().rev().cloned().collect();
-        while let Some(id) = stack.pop() {
-            if !seen.insert(id.clone()) {
-                continue;
-            }
-            if let Some(n) = self.nodes.get(&id) {
-                stack.extend(n.members().iter().rev().cloned());
-            }
-            out.push(id);
-        }
-        out
+        group_closure(&self.nodes, ids)
     }
 
     /// Whether group `id` contains itself through nested groups.

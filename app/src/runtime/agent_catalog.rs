@@ -22,7 +22,7 @@ pub const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The agents a person can start from the window, in menu order.
 pub const LAUNCHABLE: [AgentKind; 6] =
-    [AgentKind::Claude, AgentKind::Codex, AgentKind::Gemini, AgentKind::Grok, AgentKind::Openclaude, AgentKind::Custom];
+    [AgentKind::Claude, AgentKind::Codex, AgentKind::Gemini, AgentKind::Grok, AgentKind::OpenClaude, AgentKind::Custom];
 
 /// What `--version` said.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -243,7 +243,7 @@ mod tests {
             availability: Availability::NotLoggedIn {
                 executable: "/opt/bin/claude".into(),
                 version,
-                how: terminal::agent_login::login_hint(terminal::agents::AgentKind::Claude),
+                how: terminal::agent_login::login_hint(AgentKind::Claude),
             },
         };
         assert_eq!(offer(Version::Known("2.1.332".into())).summary(), "installed 2.1.332 · not logged in");

@@ -42,7 +42,7 @@ pub enum AgentUnavailable {
 
 /// How a person installs `kind`'s CLI.
 pub fn install_hint(kind: AgentKind) -> &'static str {
-    terminals::registry_kind(kind).map_or("it runs outside the app", |k| k.install_hint())
+    terminal::agents::install_hint(kind)
 }
 
 /// Resolves and probes `kind`'s CLI (presets on PATH, `custom` from

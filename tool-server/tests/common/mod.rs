@@ -12,12 +12,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agent_vocab::AgentActivity;
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tool_server::{
-    AgentActivity, ExecuteFuture, HookReport, IntegrationState, IntegrationStatus, ServerConfig, ToolCall, ToolError,
-    ToolHost, ToolIdentity, ToolServer, ToolSession,
+    ExecuteFuture, HookReport, IntegrationState, IntegrationStatus, ServerConfig, ToolCall, ToolError, ToolHost,
+    ToolIdentity, ToolServer, ToolSession,
 };
 
 /// Generous bound for anything that waits on another thread or socket.

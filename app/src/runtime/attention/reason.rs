@@ -2,6 +2,7 @@
 //! reason (extend [`needs_you`] when a new status needs the person).
 
 use crate::runtime::terminals::{exit_text, AgentNodeStatus, NotLaunched};
+use agent_vocab::AgentState;
 use terminal::ExitStatus;
 
 /// Why a node needs the person.
@@ -51,14 +52,15 @@ impl Reason {
 /// Whether an agent in `status` needs the person, and why.
 pub fn needs_you(status: &AgentNodeStatus) -> Option<Reason> {
     match status {
-        AgentNodeStatus::NeedsPermission => Some(Reason::NeedsPermission),
-        AgentNodeStatus::WaitingForInput => Some(Reason::WaitingForInput),
-        AgentNodeStatus::Done => Some(Reason::Done),
-        AgentNodeStatus::Error => Some(Reason::Error),
+        AgentNodeStatus::Live(AgentState::NeedsPermission) => Some(Reason::NeedsPermission),
+        AgentNodeStatus::Live(AgentState::WaitingForInput) => Some(Reason::WaitingForInput),
+        AgentNodeStatus::Live(AgentState::Done) => Some(Reason::Done),
+        AgentNodeStatus::Live(AgentState::Error) => Some(Reason::Error),
         AgentNodeStatus::Exited(s) if !s.success() => Some(Reason::Failed(s.clone())),
         AgentNodeStatus::NotLaunched(why) => Some(Reason::NotLaunched(why.clone())),
-        AgentNodeStatus::Starting
-        | AgentNodeStatus::Working
+        AgentNodeStatus::Live(AgentState::Starting)
+        | AgentNodeStatus::Live(AgentState::Working)
+        | AgentNodeStatus::Live(AgentState::Exited)
         | AgentNodeStatus::Pending
         | AgentNodeStatus::Exited(_) => None,
     }
@@ -74,15 +76,15 @@ mod tests {
 
     #[test]
     fn waiting_failures_and_launch_problems_need_the_person_work_does_not() {
-        assert_eq!(needs_you(&AgentNodeStatus::WaitingForInput), Some(Reason::WaitingForInput));
+        assert_eq!(needs_you(&AgentNodeStatus::Live(AgentState::WaitingForInput)), Some(Reason::WaitingForInput));
         assert_eq!(needs_you(&AgentNodeStatus::Exited(exit(3))), Some(Reason::Failed(exit(3))));
         let setup = NotLaunched::NeedsSetup { looked_for: "codex".into() };
         assert_eq!(needs_you(&AgentNodeStatus::NotLaunched(setup.clone())), Some(Reason::NotLaunched(setup.clone())));
-        assert_eq!(needs_you(&AgentNodeStatus::NeedsPermission), Some(Reason::NeedsPermission));
-        assert_eq!(needs_you(&AgentNodeStatus::Done), Some(Reason::Done));
-        assert_eq!(needs_you(&AgentNodeStatus::Error), Some(Reason::Error));
-        assert_eq!(needs_you(&AgentNodeStatus::Working), None);
-        assert_eq!(needs_you(&AgentNodeStatus::Starting), None);
+        assert_eq!(needs_you(&AgentNodeStatus::Live(AgentState::NeedsPermission)), Some(Reason::NeedsPermission));
+        assert_eq!(needs_you(&AgentNodeStatus::Live(AgentState::Done)), Some(Reason::Done));
+        assert_eq!(needs_you(&AgentNodeStatus::Live(AgentState::Error)), Some(Reason::Error));
+        assert_eq!(needs_you(&AgentNodeStatus::Live(AgentState::Working)), None);
+        assert_eq!(needs_you(&AgentNodeStatus::Live(AgentState::Starting)), None);
         assert_eq!(needs_you(&AgentNodeStatus::Pending), None);
         assert_eq!(needs_you(&AgentNodeStatus::Exited(exit(0))), None, "a clean exit is not a call for help");
         assert_eq!(Reason::Failed(exit(3)).text(), "exited 3");

@@ -6,46 +6,17 @@
 //! (OSC 9 / 777 / 99, claude's `Notification` hook), kept per node for the
 //! attention side to show. Leaf: no other file of this folder is used.
 
+use agent_vocab::{AgentState, StateSource};
 use parking_lot::RwLock;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
-use terminal::agents::{self, AgentStatus};
+use terminal::agents;
 use terminal::signals::{BlockedKind, ProgramState, TerminalSignal};
 use tool_server::{HookEvent, HookReport};
 
 /// Notifications kept per node (the oldest go first).
 pub const NOTIFICATIONS_KEPT: usize = 20;
-
-/// An agent's state, without the reasons it might not run (see `AgentNodeStatus`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AgentState {
-    /// Launched; nothing reported or printed yet.
-    Starting,
-    /// Running a turn.
-    Working,
-    /// Stopped at a permission prompt.
-    NeedsPermission,
-    /// Idle at its prompt, or asking a question.
-    WaitingForInput,
-    /// Finished its turn.
-    Done,
-    /// Its turn (or the last command) failed.
-    Error,
-}
-
-/// Where a state came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StateSource {
-    /// The CLI's hooks.
-    Hooks,
-    /// Terminal sequences (OSC 7501, OSC 133).
-    Terminal,
-    /// Output timestamps only: the fallback for CLIs that report nothing.
-    QuietTime,
-    /// The process: launched, or exited.
-    Process,
-}
 
 /// A state with when it began and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,7 +49,7 @@ pub struct ActivityTracker {
     /// The latest state a hook or a terminal sequence reported.
     reported: Option<Reported>,
     /// The quiet-time guess last shown, and since when.
-    guessed: Option<(AgentStatus, SystemTime)>,
+    guessed: Option<(AgentState, SystemTime)>,
     exited_at: Option<SystemTime>,
     /// When the latest report arrived (output after it may mean a new turn, see [`ActivityTracker::tick`]).
     reported_at: Option<Instant>,
@@ -185,7 +156,7 @@ impl ActivityTracker {
             return false;
         }
         if let Some(r) = &self.reported {
-            let turn_over = matches!(r.state, AgentState::Done | AgentState::WaitingForInput | AgentState::Error);
+            let turn_over = r.state.turn_over();
             let resumed = match (self.reported_at, last_output) {
                 (Some(at), Some(out)) => out > at + NEW_TURN_AFTER,
                 _ => false,
@@ -194,10 +165,10 @@ impl ActivityTracker {
                 return false;
             }
             self.reported = None;
-            self.guessed = Some((AgentStatus::Running, wall));
+            self.guessed = Some((AgentState::Working, wall));
             return true;
         }
-        let guess = agents::agent_status(now, last_output, false, idle);
+        let guess = agents::quiet_time_guess(now, last_output, false, idle);
         if last_output.is_none() || self.guessed.is_some_and(|(g, _)| g == guess) {
             return false;
         }
@@ -218,15 +189,7 @@ impl ActivityTracker {
                 source: StateSource::Process,
                 detail: None,
             },
-            Some((guess, since)) => Reported {
-                state: match guess {
-                    AgentStatus::WaitingForInput => AgentState::WaitingForInput,
-                    AgentStatus::Running | AgentStatus::Exited => AgentState::Working,
-                },
-                since,
-                source: StateSource::QuietTime,
-                detail: None,
-            },
+            Some((guess, since)) => Reported { state: guess, since, source: StateSource::QuietTime, detail: None },
         }
     }
 
@@ -244,16 +207,16 @@ impl ActivityTracker {
 /// The agents' activity as the tool server's thread reads it (`agent_status`):
 /// republished by the main thread whenever it may have changed.
 #[derive(Clone, Default)]
-pub struct ActivityBoard(Arc<RwLock<HashMap<String, tool_server::AgentActivity>>>);
+pub struct ActivityBoard(Arc<RwLock<HashMap<String, agent_vocab::AgentActivity>>>);
 
 impl ActivityBoard {
     /// A node's activity.
-    pub fn get(&self, node: &str) -> Option<tool_server::AgentActivity> {
+    pub fn get(&self, node: &str) -> Option<agent_vocab::AgentActivity> {
         self.0.read().get(node).cloned()
     }
 
     /// Replaces everything.
-    pub(super) fn replace(&self, all: HashMap<String, tool_server::AgentActivity>) {
+    pub(super) fn replace(&self, all: HashMap<String, agent_vocab::AgentActivity>) {
         *self.0.write() = all;
     }
 }

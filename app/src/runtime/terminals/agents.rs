@@ -7,19 +7,6 @@ use std::path::{Path, PathBuf};
 use terminal::agent_login::{self, Login};
 use terminal::agents::{self, AgentError, AgentSpec, Preferences};
 
-/// The terminal crate's agent for a model agent kind (`None`: runs outside the app).
-pub fn registry_kind(kind: AgentKind) -> Option<agents::AgentKind> {
-    Some(match kind {
-        AgentKind::Claude => agents::AgentKind::Claude,
-        AgentKind::Codex => agents::AgentKind::Codex,
-        AgentKind::Gemini => agents::AgentKind::Gemini,
-        AgentKind::Grok => agents::AgentKind::Grok,
-        AgentKind::Openclaude => agents::AgentKind::OpenClaude,
-        AgentKind::Custom => agents::AgentKind::Custom,
-        AgentKind::External => return None,
-    })
-}
-
 /// Resolves and probes an agent: its executable (absolute) and spec, or why
 /// it cannot start (not installed, or a preset not logged in; `var` gives the
 /// environment and `HOME` its login is looked for in).
@@ -29,18 +16,18 @@ pub fn resolve_agent(
     path_var: Option<&std::ffi::OsStr>,
     var: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(AgentSpec, PathBuf), NotLaunched> {
-    let Some(reg) = registry_kind(kind) else {
-        return Err(NotLaunched::Misconfigured("external agents run outside the app".into()));
-    };
+    if !kind.is_launchable() {
+        return Err(NotLaunched::Misconfigured(AgentError::NotLaunchable(kind).to_string()));
+    }
     // Presets never read preferences.json: a broken file only stops the custom agent.
-    let prefs = if reg == agents::AgentKind::Custom {
+    let prefs = if kind == AgentKind::Custom {
         Preferences::load(preferences).map_err(|e| NotLaunched::Misconfigured(e.to_string()))?
     } else {
         Preferences::default()
     };
-    let spec = AgentSpec::resolve(reg, &prefs).map_err(|e| NotLaunched::Misconfigured(e.to_string()))?;
+    let spec = AgentSpec::resolve(kind, &prefs).map_err(|e| NotLaunched::Misconfigured(e.to_string()))?;
     match agents::probe(&spec.executable, path_var) {
-        Ok(path) => match agent_login::check(reg, var) {
+        Ok(path) => match agent_login::check(kind, var) {
             Login::Missing { how } => Err(NotLaunched::NeedsLogin { agent: kind.to_string(), how }),
             Login::Found | Login::Unchecked => Ok((spec, path)),
         },
@@ -115,20 +102,5 @@ mod tests {
             resolve_agent(AgentKind::Custom, &prefs, Some(&path), &var).is_ok(),
             "custom agents have no login check"
         );
-    }
-
-    #[test]
-    fn every_app_agent_but_external_has_a_registry_entry() {
-        assert_eq!(registry_kind(AgentKind::External), None);
-        for kind in [
-            AgentKind::Claude,
-            AgentKind::Codex,
-            AgentKind::Gemini,
-            AgentKind::Grok,
-            AgentKind::Openclaude,
-            AgentKind::Custom,
-        ] {
-            assert!(registry_kind(kind).is_some(), "{kind}");
-        }
     }
 }

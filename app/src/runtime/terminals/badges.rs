@@ -1,7 +1,7 @@
 //! The status badge on a terminal/agent node: text and colour.
 
-use super::activity::StateSource;
-use super::status::{AgentActivity, AgentNodeStatus, NotLaunched};
+use super::status::{AgentNodeActivity, AgentNodeStatus, NotLaunched};
+use agent_vocab::{AgentState, StateSource};
 use canvas_render::{Badge, Color};
 use std::time::SystemTime;
 use terminal::ExitStatus;
@@ -47,7 +47,7 @@ pub fn time_in_state(since: SystemTime, now: SystemTime) -> Option<String> {
 /// The badge of an agent node as of `now`: its state and how long it has
 /// been in it, marked "(guess)" when only the quiet-time heuristic speaks
 /// for it.
-pub fn agent_badge(activity: &AgentActivity, now: SystemTime) -> Badge {
+pub fn agent_badge(activity: &AgentNodeActivity, now: SystemTime) -> Badge {
     let mut guess = if activity.source == StateSource::QuietTime { " (guess)" } else { "" }.to_owned();
     if let Some(age) = time_in_state(activity.since, now) {
         guess.push_str(" · ");
@@ -55,12 +55,13 @@ pub fn agent_badge(activity: &AgentActivity, now: SystemTime) -> Badge {
     }
     let badge = |text: &str, color: u32| Badge { text: format!("{text}{guess}"), color: Color::hex(color) };
     match &activity.status {
-        AgentNodeStatus::Starting => badge("starting", NEUTRAL),
-        AgentNodeStatus::Working => badge("working", BUSY),
-        AgentNodeStatus::NeedsPermission => badge("needs permission", PERMISSION),
-        AgentNodeStatus::WaitingForInput => badge("waiting for input", ATTENTION),
-        AgentNodeStatus::Done => badge("done", DONE),
-        AgentNodeStatus::Error => badge("error", ALARM),
+        AgentNodeStatus::Live(AgentState::Starting) => badge("starting", NEUTRAL),
+        AgentNodeStatus::Live(AgentState::Working) => badge("working", BUSY),
+        AgentNodeStatus::Live(AgentState::NeedsPermission) => badge("needs permission", PERMISSION),
+        AgentNodeStatus::Live(AgentState::WaitingForInput) => badge("waiting for input", ATTENTION),
+        AgentNodeStatus::Live(AgentState::Done) => badge("done", DONE),
+        AgentNodeStatus::Live(AgentState::Error) => badge("error", ALARM),
+        AgentNodeStatus::Live(AgentState::Exited) => badge("exited", NEUTRAL),
         AgentNodeStatus::Exited(s) => {
             let exited = exited_badge(s);
             Badge { text: format!("{}{guess}", exited.text), color: exited.color }
@@ -106,12 +107,12 @@ mod tests {
     #[test]
     fn agent_badges_have_their_text_and_colour() {
         let cases = [
-            (AgentNodeStatus::Starting, "starting", 0x9aa5ce),
-            (AgentNodeStatus::Working, "working", 0x9ece6a),
-            (AgentNodeStatus::NeedsPermission, "needs permission", 0xff9e64),
-            (AgentNodeStatus::WaitingForInput, "waiting for input", 0xe0af68),
-            (AgentNodeStatus::Done, "done", 0x7aa2f7),
-            (AgentNodeStatus::Error, "error", 0xf7768e),
+            (AgentNodeStatus::Live(AgentState::Starting), "starting", 0x9aa5ce),
+            (AgentNodeStatus::Live(AgentState::Working), "working", 0x9ece6a),
+            (AgentNodeStatus::Live(AgentState::NeedsPermission), "needs permission", 0xff9e64),
+            (AgentNodeStatus::Live(AgentState::WaitingForInput), "waiting for input", 0xe0af68),
+            (AgentNodeStatus::Live(AgentState::Done), "done", 0x7aa2f7),
+            (AgentNodeStatus::Live(AgentState::Error), "error", 0xf7768e),
             (AgentNodeStatus::Exited(exit(0, None)), "exited 0", 0x9aa5ce),
             (AgentNodeStatus::Exited(exit(2, None)), "exited 2", 0xf7768e),
             (AgentNodeStatus::Exited(exit(1, Some("SIGTERM"))), "exited (SIGTERM)", 0xf7768e),
@@ -124,20 +125,24 @@ mod tests {
             (AgentNodeStatus::NotLaunched(NotLaunched::Misconfigured("bad".into())), "not launched", 0xf7768e),
             (AgentNodeStatus::Pending, "starting", 0x9aa5ce),
         ];
-        let activity = |status, source| AgentActivity { status, since: SystemTime::UNIX_EPOCH, source, detail: None };
+        let activity =
+            |status, source| AgentNodeActivity { status, since: SystemTime::UNIX_EPOCH, source, detail: None };
         let fresh = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(59);
         for (status, text, color) in cases {
             let badge = agent_badge(&activity(status.clone(), StateSource::Hooks), fresh);
             assert_eq!(pair(badge), (text.to_owned(), Color::hex(color)), "{status:?}");
         }
-        let guessed = agent_badge(&activity(AgentNodeStatus::WaitingForInput, StateSource::QuietTime), fresh);
+        let guessed =
+            agent_badge(&activity(AgentNodeStatus::Live(AgentState::WaitingForInput), StateSource::QuietTime), fresh);
         assert_eq!(guessed.text, "waiting for input (guess)");
         let later = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(7 * 60 + 5);
-        let waited = agent_badge(&activity(AgentNodeStatus::WaitingForInput, StateSource::QuietTime), later);
+        let waited =
+            agent_badge(&activity(AgentNodeStatus::Live(AgentState::WaitingForInput), StateSource::QuietTime), later);
         assert_eq!(waited.text, "waiting for input (guess) · 7m");
         let exited = agent_badge(&activity(AgentNodeStatus::Exited(exit(3, None)), StateSource::Process), later);
         assert_eq!(pair(exited), ("exited 3 · 7m".into(), Color::hex(0xf7768e)));
-        let asked = agent_badge(&activity(AgentNodeStatus::NeedsPermission, StateSource::Hooks), later);
+        let asked =
+            agent_badge(&activity(AgentNodeStatus::Live(AgentState::NeedsPermission), StateSource::Hooks), later);
         assert_eq!(asked.text, "needs permission · 7m");
     }
 

@@ -23,7 +23,7 @@
 //! un-launched with a *needs setup* badge and a notice. The tool runtime
 //! prepares each launch (credentials, first instruction, status hooks) through
 //! [`Runtime::set_pty_launch_hook`](super::Runtime::set_pty_launch_hook).
-//! Each running agent has a state ([`AgentActivity`]: starting, working,
+//! Each running agent has a state ([`AgentNodeActivity`]: starting, working,
 //! needs permission, waiting for input, done, error, exited) from its CLI's
 //! hooks ([`Runtime::agent_hook`](super::Runtime::agent_hook)), its terminal's
 //! signals (OSC 7501, OSC 133), else the quiet-time guess; the notifications
@@ -72,8 +72,8 @@ mod sync;
 mod ticker;
 mod traces;
 
-pub use activity::{ActivityBoard, AgentState, NodeNotification, StateSource, NOTIFICATIONS_KEPT};
-pub use agents::{registry_kind, resolve_agent};
+pub use activity::{ActivityBoard, NodeNotification, NOTIFICATIONS_KEPT};
+pub use agents::resolve_agent;
 pub use badges::{agent_badge, exit_text, terminal_badge, ATTENTION};
 #[cfg(test)]
 pub(crate) use fake::FakeSession;
@@ -85,5 +85,5 @@ pub use snapshots::{end_session, save_terminal_snapshot, snapshot_path, SNAPSHOT
 #[cfg(test)]
 pub(crate) use spawner::RecordingSpawner;
 pub use spawner::{PtySpawner, SpawnSpec, TerminalSpawner};
-pub use status::{AgentActivity, AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
+pub use status::{AgentNodeActivity, AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
 pub use traces::{exit_line, AgentProbe, RESTART_HINT};

@@ -1,12 +1,13 @@
 //! The live terminals of the active project's nodes, and what the runtime
 //! remembers about nodes whose terminal is not running.
 
-use super::activity::{ActivityBoard, ActivityTracker, NodeNotification, StateSource};
+use super::activity::{ActivityBoard, ActivityTracker, NodeNotification};
 use super::hook::LaunchHook;
 use super::snapshots::SessionWorker;
 use super::spawner::{PtySpawner, TerminalSpawner};
-use super::status::{AgentActivity, AgentNodeStatus, NotLaunched};
+use super::status::{AgentNodeActivity, AgentNodeStatus, NotLaunched};
 use crate::model::{AgentKind, NodeId, ProjectId, Workspace};
+use agent_vocab::StateSource;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -175,9 +176,9 @@ impl TerminalNodes {
 
     /// An agent node's activity (`None` for other nodes), or a terminal
     /// node's when its program reported one (OSC 133, OSC 7501).
-    pub(super) fn agent_activity(&self, id: &NodeId) -> Option<AgentActivity> {
+    pub(super) fn agent_activity(&self, id: &NodeId) -> Option<AgentNodeActivity> {
         let unstarted =
-            |status| AgentActivity { status, since: SystemTime::now(), source: StateSource::Process, detail: None };
+            |status| AgentNodeActivity { status, since: SystemTime::now(), source: StateSource::Process, detail: None };
         if let Some(why) = self.not_launched.get(id) {
             return Some(unstarted(AgentNodeStatus::NotLaunched(why.clone())));
         }
@@ -186,7 +187,7 @@ impl TerminalNodes {
         }
         let t = self.map.get(id)?;
         if let Some(status) = &t.exited {
-            return Some(AgentActivity {
+            return Some(AgentNodeActivity {
                 status: AgentNodeStatus::Exited(status.clone()),
                 since: t.activity.exited_at(),
                 source: StateSource::Process,
@@ -197,7 +198,12 @@ impl TerminalNodes {
         if t.agent.is_none() && !matches!(now.source, StateSource::Terminal | StateSource::Hooks) {
             return None;
         }
-        Some(AgentActivity { status: now.state.into(), since: now.since, source: now.source, detail: now.detail })
+        Some(AgentNodeActivity {
+            status: AgentNodeStatus::Live(now.state),
+            since: now.since,
+            source: now.source,
+            detail: now.detail,
+        })
     }
 
     /// Keeps a notification for whoever raises them (the oldest go when too many wait).

@@ -80,10 +80,11 @@ impl Runtime {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{AgentNodeStatus, StateSource};
+    use super::super::AgentNodeStatus;
     use crate::model::NodeId;
     use crate::runtime::test_context::TestContext;
     use crate::runtime::tools::ToolPhase;
+    use agent_vocab::{AgentState, StateSource};
     use serde_json::{json, Value};
     use terminal::signals::Progress;
     use terminal::ExitStatus;
@@ -113,24 +114,31 @@ mod tests {
             ctx.rt.tick();
         };
         step(&mut ctx, "\x1b]133;A\x07$ \x1b]133;B\x07make\r\n\x1b]133;C\x07");
-        assert_eq!(status_of(&ctx, &node), (AgentNodeStatus::Working, StateSource::Terminal, None));
+        assert_eq!(status_of(&ctx, &node), (AgentNodeStatus::Live(AgentState::Working), StateSource::Terminal, None));
         let entry = listed(&mut ctx, &id);
         assert_eq!((entry["state"].as_str(), entry["source"].as_str()), (Some("working"), Some("terminal")));
         assert!(entry["stateSince"].as_u64().is_some_and(|ms| ms > 1_600_000_000_000), "{entry}");
         step(&mut ctx, "\x1b]9;4;1;50\x07");
         assert_eq!(ctx.rt.terminal_progress(&node), Some(Progress::Normal(50)));
         step(&mut ctx, "error\r\n\x1b]133;D;2\x07");
-        assert_eq!(status_of(&ctx, &node), (AgentNodeStatus::Error, StateSource::Terminal, Some("exit 2".into())));
+        assert_eq!(
+            status_of(&ctx, &node),
+            (AgentNodeStatus::Live(AgentState::Error), StateSource::Terminal, Some("exit 2".into()))
+        );
         step(&mut ctx, "\x1b]9;4;0\x07\x1b]133;A\x07");
         assert_eq!(
             (ctx.rt.terminal_progress(&node), status_of(&ctx, &node).0),
-            (None, AgentNodeStatus::WaitingForInput)
+            (None, AgentNodeStatus::Live(AgentState::WaitingForInput))
         );
         // msg: "Apply the migration?"
         step(&mut ctx, "\x1b]7501;state=blocked:kind=permission:app=deploy:msg=QXBwbHkgdGhlIG1pZ3JhdGlvbj8=\x1b\\");
         assert_eq!(
             status_of(&ctx, &node),
-            (AgentNodeStatus::NeedsPermission, StateSource::Terminal, Some("Apply the migration?".into()))
+            (
+                AgentNodeStatus::Live(AgentState::NeedsPermission),
+                StateSource::Terminal,
+                Some("Apply the migration?".into())
+            )
         );
 
         step(&mut ctx, "\x1b]9;Build finished\x07\x1b]777;notify;CI;green\x07\x1b]99;i=1:d=0;Deploy\x1b\\\x1b]99;i=1:p=body;done\x1b\\");
@@ -183,10 +191,7 @@ mod tests {
         let fake = ctx.spawner.terminal(&identity.node_id).expect("the agent started");
         let board = ctx.rt.tools.shared.activity.clone();
         let wire = |board: &crate::runtime::terminals::ActivityBoard| board.get(node.as_str()).expect("published");
-        assert_eq!(
-            (wire(&board).state.as_str(), wire(&board).source),
-            ("starting", tool_server::ActivitySource::Process)
-        );
+        assert_eq!((wire(&board).state.as_str(), wire(&board).source), ("starting", agent_vocab::StateSource::Process));
 
         // Output alone: the quiet-time guess, labelled as such.
         fake.show("thinking...\r\n");
@@ -202,7 +207,7 @@ mod tests {
         };
         ctx.host().on_hook(&identity, report(HookEvent::PromptSubmitted, None, None));
         ctx.rt.tick();
-        assert_eq!(status_of(&ctx, &node), (AgentNodeStatus::Working, StateSource::Hooks, None));
+        assert_eq!(status_of(&ctx, &node), (AgentNodeStatus::Live(AgentState::Working), StateSource::Hooks, None));
         ctx.host().on_hook(
             &identity,
             report(HookEvent::PermissionRequested, None, Some("Claude needs your permission to use Bash")),
@@ -210,10 +215,7 @@ mod tests {
         ctx.rt.tick();
         assert_eq!(ctx.rt.node_badge(&node).unwrap().text, "needs permission");
         let on_board = wire(&board);
-        assert_eq!(
-            (on_board.state.as_str(), on_board.source),
-            ("needs-permission", tool_server::ActivitySource::Hooks)
-        );
+        assert_eq!((on_board.state.as_str(), on_board.source), ("needs-permission", agent_vocab::StateSource::Hooks));
         assert_eq!(ctx.host().activity(node.as_str()), Some(on_board), "agent_status reads the same board");
         let entry = listed(&mut ctx, node.as_str());
         assert_eq!(
@@ -229,7 +231,7 @@ mod tests {
         assert_eq!(ctx.rt.node_badge(&node).unwrap().text, "done");
         // Later quiet time does not override what the hooks said.
         ctx.rt.terminals_tick();
-        assert_eq!(status_of(&ctx, &node).0, AgentNodeStatus::Done);
+        assert_eq!(status_of(&ctx, &node).0, AgentNodeStatus::Live(AgentState::Done));
 
         fake.exit(ExitStatus { code: 3, signal: None });
         ctx.rt.tick();

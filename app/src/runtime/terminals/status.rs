@@ -1,10 +1,10 @@
 //! What a terminal/agent node reports about its program: why it did not
 //! start, and an agent's status with its time and source.
 
-use super::activity::{unix_ms, AgentState, StateSource};
+use super::activity::unix_ms;
+use agent_vocab::{AgentState, StateSource};
 use std::time::{Duration, SystemTime};
 use terminal::ExitStatus;
-use tool_server::{ActivitySource, ActivityState};
 
 /// Quiet time after output before an agent counts as waiting for input.
 pub const AGENT_IDLE_AFTER: Duration = Duration::from_secs(3);
@@ -48,18 +48,10 @@ impl NotLaunched {
 /// What an agent node shows in its status badge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentNodeStatus {
-    /// Launched; nothing reported or printed yet.
-    Starting,
-    /// Running a turn (or, by the quiet-time guess, producing output).
-    Working,
-    /// Stopped at a permission prompt.
-    NeedsPermission,
-    /// Idle at its prompt or asking a question (or, guessed, quiet for [`AGENT_IDLE_AFTER`]).
-    WaitingForInput,
-    /// Finished its turn.
-    Done,
-    /// Its turn failed.
-    Error,
+    /// Launched, in the state its hooks or terminal reported, or the
+    /// quiet-time guess (waiting for input after [`AGENT_IDLE_AFTER`]). The
+    /// process's own exit is [`AgentNodeStatus::Exited`], with its status.
+    Live(AgentState),
     /// The process ended.
     Exited(ExitStatus),
     /// Not launched (see the reason).
@@ -68,22 +60,9 @@ pub enum AgentNodeStatus {
     Pending,
 }
 
-impl From<AgentState> for AgentNodeStatus {
-    fn from(state: AgentState) -> Self {
-        match state {
-            AgentState::Starting => Self::Starting,
-            AgentState::Working => Self::Working,
-            AgentState::NeedsPermission => Self::NeedsPermission,
-            AgentState::WaitingForInput => Self::WaitingForInput,
-            AgentState::Done => Self::Done,
-            AgentState::Error => Self::Error,
-        }
-    }
-}
-
 /// An agent node's status with when it began and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentActivity {
+pub struct AgentNodeActivity {
     /// The status.
     pub status: AgentNodeStatus,
     /// When it began.
@@ -94,29 +73,19 @@ pub struct AgentActivity {
     pub detail: Option<String>,
 }
 
-impl AgentActivity {
+impl AgentNodeActivity {
     /// As `agent_status` and `canvas_list` report it (`None` for a node that never launched).
-    pub fn wire(&self) -> Option<tool_server::AgentActivity> {
+    pub fn wire(&self) -> Option<agent_vocab::AgentActivity> {
         let (state, exit_code) = match &self.status {
-            AgentNodeStatus::Starting | AgentNodeStatus::Pending => (ActivityState::Starting, None),
-            AgentNodeStatus::Working => (ActivityState::Working, None),
-            AgentNodeStatus::NeedsPermission => (ActivityState::NeedsPermission, None),
-            AgentNodeStatus::WaitingForInput => (ActivityState::WaitingForInput, None),
-            AgentNodeStatus::Done => (ActivityState::Done, None),
-            AgentNodeStatus::Error => (ActivityState::Error, None),
-            AgentNodeStatus::Exited(status) => (ActivityState::Exited, Some(status.code)),
+            AgentNodeStatus::Live(state) => (*state, None),
+            AgentNodeStatus::Pending => (AgentState::Starting, None),
+            AgentNodeStatus::Exited(status) => (AgentState::Exited, Some(status.code)),
             AgentNodeStatus::NotLaunched(_) => return None,
         };
-        let source = match self.source {
-            StateSource::Hooks => ActivitySource::Hooks,
-            StateSource::Terminal => ActivitySource::Terminal,
-            StateSource::QuietTime => ActivitySource::QuietTime,
-            StateSource::Process => ActivitySource::Process,
-        };
-        Some(tool_server::AgentActivity {
+        Some(agent_vocab::AgentActivity {
             state,
             state_since: unix_ms(self.since),
-            source,
+            source: self.source,
             exit_code,
             detail: self.detail.clone(),
         })
@@ -138,13 +107,13 @@ mod tests {
     #[test]
     fn activity_goes_on_the_wire_with_its_exit_code() {
         let since = SystemTime::UNIX_EPOCH + Duration::from_millis(1500);
-        let a = |status, source| AgentActivity { status, since, source, detail: None };
+        let a = |status, source| AgentNodeActivity { status, since, source, detail: None };
         let exited =
             a(AgentNodeStatus::Exited(ExitStatus { code: 2, signal: None }), StateSource::Process).wire().unwrap();
-        assert_eq!((exited.state, exited.exit_code, exited.state_since), (ActivityState::Exited, Some(2), 1500));
-        let guess = a(AgentNodeStatus::WaitingForInput, StateSource::QuietTime).wire().unwrap();
-        assert_eq!((guess.state, guess.source), (ActivityState::WaitingForInput, ActivitySource::QuietTime));
-        assert_eq!(a(AgentNodeStatus::Pending, StateSource::Process).wire().unwrap().state, ActivityState::Starting);
+        assert_eq!((exited.state, exited.exit_code, exited.state_since), (AgentState::Exited, Some(2), 1500));
+        let guess = a(AgentNodeStatus::Live(AgentState::WaitingForInput), StateSource::QuietTime).wire().unwrap();
+        assert_eq!((guess.state, guess.source), (AgentState::WaitingForInput, StateSource::QuietTime));
+        assert_eq!(a(AgentNodeStatus::Pending, StateSource::Process).wire().unwrap().state, AgentState::Starting);
         assert_eq!(
             a(AgentNodeStatus::NotLaunched(NotLaunched::Refused("x".into())), StateSource::Process).wire(),
             None

@@ -12,7 +12,7 @@ use super::launch::{self, LaunchEnv, LaunchSite, Prepared, Started, Wanted};
 use super::naming::{session_name, valid_session_name};
 use super::nodes::closed_for_good;
 use super::snapshots::{screen_snapshot, SessionJob, SNAPSHOT_EVERY};
-use super::status::{AgentActivity, AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
+use super::status::{AgentNodeActivity, AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
 use super::ticker::{self, TICK_EVERY};
 use crate::model::{AgentKind, NodeId, NodeKind, Rect};
 use canvas_render::{Badge, NodeContent};
@@ -389,7 +389,7 @@ impl Runtime {
 
     /// An agent node's status with its time and source (`None` for other
     /// nodes, and for terminal nodes whose program reported nothing).
-    pub fn agent_activity(&self, id: &NodeId) -> Option<AgentActivity> {
+    pub fn agent_activity(&self, id: &NodeId) -> Option<AgentNodeActivity> {
         self.terminals.agent_activity(id)
     }
 

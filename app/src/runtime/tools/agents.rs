@@ -7,31 +7,19 @@ use crate::model::{AgentKind, Node, NodeKind};
 use crate::runtime::agent_nodes::{resolve_cli, AgentUnavailable, NewAgent, AGENT_SIZE};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use tool_server::{AgentChoice, AgentLaunchArgs, ToolError};
+use tool_server::{AgentLaunchArgs, ToolError};
 
 /// Most transcript text `context_read` returns (the end is kept).
 pub const CONTEXT_CHARS: usize = 100_000;
 /// Largest transcript file read whole (larger ones are read from their tail).
 const TRANSCRIPT_READ_LIMIT: u64 = 8 * 1024 * 1024;
 
-/// The model's agent kind for the catalogue's choice.
-fn agent_kind(choice: AgentChoice) -> AgentKind {
-    match choice {
-        AgentChoice::Claude => AgentKind::Claude,
-        AgentChoice::Codex => AgentKind::Codex,
-        AgentChoice::Gemini => AgentKind::Gemini,
-        AgentChoice::Grok => AgentKind::Grok,
-        AgentChoice::Openclaude => AgentKind::Openclaude,
-        AgentChoice::Custom => AgentKind::Custom,
-    }
-}
-
 /// `agent_launch`: resolves and probes the CLI, then opens an agent node
 /// beside the caller through [`Runtime::open_agent`](crate::runtime::Runtime::open_agent),
 /// the path the window's "New agent" takes too.
 pub(crate) fn launch(ctx: &OpContext, args: AgentLaunchArgs) -> Result<Value, ToolError> {
     let identity = ctx.identity.clone();
-    let kind = agent_kind(args.agent);
+    let kind = args.agent;
     let agent_tools = crate::paths::agent_tools(&ctx.data_dir);
     let exe = resolve_cli(kind, &agent_tools).map_err(|e| match e {
         AgentUnavailable::NotInstalled { .. } | AgentUnavailable::NotLoggedIn { .. } => {
@@ -159,7 +147,7 @@ pub(crate) fn linked_peers(p: &crate::model::Project, caller: &Node) -> (Vec<(St
     for id in &caller.links {
         let Some(n) = p.node(id) else { continue };
         match &n.kind {
-            NodeKind::Agent { agent: AgentKind::Claude | AgentKind::Openclaude, cwd, .. } => {
+            NodeKind::Agent { agent: AgentKind::Claude | AgentKind::OpenClaude, cwd, .. } => {
                 let cwd = if cwd.as_os_str().is_empty() { p.folder().to_path_buf() } else { p.folder().join(cwd) };
                 peers.push((n.id.to_string(), cwd));
             }
@@ -327,13 +315,5 @@ mod tests {
         assert!(truncated);
         assert_eq!(text.chars().count(), CONTEXT_CHARS);
         assert!(text.trim_end().ends_with("END"));
-    }
-
-    #[test]
-    fn every_catalogue_agent_is_the_model_kind_of_that_name() {
-        for name in AgentChoice::NAMES {
-            let choice: AgentChoice = serde_json::from_value(json!(name)).unwrap();
-            assert_eq!(agent_kind(choice).as_str(), *name);
-        }
     }
 }

@@ -13,7 +13,7 @@ const LIST_TEXT_CHARS: usize = 200;
 
 /// A node as agents see it: compact JSON; an agent node (or a terminal whose
 /// program reported one) with its `state`, `stateSince`, `source` as `agent_status` has them.
-pub(crate) fn node_json(n: &Node, group: Option<&NodeId>, activity: Option<tool_server::AgentActivity>) -> Value {
+pub(crate) fn node_json(n: &Node, group: Option<&NodeId>, activity: Option<agent_vocab::AgentActivity>) -> Value {
     let mut v = json!({
         "id": n.id, "kind": n.kind.name(), "title": n.title,
         "x": n.rect.x, "y": n.rect.y, "width": n.rect.w, "height": n.rect.h, "z": n.z,

@@ -213,7 +213,7 @@ pub fn write_launch_config(
     let ctl = ctl_path().display().to_string();
     let env = json!({"TERMSPRAWL_NODE_ID": node, "TERMSPRAWL_DATA_DIR": data_dir.display().to_string()});
     match kind {
-        AgentKind::Claude | AgentKind::Openclaude => {
+        AgentKind::Claude | AgentKind::OpenClaude => {
             let config = json!({"mcpServers": {"termsprawl": {"type": "stdio", "command": ctl, "args": ["mcp", "--adapter", "claude-mcp"], "env": env}}});
             local_guard::files::write_private_json(&dir, "mcp.json", &config)?;
             let settings = claude_hook_settings(&hook_command(&ctl, "claude", node, data_dir));

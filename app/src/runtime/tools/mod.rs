@@ -37,6 +37,7 @@ pub use launch::{ctl_path, launch_hook, pty_launch_hook, CTL_ENV};
 pub use link::{ToolLink, ToolPhase};
 
 use super::{AppHandle, CALL_TIMEOUT};
+use agent_vocab::AgentActivity;
 use context::OpContext;
 use desktop::DesktopSource;
 use pool::{Pool, PoolError};
@@ -44,9 +45,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tool_server::{
-    AgentActivity, ExecuteFuture, HookReport, IntegrationStatus, ToolCall, ToolError, ToolHost, ToolIdentity,
-};
+use tool_server::{ExecuteFuture, HookReport, IntegrationStatus, ToolCall, ToolError, ToolHost, ToolIdentity};
 
 /// The `ToolHost` the tool server calls: every operation against the live app.
 pub struct RuntimeToolHost {
