@@ -3,8 +3,12 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 /// A `guide_read` topic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum GuideTopic {
     /// How the whole tool surface works; read first.
     Overview,
@@ -140,6 +144,14 @@ mod tests {
             assert!(guide(*topic).len() > 400, "{topic} guide is too thin");
         }
         assert_eq!(GuideTopic::from_name("secrets"), None);
+    }
+
+    #[test]
+    fn topics_go_on_the_wire_by_their_names() {
+        for topic in GuideTopic::ALL {
+            assert_eq!(serde_json::to_value(topic).unwrap(), serde_json::json!(topic.name()));
+            assert_eq!(serde_json::from_value::<GuideTopic>(serde_json::json!(topic.name())).unwrap(), *topic);
+        }
     }
 
     #[test]

@@ -12,12 +12,12 @@ use serde_json::{json, Value};
 use thiserror::Error;
 
 use crate::answer::{Answer, SessionInfo};
-use crate::call::{AgentStatusArgs, GuideReadArgs, SessionInfoArgs, ToolCall};
+use crate::args::{AgentStatusArgs, GuideReadArgs, SessionInfoArgs};
 use crate::endpoint::Endpoint;
 use crate::error::{ErrorCode, ToolError};
 use crate::guides::guide;
 use crate::hook::HookReport;
-use crate::operation::Operation;
+use crate::operation::{CallError, Operation, ToolCall};
 use crate::queue::ProjectQueues;
 use crate::sessions::{IntegrationState, IntegrationStatus, SessionStore, ToolIdentity, ToolSession};
 use crate::validate::{validate_tool_request, ValidationError};
@@ -94,7 +94,7 @@ pub enum InvokeError {
     Failed(ToolError),
     /// A validated request did not fit its arguments type (a catalogue bug).
     #[error("{0}")]
-    Untyped(#[from] crate::call::CallError),
+    Untyped(#[from] CallError),
     /// The host's `execute` did not resolve within the operation timeout.
     #[error("{0} timed out")]
     TimedOut(Operation),

@@ -19,27 +19,25 @@
 //! server    → config, endpoint, http, invoke, lock, mcp_http, queue, sessions  (lifecycle, endpoint.json)
 //! http      → answer, config, error, hook, invoke, mcp_http, sessions  (the loopback transport, bearer check)
 //! mcp_http  → error, invoke, mcp, operation, sessions  (`/mcp`: rmcp's streamable HTTP, sessions bound to tokens)
-//! invoke    → answer, call, endpoint, error, guides, hook, operation, queue, sessions, validate  (ToolHost, dispatch)
+//! invoke    → answer, args, endpoint, error, guides, hook, operation, queue, sessions, validate  (ToolHost, dispatch)
 //! answer    → guides, operation, sessions       (a call's value and its 200 body, session_info written directly)
 //! mcp       → catalogue, client, operation     (the MCP handler both transports serve; the stdio adapter)
 //! client    → endpoint, hook, sessions         (the blocking loopback ToolClient)
-//! call      → choices, guides, operation, validate  (typed ToolCall from a checked request)
 //! validate  → catalogue, error, operation      (the request gate and its messages)
-//! catalogue → choices, guides, operation       (AGENT_TOOLS: descriptions and schemas)
-//! operation                                     (the Operation enum)
-//! choices                                       (ArtifactChoice)
+//! catalogue → operation                         (AGENT_TOOLS: descriptions, generated schemas, shared bounds)
+//! operation → args                              (one row per operation: Operation, ToolRequest, ToolCall)
+//! args      → guides                            (the arguments structs: serde and JSON Schema in one)
 //! config                                        (ServerConfig)
 //! endpoint                                      (Endpoint, endpoint.json's content)
 //! hook                                          (HookReport and each CLI's hook input)
-//! leaves:     operation, choices, config, endpoint, error, guides, hook, lock, queue, sessions
+//! leaves:     config, endpoint, error, guides, hook, lock, queue, sessions
 //! ```
 
 #![warn(missing_docs)]
 
 mod answer;
-mod call;
+mod args;
 mod catalogue;
-mod choices;
 mod client;
 mod config;
 mod endpoint;
@@ -57,13 +55,12 @@ mod server;
 mod sessions;
 mod validate;
 
-pub use call::{
-    AgentLaunchArgs, AgentStatusArgs, ArtifactArgs, CallError, ClickArgs, ExternalArgs, GroupArgs, GuideReadArgs,
+pub use args::{
+    AgentLaunchArgs, AgentStatusArgs, ArtifactArgs, ArtifactChoice, ClickArgs, ExternalArgs, GroupArgs, GuideReadArgs,
     InspectArgs, MoveArgs, NavigateArgs, NoArgs, NodeArgs, NodeTextArgs, NodesArgs, ReadArgs, ResizeArgs,
-    SessionInfoArgs, StickyArgs, TerminalOpenArgs, ToolArgs, ToolCall, TransferArgs, TypeArgs, UrlArgs,
+    SessionInfoArgs, StickyArgs, TerminalOpenArgs, TransferArgs, TypeArgs, UrlArgs,
 };
 pub use catalogue::{tool_spec, ToolSpec, AGENT_TOOLS, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS};
-pub use choices::ArtifactChoice;
 pub use client::{ClientError, ToolClient, HOOK_CONNECT_TIMEOUT, HOOK_TIMEOUT};
 pub use config::ServerConfig;
 pub use endpoint::Endpoint;
@@ -73,9 +70,9 @@ pub use hook::{HookAgent, HookEvent, HookReport, MAX_HOOK_TEXT};
 pub use invoke::{ExecuteFuture, InvokeError, ToolHost};
 pub use lock::{LockError, ServerLock};
 pub use mcp::{McpServer, ToolCaller};
-pub use operation::Operation;
+pub use operation::{CallError, Operation, ToolCall, ToolRequest};
 pub use server::{ServerError, ToolServer};
 pub use sessions::{
     valid_node_id, IntegrationState, IntegrationStatus, SessionError, SessionStore, ToolIdentity, ToolSession,
 };
-pub use validate::{validate_tool_request, ToolRequest, ValidationError};
+pub use validate::{validate_tool_request, ValidationError};

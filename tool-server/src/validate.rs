@@ -2,53 +2,11 @@
 //! into a [`ToolRequest`], driven by the catalogue's input schemas plus the
 //! global limits on strings, numbers and arrays.
 
-use serde::ser::SerializeStruct;
-use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
 use crate::catalogue::{tool_spec, MAX_ARRAY_ITEMS, MAX_ITEM_CHARS, MAX_NUMBER, MAX_STRING_CHARS};
-use crate::operation::Operation;
-
-/// A validated request: a known operation and arguments that match its schema.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolRequest {
-    /// The operation to run.
-    pub operation: Operation,
-    /// Its arguments; every key is declared by the schema and every value checked.
-    pub args: Map<String, Value>,
-}
-
-impl ToolRequest {
-    /// A string argument, if present.
-    pub fn str_arg(&self, name: &str) -> Option<&str> {
-        self.args.get(name).and_then(Value::as_str)
-    }
-
-    /// A numeric argument, if present.
-    pub fn number_arg(&self, name: &str) -> Option<f64> {
-        self.args.get(name).and_then(Value::as_f64)
-    }
-
-    /// A boolean argument, if present.
-    pub fn bool_arg(&self, name: &str) -> Option<bool> {
-        self.args.get(name).and_then(Value::as_bool)
-    }
-
-    /// A string-array argument (such as `nodeIds`), if present.
-    pub fn strings_arg(&self, name: &str) -> Option<Vec<&str>> {
-        self.args.get(name).and_then(Value::as_array).map(|items| items.iter().filter_map(Value::as_str).collect())
-    }
-}
-
-impl Serialize for ToolRequest {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("ToolRequest", 2)?;
-        s.serialize_field("operation", self.operation.name())?;
-        s.serialize_field("args", &self.args)?;
-        s.end()
-    }
-}
+use crate::operation::{Operation, ToolRequest};
 
 /// Why a request was rejected. Messages name the offending argument; names
 /// echoed from input are truncated and escaped.
