@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use thiserror::Error;
 
 use local_guard::files::{self, FileError};
-use local_guard::Token;
+use local_guard::{InvalidToken, Token};
 
 use crate::endpoint::{Endpoint, ENDPOINT_FILE};
 use crate::hook::HookReport;
@@ -30,9 +30,21 @@ pub enum ClientError {
     /// The endpoint URL is not `http://127.0.0.1:<port>` (or `localhost`, `[::1]`).
     #[error("invalid tool endpoint {0:?}")]
     BadEndpoint(String),
-    /// endpoint.json or the session file is missing or malformed.
+    /// endpoint.json or the session file is missing, or the node id invalid.
     #[error("{0}")]
     Setup(String),
+    /// endpoint.json or the session file is not the JSON it should be.
+    #[error("{file} is malformed: {source}")]
+    Malformed {
+        /// The file's name.
+        file: String,
+        /// What serde said.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The session file's token is not a token.
+    #[error("session file holds a malformed token")]
+    BadToken(#[source] InvalidToken),
     /// Reading a state file failed.
     #[error(transparent)]
     File(#[from] FileError),
@@ -52,6 +64,9 @@ pub enum ClientError {
     /// The response was not the expected JSON envelope.
     #[error("malformed response from tool server: {0}")]
     Protocol(String),
+    /// A hook report could not be encoded as JSON (said as it always was).
+    #[error("malformed response from tool server: {0}")]
+    Encode(#[source] serde_json::Error),
 }
 
 /// A connection recipe for one agent session.
@@ -100,8 +115,7 @@ impl ToolClient {
             &session_file_name(node_id),
             "no tool session for this node; launch the agent from termsprawl",
         )?;
-        let token = Token::parse(&session.token)
-            .map_err(|_| ClientError::Setup("session file holds a malformed token".into()))?;
+        let token = Token::parse(&session.token).map_err(ClientError::BadToken)?;
         let mut client = ToolClient::new(&endpoint.url, token)?;
         client.identity = Some(session.identity);
         Ok(client)
@@ -133,7 +147,7 @@ impl ToolClient {
     /// [`HOOK_CONNECT_TIMEOUT`] when nothing listens, [`HOOK_TIMEOUT`] in all —
     /// because the agent's turn waits for its hook.
     pub fn report_hook(&self, report: &HookReport) -> Result<(), ClientError> {
-        let body = serde_json::to_string(report).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let body = serde_json::to_string(report).map_err(ClientError::Encode)?;
         self.post("/hook", &body, HOOK_CONNECT_TIMEOUT, HOOK_TIMEOUT).map(|_| ())
     }
 
@@ -158,7 +172,7 @@ impl ToolClient {
 
 fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str, missing: &str) -> Result<T, ClientError> {
     let bytes = files::read_private(dir, name, 1024 * 1024)?.ok_or_else(|| ClientError::Setup(missing.to_owned()))?;
-    serde_json::from_slice(&bytes).map_err(|e| ClientError::Setup(format!("{name} is malformed: {e}")))
+    serde_json::from_slice(&bytes).map_err(|source| ClientError::Malformed { file: name.to_owned(), source })
 }
 
 fn parse_response(response: &[u8]) -> Result<Value, ClientError> {

@@ -87,13 +87,13 @@ pub enum InvokeError {
     #[error("Enable agent browser control")]
     BrowserDisabled,
     /// A discovery operation could not be answered.
-    #[error("{0}")]
+    #[error(transparent)]
     Refused(ToolError),
     /// The host's `execute` failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Failed(ToolError),
     /// A validated request did not fit its arguments type (a catalogue bug).
-    #[error("{0}")]
+    #[error(transparent)]
     Untyped(#[from] CallError),
     /// The host's `execute` did not resolve within the operation timeout.
     #[error("{0} timed out")]

@@ -59,15 +59,8 @@ const INSTRUCTIONS: &str = "Tools for the termsprawl canvas you are running in. 
 /// every field the catalogue publishes (name, description, inputSchema) is
 /// carried over verbatim. A failure here is a catalogue bug, reported to the
 /// client as an internal error rather than a panic in the agent's adapter.
-static MCP_TOOLS: LazyLock<Result<Vec<Tool>, String>> = LazyLock::new(|| {
-    AGENT_TOOLS
-        .iter()
-        .map(|spec| {
-            serde_json::to_value(spec)
-                .and_then(serde_json::from_value::<Tool>)
-                .map_err(|e| format!("catalogue entry is not an MCP tool: {e}"))
-        })
-        .collect()
+static MCP_TOOLS: LazyLock<Result<Vec<Tool>, serde_json::Error>> = LazyLock::new(|| {
+    AGENT_TOOLS.iter().map(|spec| serde_json::to_value(spec).and_then(serde_json::from_value::<Tool>)).collect()
 });
 
 /// Runs one tool call; implemented by [`ToolClient`].
@@ -161,7 +154,7 @@ impl<B: McpBackend> ServerHandler for McpHandler<B> {
         self.backend.opening(&context).await;
         match &*MCP_TOOLS {
             Ok(tools) => Ok(ListToolsResult::with_all_items(tools.clone())),
-            Err(message) => Err(ErrorData::internal_error(message.clone(), None)),
+            Err(e) => Err(ErrorData::internal_error(format!("catalogue entry is not an MCP tool: {e}"), None)),
         }
     }
 

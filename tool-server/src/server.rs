@@ -18,6 +18,7 @@ use crate::mcp_http::McpEndpoint;
 use crate::queue::ProjectQueues;
 use crate::sessions::{IntegrationStatus, SessionError, SessionStore, ToolIdentity, ToolSession};
 use local_guard::files::{self, FileError};
+use local_guard::RandomError;
 
 /// A failure starting or stopping the server.
 #[derive(Debug, Error)]
@@ -42,7 +43,7 @@ pub enum ServerError {
     },
     /// The OS random source failed.
     #[error("OS random source failed: {0}")]
-    Random(String),
+    Random(#[source] RandomError),
 }
 
 /// A running tool server. Dropping it closes it.
@@ -86,7 +87,7 @@ impl ToolServer {
         files::ensure_private_dir(&dir)?;
 
         let mut id = [0u8; 16];
-        local_guard::fill_random(&mut id).map_err(|e| ServerError::Random(e.to_string()))?;
+        local_guard::fill_random(&mut id).map_err(ServerError::Random)?;
         let instance_id = local_guard::hex::encode(&id);
         let lock = ServerLock::acquire(&dir, &instance_id)?;
         let sessions = Arc::new(SessionStore::open(&dir)?);
