@@ -36,7 +36,7 @@ impl Runtime {
     pub fn create_browser_context(&mut self) -> Result<BrowserContextId, ContextError> {
         let engine = self.engine.create_context().map_err(|e| ContextError::Engine(e.to_string()))?;
         let id = BrowserContextId::generate();
-        self.browsers.contexts.insert(id.clone(), engine);
+        self.browsers.add_context(id.clone(), engine);
         self.browsers.publish();
         tracing::info!(context = %id, "isolated browser context created");
         Ok(id)
@@ -46,7 +46,7 @@ impl Runtime {
     /// pages may sit in a project tab the person has since left), then ends
     /// the context; returns the nodes closed.
     pub fn dispose_browser_context(&mut self, id: &BrowserContextId) -> Result<Vec<NodeId>, ContextError> {
-        if !self.browsers.contexts.contains_key(id) {
+        if !self.browsers.has_context(id) {
             return Err(ContextError::NotFound(id.clone()));
         }
         let per_project: Vec<(ProjectId, Vec<NodeId>)> = self
@@ -69,7 +69,7 @@ impl Runtime {
                 .map_err(|e| ContextError::Close(e.to_string()))?;
             nodes.extend(ids);
         }
-        if let Some(engine) = self.browsers.contexts.remove(id) {
+        if let Some(engine) = self.browsers.remove_context(id) {
             // The closing browsers hold the engine's context until they are gone.
             self.engine.dispose_context(engine);
         }
@@ -88,7 +88,7 @@ impl Runtime {
         permissions: &[SitePermission],
         setting: SiteSetting,
     ) -> Result<(), ContextError> {
-        let engine = *self.browsers.contexts.get(id).ok_or_else(|| ContextError::NotFound(id.clone()))?;
+        let engine = self.browsers.engine_context(id).ok_or_else(|| ContextError::NotFound(id.clone()))?;
         self.engine
             .set_site_permissions(engine, site, permissions, setting)
             .map_err(|e| ContextError::Permissions(e.to_string()))?;
@@ -98,7 +98,7 @@ impl Runtime {
 
     /// Puts every permission set in the context back to the default.
     pub fn reset_context_permissions(&mut self, id: &BrowserContextId) -> Result<(), ContextError> {
-        let engine = *self.browsers.contexts.get(id).ok_or_else(|| ContextError::NotFound(id.clone()))?;
+        let engine = self.browsers.engine_context(id).ok_or_else(|| ContextError::NotFound(id.clone()))?;
         self.engine.reset_site_permissions(engine).map_err(|e| ContextError::Permissions(e.to_string()))
     }
 
@@ -110,7 +110,7 @@ impl Runtime {
         size: Option<(f64, f64)>,
         context: Option<&BrowserContextId>,
     ) -> Result<NodeId, String> {
-        if let Some(c) = context.filter(|c| !self.browsers.contexts.contains_key(*c)) {
+        if let Some(c) = context.filter(|c| !self.browsers.has_context(c)) {
             return Err(ContextError::NotFound(c.clone()).to_string());
         }
         let url = cef_bridge::url_policy::normalize_address(url).map_err(|e| e.to_string())?;

@@ -3,14 +3,13 @@
 //! The model says which browser tabs exist; this module makes the engine
 //! agree: one off-screen browser per tab of every browser node in the active
 //! project (the node shows its active tab; the others keep their pages),
-//! created, resized and closed as the model changes, and page events (title,
-//! URL, crashes, new tabs, popups, pages closing themselves) written back into
-//! the model.
+//! created, resized and closed as the model changes ([`BrowserNodes::sync`]),
+//! with what each page said of its loads, crashes and openers. The page events
+//! that change the model are the runtime's to apply (`browser_events.rs`).
 
-use super::engine::Browser;
+use super::engine::{Browser, BrowserEngine};
 use super::page_nav::PageNav;
-use super::Runtime;
-use crate::model::{BrowserContextId, BrowserTab, Command, NodeId, NodeKind, Rect, TabAddress};
+use crate::model::{BrowserContextId, NodeId, NodeKind, Project, Rect, TabAddress};
 use cef_bridge::{BrowserEvent, BrowserId, BrowserOptions, RequestContextId};
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
@@ -33,7 +32,7 @@ pub struct BrowserNodes {
     /// The text each page's open find-in-page search looks for.
     finding: HashMap<BrowserId, String>,
     /// Live isolated browser contexts and the engine's context behind each.
-    pub(crate) contexts: HashMap<BrowserContextId, RequestContextId>,
+    contexts: HashMap<BrowserContextId, RequestContextId>,
     /// The isolated context of each browser node in one, as the model said at the last sync.
     node_contexts: HashMap<NodeId, BrowserContextId>,
     /// Nodes of a context that ended (told once).
@@ -249,7 +248,7 @@ pub type ViewGeometry = ((u32, u32), f32);
 /// zoom and is painted at the pixels it takes on screen (within the engine's
 /// scale range and largest view).
 pub fn view_geometry(rect: &Rect, zoom: f64) -> ViewGeometry {
-    let body = canvas_render::body_rect(super::scene::render_rect(rect), &canvas_render::Theme::default());
+    let body = canvas_render::body_rect(super::gfx::render_rect(rect), &canvas_render::Theme::default());
     let edge = f64::from(cef_bridge::MAX_VIEW_EDGE);
     let w = f64::from(body.w).round().clamp(1.0, edge);
     let h = f64::from(body.h).round().clamp(1.0, edge);
@@ -263,7 +262,7 @@ pub fn view_geometry(rect: &Rect, zoom: f64) -> ViewGeometry {
 /// The frame a browser node needs for its page to be `width` x `height` CSS
 /// pixels, its top-left corner kept (the inverse of [`view_geometry`]'s size).
 pub fn rect_for_view(rect: &Rect, width: u32, height: u32) -> Rect {
-    let body = canvas_render::body_rect(super::scene::render_rect(rect), &canvas_render::Theme::default());
+    let body = canvas_render::body_rect(super::gfx::render_rect(rect), &canvas_render::Theme::default());
     Rect {
         x: rect.x,
         y: rect.y,
@@ -272,25 +271,22 @@ pub fn rect_for_view(rect: &Rect, width: u32, height: u32) -> Rect {
     }
 }
 
-impl Runtime {
-    /// Creates, resizes and closes browsers so they match the active project.
-    pub fn sync_browsers(&mut self) {
-        let zoom = if self.config.views_follow_zoom {
-            self.project().map_or(1.0, |p| p.camera().zoom) * self.ui_scale
-        } else {
-            1.0
-        };
+impl BrowserNodes {
+    /// Creates, resizes and closes browsers so they match `project`'s browser
+    /// nodes, views painted at `zoom`; returns what the person must be told.
+    pub(crate) fn sync(&mut self, project: Option<&Project>, zoom: f64, engine: &dyn BrowserEngine) -> Vec<String> {
+        let mut told = Vec::new();
         let mut wanted: Vec<(TabAddress, String, ViewGeometry, Option<RequestContextId>)> = vec![];
         let mut active = HashMap::new();
         let mut node_contexts = HashMap::new();
         let mut ended = vec![];
-        if let Some(p) = self.project() {
+        if let Some(p) = project {
             for node in p.nodes() {
                 if let NodeKind::Browser { tabs, active_tab, context } = &node.kind {
                     active.insert(node.id.clone(), active_tab.clone());
                     let engine_context = match context {
                         None => None,
-                        Some(c) => match self.browsers.contexts.get(c) {
+                        Some(c) => match self.contexts.get(c) {
                             Some(e) => Some(*e),
                             None => {
                                 // Its context was disposed (an undone close brought the node back):
@@ -314,24 +310,24 @@ impl Runtime {
                 }
             }
         }
-        self.browsers.ended.retain(|n| ended.contains(n));
+        self.ended.retain(|n| ended.contains(n));
         for node in ended {
-            if self.browsers.ended.insert(node.clone()) {
-                self.notify(format!("{node}: its isolated browser context has ended; its pages stay closed"), true);
+            if self.ended.insert(node.clone()) {
+                told.push(format!("{node}: its isolated browser context has ended; its pages stay closed"));
             }
         }
-        self.browsers.active = active;
-        self.browsers.node_contexts = node_contexts;
+        self.active = active;
+        self.node_contexts = node_contexts;
         let stale: Vec<TabAddress> =
-            self.browsers.by_tab.keys().filter(|t| !wanted.iter().any(|(w, ..)| w == *t)).cloned().collect();
+            self.by_tab.keys().filter(|t| !wanted.iter().any(|(w, ..)| w == *t)).cloned().collect();
         for tab in stale {
-            if let Some(b) = self.browsers.by_tab.remove(&tab) {
-                self.browsers.by_browser.remove(&b.id());
+            if let Some(b) = self.by_tab.remove(&tab) {
+                self.by_browser.remove(&b.id());
                 let _ = b.close();
             }
         }
         for (tab, url, ((w, h), scale), context) in wanted {
-            match self.browsers.by_tab.get(&tab) {
+            match self.by_tab.get(&tab) {
                 Some(b) => {
                     if b.view_size() != (w, h) {
                         let _ = b.resize(w, h);
@@ -348,220 +344,111 @@ impl Runtime {
                         cef_bridge::url_policy::ABOUT_BLANK.to_string()
                     };
                     let options = BrowserOptions { context, ..BrowserOptions::new(url, w, h) };
-                    match self.engine.create_browser(&options) {
+                    match engine.create_browser(&options) {
                         Ok(b) => {
                             if let Err(e) = b.set_scale(scale) {
                                 tracing::debug!(%tab, error = %e, "view scale not set");
                             }
-                            self.browsers.by_browser.insert(b.id(), tab.clone());
-                            self.browsers.by_tab.insert(tab, b);
+                            self.by_browser.insert(b.id(), tab.clone());
+                            self.by_tab.insert(tab, b);
                         }
-                        Err(e) => self.notify(format!("browser for {tab} not created: {e}"), true),
+                        Err(e) => told.push(format!("browser for {tab} not created: {e}")),
                     }
                 }
             }
         }
-        self.browsers.publish();
+        self.publish();
+        told
     }
 
     /// The isolated context behind an engine's context.
-    fn context_of_engine(&self, engine: Option<RequestContextId>) -> Option<BrowserContextId> {
+    pub(crate) fn context_of_engine(&self, engine: Option<RequestContextId>) -> Option<BrowserContextId> {
         let engine = engine?;
-        self.browsers.contexts.iter().find(|(_, e)| **e == engine).map(|(c, _)| c.clone())
+        self.contexts.iter().find(|(_, e)| **e == engine).map(|(c, _)| c.clone())
     }
 
-    fn tab_for(&self, id: BrowserId) -> Option<TabAddress> {
-        self.browsers.by_browser.get(&id).cloned()
+    /// The engine's context behind a live isolated context.
+    pub(crate) fn engine_context(&self, id: &BrowserContextId) -> Option<RequestContextId> {
+        self.contexts.get(id).copied()
     }
 
-    /// Applies a browser event to the model and the live state.
-    pub(crate) fn on_browser_event(&mut self, ev: BrowserEvent) {
-        if let BrowserEvent::LoadingStateChanged { id, .. }
-        | BrowserEvent::LoadProgress { id, .. }
-        | BrowserEvent::FindResult { id, .. } = &ev
-        {
-            if self.browsers.by_browser.contains_key(id) && self.browsers.nav_mut(*id).follow(&ev) {
-                self.redraw = true;
-            }
-        }
-        if let BrowserEvent::DownloadStarted { id, .. } | BrowserEvent::DownloadProgress { id, .. } = &ev {
-            let tab = self.tab_for(*id);
-            self.record_download(tab, &ev);
-        }
-        match ev {
-            BrowserEvent::FrameReady { id } => {
-                if tracing::enabled!(tracing::Level::TRACE) {
-                    let centre = self
-                        .tab_for(id)
-                        .and_then(|t| self.browsers.by_tab.get(&t))
-                        .and_then(|b| b.last_frame())
-                        .and_then(|f| f.rgba_at(f.width / 2, f.height / 2));
-                    tracing::trace!(%id, ?centre, "frame");
-                }
-                if self.gfx.is_none() {
-                    // Nothing uploads frames headless: keep the announcements coming.
-                    if let Some(b) = self.tab_for(id).and_then(|t| self.browsers.by_tab.get(&t)) {
-                        b.acknowledge_frame();
-                    }
-                }
-                if let Some((_, painted)) = self.browsers.loaded.get_mut(&id) {
-                    *painted = true;
-                }
-                // A frame nobody sees waits, not uploaded, for the next frame that shows it.
-                if self.tab_for(id).is_some_and(|t| self.frame_visible(&t)) {
-                    self.redraw = true;
-                }
-            }
-            BrowserEvent::LoadingStateChanged { id, loading: true, .. } => {
-                self.browsers.loaded.remove(&id);
-            }
-            BrowserEvent::TitleChanged { id, title } => {
-                if let Some(tab) = self.tab_for(id) {
-                    let node = tab.node.clone();
-                    let shown = self.browsers.is_shown(&tab);
-                    self.apply_quiet(Command::SetBrowserTitle { tab, title: title.clone() });
-                    if shown && !title.is_empty() {
-                        self.apply_quiet(Command::SetTitle { id: node, title });
-                    }
-                }
-            }
-            BrowserEvent::AddressChanged { id, url } => {
-                if let Some(tab) = self.tab_for(id) {
-                    if cef_bridge::url_policy::is_allowed_nav_url(&url) {
-                        self.apply_quiet(Command::SetBrowserUrl { tab, url });
-                    }
-                }
-            }
-            BrowserEvent::LoadFinished { id, .. } => {
-                self.browsers.loaded.insert(id, (std::time::Instant::now(), false));
-                if let Some(b) = self.tab_for(id).and_then(|t| self.browsers.by_tab.get(&t)) {
-                    // Ask for a fresh paint so "painted after load" is reached even on a static page.
-                    let _ = b.invalidate();
-                }
-                if let Some(tab) = self.tab_for(id) {
-                    if self.browsers.crashed.remove(&tab.node).is_some() {
-                        self.redraw = true;
-                    }
-                }
-            }
-            BrowserEvent::RenderProcessTerminated { id, status, .. } => {
-                if let Some(tab) = self.tab_for(id) {
-                    self.browsers.crashed.insert(tab.node.clone(), format!("{status:?}").to_lowercase());
-                    self.redraw = true;
-                }
-            }
-            BrowserEvent::LoadFailed { id, error_text, url, .. } => {
-                if let Some(tab) = self.tab_for(id) {
-                    tracing::info!(node = %tab.node, %url, %error_text, "page failed to load");
-                }
-            }
-            BrowserEvent::NavigationBlocked { id, url } => {
-                if let Some(tab) = self.tab_for(id) {
-                    let scheme = url.split(':').next().unwrap_or("").to_string();
-                    self.notify(format!("{}: navigation to a {scheme}: URL was refused", tab.node), true);
-                }
-            }
-            BrowserEvent::NewTabRequested { opener, url, background } => {
-                // A link the page opens in a new tab: a tab of the opener's node
-                // (shown at once unless a background tab was asked for).
-                let result = match self.tab_for(opener) {
-                    Some(t) => self
-                        .new_tab(&t.node, &url, !background)
-                        .map(|tab| self.record_opener(tab, t, false))
-                        .map_err(|e| e.to_string()),
-                    None => NodeKind::browser(&url)
-                        .map_err(|e| e.to_string())
-                        .and_then(|kind| self.add_node(kind, &url, (960.0, 640.0), None).map_err(|e| e.to_string()))
-                        .map(|_| ()),
-                };
-                if let Err(e) = result {
-                    self.notify(format!("cannot open {url}: {e}"), true);
-                }
-            }
-            BrowserEvent::PopupOpened { id, opener } => self.adopt_popup(id, opener),
-            BrowserEvent::Closed { id } => {
-                self.browsers.loaded.remove(&id);
-                self.browsers.nav.remove(&id);
-                self.browsers.finding.remove(&id);
-                if let Some(tab) = self.browsers.by_browser.remove(&id) {
-                    // Closed by the page (window.close) or by CEF rather than by the model:
-                    // drop the tab binding, and the tab itself when its node has others.
-                    if self.browsers.by_tab.get(&tab).is_some_and(|b| b.id() == id) {
-                        self.browsers.by_tab.remove(&tab);
-                        if self.page_tabs(&tab.node).len() > 1 {
-                            if let Err(e) = self.close_tab(tab) {
-                                tracing::debug!(error = %e, "a tab whose page closed stays");
-                            }
-                        }
-                    }
-                }
-                self.browsers.publish();
-            }
-            BrowserEvent::DownloadFinished { path, complete, .. } => {
-                if complete {
-                    self.notify(format!("downloaded {}", path.display()), false);
-                }
-            }
-            // Waiters on the live view re-check `is_created`.
-            BrowserEvent::DialogOpened { id, dialog } => {
-                tracing::info!(browser = %id, kind = dialog.kind.cdp_name(), "page waits on a JavaScript dialog");
-                self.request_redraw();
-            }
-            BrowserEvent::DialogClosed { .. } | BrowserEvent::ContextMenuClosed { .. } => self.request_redraw(),
-            BrowserEvent::ContextMenuOpened { id, .. } => self.context_menu_opened(id),
-            BrowserEvent::FileChooserOpened { id, chooser } => {
-                tracing::info!(browser = %id, mode = ?chooser.mode, "page waits on a file chooser");
-                self.request_redraw();
-            }
-            BrowserEvent::Created { .. } => self.browsers.publish(),
-            BrowserEvent::LoadingStateChanged { .. }
-            | BrowserEvent::LoadProgress { .. }
-            | BrowserEvent::FindResult { .. }
-            | BrowserEvent::DownloadStarted { .. }
-            | BrowserEvent::DownloadProgress { .. } => {}
+    /// Whether an isolated context is live.
+    pub(crate) fn has_context(&self, id: &BrowserContextId) -> bool {
+        self.contexts.contains_key(id)
+    }
+
+    /// Records a new isolated context and the engine's context behind it.
+    pub(crate) fn add_context(&mut self, id: BrowserContextId, engine: RequestContextId) {
+        self.contexts.insert(id, engine);
+    }
+
+    /// Forgets an isolated context; the engine's context behind it, if it was live.
+    pub(crate) fn remove_context(&mut self, id: &BrowserContextId) -> Option<RequestContextId> {
+        self.contexts.remove(id)
+    }
+
+    /// Follows a page's loading, history and find events; true when what
+    /// its title bar shows changed.
+    pub(crate) fn follow_nav(&mut self, id: BrowserId, ev: &BrowserEvent) -> bool {
+        self.by_browser.contains_key(&id) && self.nav_mut(id).follow(ev)
+    }
+
+    /// A page painted a frame (after its load, "painted" is reached).
+    pub(crate) fn painted(&mut self, id: BrowserId) {
+        if let Some((_, painted)) = self.loaded.get_mut(&id) {
+            *painted = true;
         }
     }
 
-    /// A sign-in popup: a new tab of its opener's node (a node of its own when
-    /// the opener is gone), bound to the already existing popup browser.
-    fn adopt_popup(&mut self, id: BrowserId, opener: BrowserId) {
-        let Some(handle) = self.engine.browser(id) else { return };
-        let url = handle.url();
-        let tab = match BrowserTab::new(if url.is_empty() { cef_bridge::url_policy::ABOUT_BLANK } else { &url }) {
-            Ok(t) => t,
-            Err(e) => {
-                let _ = handle.close();
-                self.notify(format!("popup refused: {e}"), true);
-                return;
-            }
-        };
-        let (node, command) = match self.tab_for(opener) {
-            Some(t) => (t.node.clone(), Command::AddTab { node: t.node, tab: tab.clone(), activate: true }),
-            None => {
-                let context = self.context_of_engine(handle.context());
-                let kind = NodeKind::Browser { active_tab: tab.id.clone(), tabs: vec![tab.clone()], context };
-                let size = (520.0, 640.0);
-                let (x, y) = self.free_spot(size, None);
-                let node = crate::model::Node::new(kind, "Sign-in", Rect { x, y, w: size.0, h: size.1 });
-                (node.id.clone(), Command::AddNode { node })
-            }
-        };
-        let address = TabAddress::new(node, tab.id.clone());
-        // Bind first so sync_browsers() keeps this browser instead of creating another.
-        self.browsers.by_browser.insert(id, address.clone());
-        self.browsers.by_tab.insert(address.clone(), handle.clone());
-        match self.apply(command) {
-            Ok(_) => {
-                if let Some(opener) = self.tab_for(opener) {
-                    self.record_opener(address, opener, true);
-                }
-            }
-            Err(e) => {
-                self.browsers.by_browser.remove(&id);
-                self.browsers.by_tab.remove(&address);
-                let _ = handle.close();
-                self.notify(format!("popup not opened: {e}"), true);
-            }
+    /// A page started loading again.
+    pub(crate) fn loading(&mut self, id: BrowserId) {
+        self.loaded.remove(&id);
+    }
+
+    /// A page finished loading: asks it for a fresh paint (so "painted after
+    /// load" is reached even on a static page); true when that ended a crash
+    /// its node showed.
+    pub(crate) fn load_finished(&mut self, id: BrowserId) -> bool {
+        self.loaded.insert(id, (Instant::now(), false));
+        let Some(tab) = self.by_browser.get(&id) else { return false };
+        if let Some(b) = self.by_tab.get(tab) {
+            let _ = b.invalidate();
+        }
+        self.crashed.remove(&tab.node).is_some()
+    }
+
+    /// A page's renderer died; false when the page is not one of ours.
+    pub(crate) fn crashed(&mut self, id: BrowserId, why: String) -> bool {
+        let Some(tab) = self.by_browser.get(&id) else { return false };
+        self.crashed.insert(tab.node.clone(), why);
+        true
+    }
+
+    /// A browser closed (by its page, or by CEF rather than by the model):
+    /// forgets it; the tab it was bound to, when that binding was its own.
+    pub(crate) fn closed(&mut self, id: BrowserId) -> Option<TabAddress> {
+        self.loaded.remove(&id);
+        self.nav.remove(&id);
+        self.finding.remove(&id);
+        let tab = self.by_browser.remove(&id)?;
+        if self.by_tab.get(&tab).is_some_and(|b| b.id() == id) {
+            self.by_tab.remove(&tab);
+            return Some(tab);
+        }
+        None
+    }
+
+    /// Binds an existing browser (a popup) to a tab, so the next sync keeps it
+    /// instead of creating another.
+    pub(crate) fn bind(&mut self, tab: TabAddress, browser: Browser) {
+        self.by_browser.insert(browser.id(), tab.clone());
+        self.by_tab.insert(tab, browser);
+    }
+
+    /// Undoes [`BrowserNodes::bind`].
+    pub(crate) fn unbind(&mut self, tab: &TabAddress) {
+        if let Some(b) = self.by_tab.remove(tab) {
+            self.by_browser.remove(&b.id());
         }
     }
 
@@ -569,25 +456,19 @@ impl Runtime {
     /// facade announces the new target only after asking its page for its
     /// target info, which the main thread answers after this, so it is never
     /// announced without its opener.
-    fn record_opener(&mut self, tab: TabAddress, opener: TabAddress, can_access: bool) {
-        let mut openers = std::mem::take(&mut self.browsers.openers);
-        openers.retain(|t, o| self.browsers.both_live(t, o));
+    pub(crate) fn record_opener(&mut self, tab: TabAddress, opener: TabAddress, can_access: bool) {
+        let mut openers = std::mem::take(&mut self.openers);
+        openers.retain(|t, o| self.both_live(t, o));
         openers.insert(tab, PageOpener { tab: opener, can_access });
-        self.browsers.openers = openers;
-        self.browsers.publish();
-    }
-
-    /// Applies a command that reflects the page, not the user (not worth a notice on failure).
-    fn apply_quiet(&mut self, cmd: Command) {
-        if let Err(e) = self.apply(cmd) {
-            tracing::debug!(error = %e, "browser state not recorded");
-        }
+        self.openers = openers;
+        self.publish();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Command;
 
     #[test]
     fn a_node_sized_for_a_view_gets_exactly_that_view() {

@@ -3,7 +3,6 @@
 //! hear of every download as it goes (the CDP facade's `Browser.download*`
 //! events). Fed by the engine's download events on the main thread.
 
-use super::Runtime;
 use crate::model::{NodeId, TabAddress};
 use cef_bridge::{BrowserEvent, DownloadState};
 use std::collections::HashMap;
@@ -163,20 +162,6 @@ impl Downloads {
     /// Forgets the downloads of nodes no longer there.
     pub fn retain_nodes(&mut self, alive: impl Fn(&NodeId) -> bool) {
         self.by_node.retain(|n, _| alive(n));
-    }
-}
-
-impl Runtime {
-    /// A download event of `tab`'s page: the node's strip and every listener.
-    pub(super) fn record_download(&mut self, tab: Option<TabAddress>, event: &BrowserEvent) {
-        let Some(tab) = tab else { return };
-        if matches!(event, BrowserEvent::DownloadStarted { .. }) {
-            let workspace = &self.workspace;
-            self.downloads.retain_nodes(|n| workspace.projects().iter().any(|p| p.node(n).is_some()));
-        }
-        if self.downloads.record(&tab, event) {
-            self.request_redraw();
-        }
     }
 }
 

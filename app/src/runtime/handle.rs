@@ -1,11 +1,12 @@
 //! How other threads reach the main thread: jobs with replies, and a waker.
 //!
-//! Every canvas mutation happens on the main thread (the analogue of "the
-//! renderer owns canvas state" in the seeds). The tool server, the CDP facade
-//! and PTY readers send a closure through an [`AppHandle`] and wait for its
-//! result with a deadline; the main loop is woken through its [`Waker`].
+//! Every canvas mutation happens on the main thread, which owns the
+//! canvas's state. The tool server, the CDP facade and PTY readers send a
+//! closure through a [`MainHandle`] and wait for its result with a deadline;
+//! the main loop is woken through its [`Waker`]. The handle is generic over
+//! the state the main thread lends its jobs (the app's is `Runtime`), so it
+//! knows nothing of it.
 
-use super::Runtime;
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 use parking_lot::{Condvar, Mutex};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -13,8 +14,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
-/// Work for the main thread.
-pub type Job = Box<dyn FnOnce(&mut Runtime) + Send>;
+/// Work for the main thread, on its state `S`.
+pub type Job<S> = Box<dyn FnOnce(&mut S) + Send>;
 
 /// Why a cross-thread call did not produce a result.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -27,7 +28,7 @@ pub enum AppError {
     Stopped,
 }
 
-/// Who got to a [`AppHandle::call`] job first: the main thread (it runs) or
+/// Who got to a [`MainHandle::call`] job first: the main thread (it runs) or
 /// the caller's deadline (it never runs).
 #[derive(Clone, Default)]
 struct Ticket(Arc<AtomicU8>);
@@ -91,22 +92,27 @@ impl Waker {
     }
 }
 
-/// A cloneable, thread-safe handle to the main thread.
-#[derive(Clone)]
-pub struct AppHandle {
-    tx: Sender<Job>,
+/// A cloneable, thread-safe handle to the main thread and its state `S`.
+pub struct MainHandle<S: 'static> {
+    tx: Sender<Job<S>>,
     waker: Arc<Waker>,
 }
 
-impl AppHandle {
+impl<S: 'static> Clone for MainHandle<S> {
+    fn clone(&self) -> Self {
+        Self { tx: self.tx.clone(), waker: self.waker.clone() }
+    }
+}
+
+impl<S: 'static> MainHandle<S> {
     /// A handle and the receiving end the main loop drains.
-    pub fn new(waker: Arc<Waker>) -> (AppHandle, Receiver<Job>) {
+    pub fn new(waker: Arc<Waker>) -> (Self, Receiver<Job<S>>) {
         let (tx, rx) = crossbeam_channel::unbounded();
-        (AppHandle { tx, waker }, rx)
+        (Self { tx, waker }, rx)
     }
 
     /// Runs `f` on the main thread without waiting for it.
-    pub fn post(&self, f: impl FnOnce(&mut Runtime) + Send + 'static) -> Result<(), AppError> {
+    pub fn post(&self, f: impl FnOnce(&mut S) + Send + 'static) -> Result<(), AppError> {
         self.tx.send(Box::new(f)).map_err(|_| AppError::Stopped)?;
         self.waker.wake();
         Ok(())
@@ -119,7 +125,7 @@ impl AppHandle {
     pub fn call<R: Send + 'static>(
         &self,
         timeout: Duration,
-        f: impl FnOnce(&mut Runtime) -> R + Send + 'static,
+        f: impl FnOnce(&mut S) -> R + Send + 'static,
     ) -> Result<R, AppError> {
         let (tx, rx) = bounded(1);
         let ticket = Ticket::default();
@@ -183,7 +189,7 @@ mod tests {
 
     #[test]
     fn a_call_to_a_stalled_loop_times_out_and_leaves_its_job_unrunnable() {
-        let (handle, jobs) = AppHandle::new(Waker::new());
+        let (handle, jobs) = MainHandle::<()>::new(Waker::new());
         let got = handle.call(Duration::from_millis(20), |_| ());
         assert_eq!(got, Err(AppError::Timeout(Duration::from_millis(20))));
         assert_eq!(jobs.len(), 1, "the job stays queued until the loop drains it");

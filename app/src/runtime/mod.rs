@@ -13,14 +13,17 @@ pub mod agent_nodes;
 pub mod agent_settings;
 pub mod attention;
 pub mod browser_contexts;
+mod browser_events;
 pub mod browsers;
 pub mod downloads;
 pub mod engine;
 pub mod facade;
 mod facade_channel;
+mod gfx;
 pub mod handle;
 pub mod headless;
 pub mod on_screen;
+pub mod page_commands;
 pub mod page_menus;
 pub mod page_nav;
 pub mod page_tabs;
@@ -31,8 +34,14 @@ pub mod terminals;
 #[cfg(test)]
 mod test_context;
 pub mod tools;
+mod view;
 
-pub use handle::{AppError, AppHandle, Job, Waker};
+pub use handle::{AppError, Waker};
+
+/// The app's handle to the main thread: jobs run on the [`Runtime`].
+pub type AppHandle = handle::MainHandle<Runtime>;
+/// Work for the main thread.
+pub type Job = handle::Job<Runtime>;
 
 use crate::model::{
     self, placement, Applied, Autosaver, Command, DebouncePolicy, ModelError, Node, NodeId, NodeKind, Point, Project,
@@ -121,7 +130,7 @@ pub struct Runtime {
     /// Messages not yet shown.
     pub notices: Vec<Notice>,
     /// GPU and renderer (the window's, or an off-screen one made on demand).
-    pub gfx: Option<scene::Gfx>,
+    pub gfx: Option<gfx::Gfx>,
     /// The view's size in logical pixels: the window's, or [`HEADLESS_VIEWPORT`] without one.
     pub viewport: (f64, f64),
     /// Window pixels per logical pixel (a HiDPI screen's scale; 1 headless):

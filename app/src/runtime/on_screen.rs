@@ -2,7 +2,8 @@
 //! the nodes on screen.
 //!
 //! The window tells the runtime which part of the canvas it shows
-//! ([`Runtime::set_on_screen`]). Headless there is no view and nobody looks
+//! (`Runtime::set_on_screen`, in `view.rs`, which paces pages through
+//! [`Pacing`]). Headless there is no view and nobody looks
 //! at the canvas, so pages are tabs of one browser window, as in Chromium: the
 //! front page (the one a client last brought to front or opened in the
 //! foreground; when it closes, the one before it, as Chromium activates
@@ -13,7 +14,7 @@
 //! keeps such a page visible). A page that is none of these loads hidden, as a
 //! background tab does in Chromium: a restore's pages paint nothing nobody
 //! looks at (no tiles rastered, no frames kept). A canvas shot keeps every page live
-//! ([`Runtime::keep_pages_live`]). With a view:
+//! (`Runtime::keep_pages_live`). With a view:
 //! - a page paints at a [`Pace`]: full rate when it is on screen and big
 //!   enough to read, a few frames a second when it is on screen but too small
 //!   to read (the engine's windowless frame rate, so animations and
@@ -33,9 +34,9 @@
 //!   no redraw (and off-screen frames are not uploaded): the next frame that
 //!   shows them takes their latest state.
 
+use super::browsers::BrowserNodes;
 use super::engine::Browser;
-use super::Runtime;
-use crate::model::{NodeId, Rect, TabAddress};
+use crate::model::{NodeId, Project, Rect};
 use cef_bridge::BrowserId;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -215,11 +216,11 @@ pub(crate) fn show_now(browser: &Browser) {
     }
 }
 
-/// What [`Runtime::pace_pages`] needs between turns.
+/// What the runtime's page pacing needs between turns.
 #[derive(Debug, Default)]
 pub struct Pacing {
     /// What the window shows (none headless).
-    pub(crate) view: Option<OnScreen>,
+    view: Option<OnScreen>,
     /// When pacing last ran.
     last: Option<Instant>,
     /// Headless: the nodes clients brought to front or opened in the
@@ -231,99 +232,80 @@ pub struct Pacing {
     /// Every shown page live headless (a canvas shot paints them all).
     all_live: bool,
     /// Pages CDP clients need painted.
-    pub(crate) wants: PaintWants,
+    wants: PaintWants,
 }
 
-impl Runtime {
-    /// Tells the runtime what the window shows (`None`: no view, as headless).
-    pub fn set_on_screen(&mut self, view: Option<OnScreen>) {
-        if self.pacing.view != view {
-            self.pacing.view = view;
-            self.pace_pages();
+impl Pacing {
+    /// Sets what the window shows; true when it changed.
+    pub(crate) fn set_view(&mut self, view: Option<OnScreen>) -> bool {
+        if self.view == view {
+            return false;
         }
+        self.view = view;
+        true
     }
 
-    /// Makes `node` the front one, as a tab brought to front is in Chromium
-    /// (headless its page is the visible one; see the module doc).
-    pub fn bring_to_front(&mut self, node: NodeId) {
-        if self.pacing.fronts.last() != Some(&node) {
-            self.pacing.fronts.retain(|n| n != &node);
-            self.pacing.fronts.push(node);
-            if self.pacing.fronts.len() > FRONT_HISTORY {
-                self.pacing.fronts.remove(0);
-            }
-            self.pace_pages();
+    /// What the window shows (none headless).
+    pub(crate) fn view(&self) -> Option<&OnScreen> {
+        self.view.as_ref()
+    }
+
+    /// Makes `node` the front one; true when that changed.
+    pub(crate) fn bring_to_front(&mut self, node: NodeId) -> bool {
+        if self.fronts.last() == Some(&node) {
+            return false;
         }
+        self.fronts.retain(|n| n != &node);
+        self.fronts.push(node);
+        if self.fronts.len() > FRONT_HISTORY {
+            self.fronts.remove(0);
+        }
+        true
     }
 
     /// Headless: the front node, the last one brought to front that is still
-    /// on the canvas (the ones removed are forgotten), else the focused node.
-    fn front_node(&mut self) -> Option<NodeId> {
-        if let Some(project) = self.workspace.active() {
-            self.pacing.fronts.retain(|n| project.node(n).is_some());
+    /// on `project`'s canvas (the ones removed are forgotten), else `focus`.
+    pub(crate) fn front_node(&mut self, project: Option<&Project>, focus: Option<&NodeId>) -> Option<NodeId> {
+        if let Some(project) = project {
+            self.fronts.retain(|n| project.node(n).is_some());
         }
-        self.pacing.fronts.last().or(self.focus.as_ref()).cloned()
+        self.fronts.last().or(focus).cloned()
     }
 
-    /// Keeps every shown page live headless (`true`, for a canvas shot) or
-    /// paces them as tabs of one window (`false`, the default).
-    pub fn keep_pages_live(&mut self, live: bool) {
-        self.pacing.all_live = live;
-        self.pace_pages();
+    /// Keeps every shown page live headless (a canvas shot) or not.
+    pub(crate) fn set_all_live(&mut self, live: bool) {
+        self.all_live = live;
     }
 
-    /// The pages CDP clients need painted, for the facade's thread.
-    pub fn paint_wants(&self) -> PaintWants {
-        self.pacing.wants.clone()
+    /// The pages CDP clients need painted (shared with the facade's thread).
+    pub(crate) fn wants(&self) -> &PaintWants {
+        &self.wants
     }
 
-    /// Whether a node is on screen (always, without a view).
-    pub fn on_screen(&self, id: &NodeId) -> bool {
-        let Some(view) = &self.pacing.view else { return true };
-        self.project().and_then(|p| p.node(id)).is_some_and(|n| view.shows(&n.rect))
+    /// Whether [`PACE_EVERY`] passed since pacing last ran.
+    pub(crate) fn due(&self) -> bool {
+        self.last.is_none_or(|t| t.elapsed() >= PACE_EVERY)
     }
 
-    /// A node's content changed (a terminal's output): redraw if anyone can see it.
-    pub fn node_changed(&mut self, id: &NodeId) {
-        if self.on_screen(id) {
-            self.request_redraw();
-        }
-    }
-
-    /// Whether a tab's new frame is worth a redraw: its node shows it, on screen.
-    pub(crate) fn frame_visible(&self, tab: &TabAddress) -> bool {
-        self.browsers.is_shown(tab) && self.on_screen(&tab.node)
-    }
-
-    /// Re-paces pages when the view changed or [`PACE_EVERY`] passed.
-    pub(crate) fn pace_pages_if_due(&mut self) {
-        if self.pacing.last.is_none_or(|t| t.elapsed() >= PACE_EVERY) {
-            self.pace_pages();
-        }
-    }
-
-    /// Sets every page's frame rate and visibility from where its node is
-    /// (see the module doc); a page that speeds up or shows again is repainted at once.
-    pub fn pace_pages(&mut self) {
-        self.pacing.last = Some(Instant::now());
-        let out_of_view = self.terminals.live_nodes().filter(|id| !self.on_screen(id)).cloned().collect();
-        self.terminals.out_of_view.set(out_of_view);
-        self.pacing.wants.prune(|id| self.browsers.tab_of(id).is_some());
-        let front = self.front_node();
-        let front = front.as_ref();
-        let Some(project) = self.workspace.active() else { return };
-        for (tab, b) in self.browsers.iter() {
+    /// Sets every live page's frame rate and visibility from where its node
+    /// is in `project` (see the module doc); a page that speeds up or shows
+    /// again is repainted at once. `front` is the front node headless.
+    pub(crate) fn pace(&mut self, project: Option<&Project>, browsers: &BrowserNodes, front: Option<&NodeId>) {
+        self.last = Some(Instant::now());
+        self.wants.prune(|id| browsers.tab_of(id).is_some());
+        let Some(project) = project else { return };
+        for (tab, b) in browsers.iter() {
             let Some(node) = project.node(&tab.node) else { continue };
             let devtools = b.devtools();
             let page = PageUse {
-                shown: self.browsers.is_shown(tab),
+                shown: browsers.is_shown(tab),
                 driven: devtools.driven_within(DRIVEN_WITHIN),
                 tool_driven: devtools.own_driven_within(DRIVEN_WITHIN),
-                wanted: self.pacing.wants.wanted(b.id()),
+                wanted: self.wants.wanted(b.id()),
                 // A canvas shot paints every page: each counts as the front one.
-                front: self.pacing.all_live || front == Some(&tab.node),
+                front: self.all_live || front == Some(&tab.node),
             };
-            let pace = Pace::of(self.pacing.view.as_ref(), &node.rect, page);
+            let pace = Pace::of(self.view.as_ref(), &node.rect, page);
             let hidden = pace == Pace::Away;
             if b.is_hidden() != hidden {
                 tracing::debug!(%tab, hidden, "page visibility");
@@ -351,8 +333,6 @@ impl Runtime {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Command, NodeKind};
-    use crate::runtime::engine::LiveBrowser;
 
     fn view() -> OnScreen {
         OnScreen::new(rect(0.0, 0.0, 1600.0, 1000.0), 1.0)
@@ -435,165 +415,5 @@ mod tests {
         assert!(wants.wanted(b));
         wants.prune(|id| id != b);
         assert!(wants.wanted(a) && !wants.wanted(b), "a page that is gone is forgotten");
-    }
-
-    #[test]
-    fn the_runtime_paces_pages_as_the_view_moves_and_repaints_those_that_speed_up() {
-        let mut ctx = crate::runtime::test_context::TestContext::new();
-        let kind = NodeKind::browser("https://example.com/").unwrap();
-        let id = ctx.add(kind, "Example", (0.0, 0.0, 800.0, 600.0));
-        let page = ctx.page_of(id.as_str()).expect("a page");
-        ctx.rt.set_on_screen(Some(view()));
-        assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "in view: full rate");
-        assert!(!page.is_hidden());
-        ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
-        assert_eq!(page.frame_rate(), 1, "out of view");
-        assert!(page.is_hidden(), "hidden as a background tab");
-        assert!(!ctx.rt.on_screen(&id));
-        let before = page.invalidations.load(std::sync::atomic::Ordering::Relaxed);
-        ctx.rt.set_on_screen(Some(view()));
-        assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "back in view");
-        assert!(!page.is_hidden(), "shown again");
-        assert!(page.invalidations.load(std::sync::atomic::Ordering::Relaxed) > before, "repainted at once");
-        assert!(ctx.rt.on_screen(&id));
-        // A covered window shows nothing.
-        ctx.rt.set_on_screen(Some(OnScreen::nothing()));
-        assert!(page.is_hidden());
-        // Out of view but driven by a client: full rate, and visible.
-        ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
-        assert_eq!(page.frame_rate(), 1);
-        let pending = page.devtools().request("Runtime.evaluate", serde_json::json!({"expression": "1"}), None);
-        assert!(pending.is_ok());
-        ctx.rt.pace_pages();
-        assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "driven");
-        assert!(!page.is_hidden(), "a driven page stays visible");
-    }
-
-    /// A fake page that finished loading, as the engine reports it.
-    fn settle(ctx: &mut crate::runtime::test_context::TestContext, page: &crate::runtime::test_context::FakeBrowser) {
-        page.report(cef_bridge::BrowserEvent::LoadFinished { id: page.browser_id(), http_status: 200 });
-        ctx.rt.tick();
-    }
-
-    #[test]
-    fn headless_the_front_page_is_visible_and_the_others_are_background_tabs() {
-        let mut ctx = crate::runtime::test_context::TestContext::new();
-        let kind = NodeKind::browser("https://example.com/").unwrap();
-        let a = ctx.add(kind.clone(), "A", (0.0, 0.0, 800.0, 600.0));
-        let b = ctx.add(kind, "B", (900.0, 0.0, 800.0, 600.0));
-        let (pa, pb) = (ctx.page_of(a.as_str()).expect("a page"), ctx.page_of(b.as_str()).expect("b page"));
-        ctx.rt.pace_pages();
-        assert!(pa.is_hidden() && pb.is_hidden(), "background tabs load hidden: nobody looks at a headless canvas");
-        settle(&mut ctx, &pa);
-        settle(&mut ctx, &pb);
-        ctx.rt.pace_pages();
-        assert!(pa.is_hidden() && pb.is_hidden(), "and stay hidden once loaded");
-        ctx.rt.bring_to_front(a.clone());
-        assert!(!pa.is_hidden() && pb.is_hidden(), "the front page only");
-        ctx.rt.bring_to_front(b.clone());
-        assert!(pa.is_hidden() && !pb.is_hidden(), "as a tab brought to front");
-        ctx.rt.paint_wants().paint_for(pa.browser_id());
-        ctx.rt.pace_pages();
-        assert!(!pa.is_hidden(), "shown for a client's screenshot");
-    }
-
-    #[test]
-    fn headless_when_the_front_page_closes_the_one_before_comes_to_front() {
-        let mut ctx = crate::runtime::test_context::TestContext::new();
-        let kind = NodeKind::browser("https://example.com/").unwrap();
-        let a = ctx.add(kind.clone(), "A", (0.0, 0.0, 800.0, 600.0));
-        let b = ctx.add(kind.clone(), "B", (900.0, 0.0, 800.0, 600.0));
-        let c = ctx.add(kind, "C", (1800.0, 0.0, 800.0, 600.0));
-        let (pa, pb) = (ctx.page_of(a.as_str()).expect("a page"), ctx.page_of(b.as_str()).expect("b page"));
-        for p in [&pa, &pb] {
-            settle(&mut ctx, p);
-        }
-        ctx.rt.bring_to_front(a.clone());
-        ctx.rt.bring_to_front(b.clone());
-        ctx.rt.bring_to_front(c.clone());
-        ctx.rt.bring_to_front(b.clone());
-        assert!(pa.is_hidden() && !pb.is_hidden());
-        // A client's second page closes: its first one is in front again, as
-        // Chromium activates another tab (a click there would wait for ever
-        // on an IntersectionObserver of a hidden page).
-        ctx.rt.apply(Command::RemoveNodes { ids: vec![b.clone(), c.clone()] }).unwrap();
-        ctx.rt.pace_pages();
-        assert!(!pa.is_hidden(), "the page before the closed ones comes to front");
-    }
-
-    /// A headless runtime with one loaded page, hidden as a background tab.
-    fn one_background_tab(
-    ) -> (crate::runtime::test_context::TestContext, Arc<crate::runtime::test_context::FakeBrowser>) {
-        let mut ctx = crate::runtime::test_context::TestContext::new();
-        let kind = NodeKind::browser("https://example.com/").unwrap();
-        let id = ctx.add(kind, "Page", (0.0, 0.0, 800.0, 600.0));
-        let page = ctx.page_of(id.as_str()).expect("a page");
-        settle(&mut ctx, &page);
-        ctx.rt.pace_pages();
-        assert!(page.is_hidden());
-        (ctx, page)
-    }
-
-    #[test]
-    fn headless_an_agents_operations_show_a_background_tab_and_a_cdp_clients_commands_do_not() {
-        let (mut ctx, page) = one_background_tab();
-        page.devtools().send_text(r#"{"id":1073741824,"method":"Runtime.evaluate"}"#).expect("sent");
-        ctx.rt.pace_pages();
-        assert!(page.is_hidden(), "a CDP client's commands keep a background tab hidden, as in Chromium");
-        let _pending = page.devtools().request("Runtime.evaluate", serde_json::json!({"expression": "1"}), None);
-        ctx.rt.pace_pages();
-        assert!(!page.is_hidden(), "an agent's tool operation shows it");
-    }
-
-    #[test]
-    fn a_canvas_shot_keeps_every_page_live() {
-        let (mut ctx, page) = one_background_tab();
-        ctx.rt.keep_pages_live(true);
-        assert!(!page.is_hidden());
-    }
-
-    #[test]
-    fn a_tab_its_node_does_not_show_is_hidden_headless_too() {
-        let mut ctx = crate::runtime::test_context::TestContext::new();
-        let kind = NodeKind::browser("https://example.com/").unwrap();
-        let id = ctx.add(kind, "Example", (0.0, 0.0, 800.0, 600.0));
-        let first = ctx.page_of(id.as_str()).expect("a page");
-        let tab = ctx.rt.new_tab(&id, "https://example.com/b", true).expect("a second tab");
-        let second = ctx.rt.browsers.get(&tab).expect("its page").clone();
-        ctx.rt.bring_to_front(id.clone());
-        assert!(first.is_hidden(), "the tab not shown");
-        assert!(!second.is_hidden(), "the shown tab");
-        ctx.rt.switch_tab(&id, 0).expect("switch back");
-        ctx.rt.pace_pages();
-        assert!(!first.is_hidden() && second.is_hidden(), "visibility follows the shown tab");
-    }
-
-    #[test]
-    fn terminals_out_of_view_are_marked_for_their_output_threads() {
-        let mut ctx = crate::runtime::test_context::TestContext::with_terminals();
-        let cwd = ctx.folder();
-        let id = ctx.add(NodeKind::Terminal { cwd, command: None, tmux_session: None }, "t", (0.0, 0.0, 400.0, 300.0));
-        ctx.rt.pace_pages();
-        assert!(!ctx.rt.terminals.out_of_view.contains(&id), "no view: everything is seen");
-        ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
-        assert!(ctx.rt.terminals.out_of_view.contains(&id));
-        ctx.rt.set_on_screen(Some(view()));
-        assert!(!ctx.rt.terminals.out_of_view.contains(&id));
-    }
-
-    #[test]
-    fn off_screen_output_asks_for_no_redraw() {
-        let mut ctx = crate::runtime::test_context::TestContext::new();
-        let id = ctx.add(NodeKind::Sticky { text: "x".into() }, "Note", (0.0, 0.0, 300.0, 200.0));
-        ctx.rt.take_redraw();
-        ctx.rt.node_changed(&id);
-        assert!(ctx.rt.take_redraw(), "no view: every change redraws");
-        ctx.rt.set_on_screen(Some(OnScreen::new(rect(5000.0, 5000.0, 1600.0, 1000.0), 1.0)));
-        ctx.rt.take_redraw();
-        ctx.rt.node_changed(&id);
-        assert!(!ctx.rt.take_redraw(), "nobody sees it");
-        ctx.rt.set_on_screen(Some(view()));
-        ctx.rt.node_changed(&id);
-        assert!(ctx.rt.take_redraw());
     }
 }

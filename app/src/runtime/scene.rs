@@ -7,7 +7,7 @@
 use super::Runtime;
 use crate::model::title::shown_title;
 use crate::model::{Colour, Node, NodeKind, TabAddress};
-use canvas_render::{Badge, Color, DirtyRect, Gpu, NodeContent, NodeView, Renderer, RendererConfig, RgbaImage, Scene};
+use canvas_render::{Badge, Color, DirtyRect, NodeContent, NodeView, Renderer, RgbaImage, Scene};
 
 /// A stable 64-bit key for a string id (FNV-1a): node ids and content keys.
 pub fn stable_key(s: &str) -> u64 {
@@ -82,32 +82,7 @@ fn render_kind(kind: &NodeKind) -> canvas_render::NodeKind {
     }
 }
 
-/// Converts a model rect to the renderer's.
-pub fn render_rect(r: &crate::model::Rect) -> canvas_render::Rect {
-    canvas_render::Rect::new(r.x as f32, r.y as f32, r.w as f32, r.h as f32)
-}
-
-/// A GPU device and its renderer.
-pub struct Gfx {
-    /// The device.
-    pub gpu: Gpu,
-    /// The renderer.
-    pub renderer: Renderer,
-}
-
-impl Gfx {
-    /// Sets up an off-screen GPU (lavapipe without a GPU) and a renderer.
-    pub fn headless() -> Result<Gfx, canvas_render::RenderError> {
-        let gpu = Gpu::headless()?;
-        Gfx::with_gpu(gpu)
-    }
-
-    /// A renderer on an existing GPU context (the window's).
-    pub fn with_gpu(gpu: Gpu) -> Result<Gfx, canvas_render::RenderError> {
-        let renderer = Renderer::new(&gpu, RendererConfig::default())?;
-        Ok(Gfx { gpu, renderer })
-    }
-}
+pub use super::gfx::{render_rect, Gfx};
 
 impl Runtime {
     /// The active project as a renderer scene.
@@ -118,7 +93,7 @@ impl Runtime {
     /// The scene the window shows: terminals off screen are not read (their
     /// grids are the costly part of a scene; the frame that shows one reads it).
     pub fn scene_on_screen(&self) -> Scene {
-        self.scene_within(self.pacing.view.as_ref())
+        self.scene_within(self.pacing.view())
     }
 
     fn scene_within(&self, view: Option<&super::on_screen::OnScreen>) -> Scene {
