@@ -42,6 +42,9 @@ pub use handle::{AppError, Waker};
 pub type AppHandle = handle::MainHandle<Runtime>;
 /// Work for the main thread.
 pub type Job = handle::Job<Runtime>;
+/// The launch hook: sees, changes, postpones or refuses every terminal/agent
+/// PTY before it starts (the tool runtime's, see `tools/launch.rs`).
+pub type LaunchHook = Arc<dyn Fn(&mut Runtime, &mut terminals::PtyLaunch) -> terminals::LaunchDecision + Send + Sync>;
 
 use crate::model::{
     self, placement, Applied, Autosaver, Command, DebouncePolicy, ModelError, Node, NodeId, NodeKind, Point, Project,
@@ -152,6 +155,8 @@ pub struct Runtime {
     redraw: bool,
     /// What the window shows and when pages were last paced.
     pacing: on_screen::Pacing,
+    /// What prepares every terminal/agent PTY before it starts.
+    launch_hook: Option<LaunchHook>,
     quit: bool,
     last_pump: Instant,
 }
@@ -227,6 +232,7 @@ impl Runtime {
             home,
             redraw: true,
             pacing: on_screen::Pacing::default(),
+            launch_hook: None,
             quit: false,
             last_pump: Instant::now(),
         };
@@ -235,7 +241,7 @@ impl Runtime {
         // Agent PTYs wait for the tool server (services::start_services) so they
         // start with credentials. Installed before any project opens: opening
         // one starts its terminals.
-        rt.set_pty_launch_hook(tools::launch_hook());
+        rt.install_tool_launch_hook();
         let wanted = rt.config.project.clone();
         match wanted {
             Some(folder) => rt.open_project(&folder),
@@ -401,6 +407,21 @@ impl Runtime {
         self.publish_tool_state();
         self.sync_terminals();
         self.refresh_attention();
+    }
+
+    /// Republishes the node index for the tool server's thread and revokes the
+    /// sessions (and browser ownerships) of agent nodes that left their canvas.
+    pub(crate) fn publish_tool_state(&mut self) {
+        let gone = self.tools.publish(&self.workspace);
+        for node in gone {
+            self.revoke_agent(&node);
+        }
+        self.tools.forget_gone_browsers();
+    }
+
+    /// Revokes an agent node's session and releases the browsers it owned.
+    pub fn revoke_agent(&mut self, node: &NodeId) {
+        self.tools.revoke(node);
     }
 
     /// Marks the active project's layout and the workspace unsaved; they are

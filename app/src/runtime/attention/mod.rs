@@ -16,26 +16,25 @@
 //! - `queue`: the pure state: who, why, since when (reason);
 //! - `mutes`: muted projects, saved in the data dir (leaf);
 //! - `desktop`: the D-Bus notifier threads (leaf);
-//! - this file: the runtime side.
+//! - `state`: the subsystem's own state, [`AttentionState`] (all of the above);
+//! - this file: the runtime side, which tells it what the nodes report.
 
 mod desktop;
 mod mutes;
 mod queue;
 mod reason;
+mod state;
 
 pub use desktop::{Bus, DesktopEvent, DesktopNotifier, DesktopOff};
 pub use mutes::{Mutes, MutesError, MUTES_FILE};
 pub use queue::{Attention, Change, Waiting};
 pub use reason::{needs_you, Reason};
+pub use state::{AttentionState, Desktop, DesktopNews};
 
 use super::Runtime;
 use crate::model::{Camera, NodeId, ProjectId, Rect};
 use std::path::Path;
 use std::time::Instant;
-
-/// How long a project's re-attached terminals take to read as quiet again.
-const SETTLE: std::time::Duration =
-    crate::runtime::terminals::AGENT_IDLE_AFTER.saturating_add(std::time::Duration::from_secs(1));
 
 /// Below this zoom a terminal's text cannot be read: a jump zooms in.
 pub const READABLE_ZOOM: f64 = 0.75;
@@ -53,57 +52,6 @@ pub fn jump_camera(current: Camera, rect: &Rect, viewport: (f64, f64)) -> Camera
     Camera { zoom, ..current }.centred_on(rect, viewport)
 }
 
-/// Where desktop notifications stand.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Desktop {
-    /// Not asked for (headless, tests).
-    NotStarted,
-    /// Connecting to the bus.
-    Starting,
-    /// Going out through this server.
-    On(String),
-    /// Off, and why (said once).
-    Off(DesktopOff),
-}
-
-/// The runtime's attention state.
-pub struct AttentionState {
-    /// Who needs the person.
-    pub queue: Attention,
-    mutes: Mutes,
-    notifier: Option<DesktopNotifier>,
-    desktop: Desktop,
-    window_focused: bool,
-    activated: Option<NodeId>,
-    /// The project observed last, and since when: its terminals settle first.
-    observing: Option<(ProjectId, Instant)>,
-}
-
-impl AttentionState {
-    /// The state with the mutes saved in `data` (and why they could not be read).
-    pub fn load(data: &Path) -> (AttentionState, Option<MutesError>) {
-        let (mutes, error) = match Mutes::load(data) {
-            Ok(m) => (m, None),
-            Err(e) => (Mutes::default(), Some(e)),
-        };
-        let state = AttentionState {
-            queue: Attention::default(),
-            mutes,
-            notifier: None,
-            desktop: Desktop::NotStarted,
-            window_focused: false,
-            activated: None,
-            observing: None,
-        };
-        (state, error)
-    }
-
-    /// Where desktop notifications stand.
-    pub fn desktop(&self) -> &Desktop {
-        &self.desktop
-    }
-}
-
 /// A node's notification: its title as the summary; the reason and the project as the body.
 pub fn notification_text(title: &str, reason: &Reason, project: &str) -> (String, String) {
     (title.to_owned(), format!("{} — {project}", reason.text()))
@@ -113,44 +61,27 @@ impl Runtime {
     /// Starts desktop notifications on `bus` (the window does, headless does not).
     pub fn start_desktop_notifications(&mut self, bus: Bus) {
         let app = self.handle();
-        self.attention.desktop = Desktop::Starting;
-        self.attention.notifier = Some(DesktopNotifier::spawn(bus, move |event| {
+        self.attention.start_desktop(bus, move |event| {
             let _ = app.post(move |rt| rt.on_desktop_event(event));
-        }));
+        });
     }
 
     fn on_desktop_event(&mut self, event: DesktopEvent) {
-        match event {
-            DesktopEvent::Ready { server } => {
-                tracing::info!(%server, "desktop notifications go out through the session bus");
-                self.attention.desktop = Desktop::On(server);
-            }
-            DesktopEvent::Off(why) => {
-                if matches!(self.attention.desktop, Desktop::Off(_)) {
-                    return;
-                }
-                self.notify(
-                    format!("desktop notifications are off: {why}; the tabs and Ctrl+J still show who needs you"),
-                    false,
-                );
-                self.attention.desktop = Desktop::Off(why);
-                self.attention.notifier = None;
-            }
-            DesktopEvent::Activated(node) => {
-                self.attention.activated = Some(node);
-                self.request_redraw();
-            }
+        match self.attention.desktop_event(event) {
+            DesktopNews::Quiet => {}
+            DesktopNews::Tell(line) => self.notify(line, false),
+            DesktopNews::Redraw => self.request_redraw(),
         }
     }
 
     /// The node whose desktop notification the person activated, once.
     pub fn take_activated_node(&mut self) -> Option<NodeId> {
-        self.attention.activated.take()
+        self.attention.take_activated()
     }
 
     /// The window gained or lost the keyboard (notifications go out only while it has not).
     pub fn set_window_focused(&mut self, focused: bool) {
-        self.attention.window_focused = focused;
+        self.attention.set_window_focused(focused);
         if focused {
             // The person is back at the node they were in: it no longer calls them.
             if let Some(id) = self.focus.clone() {
@@ -163,27 +94,24 @@ impl Runtime {
     /// until its state changes, its bell is answered and its notification goes.
     pub fn attention_seen(&mut self, node: &NodeId) {
         let bell = self.terminals.clear_calls(node);
-        if self.attention.queue.acknowledge(node) || bell {
-            if let Some(n) = &self.attention.notifier {
-                n.close(node);
-            }
+        if self.attention.seen(node, bell) {
             self.request_redraw();
         }
     }
 
     /// The node that has waited longest for the person, other than the one they are in.
     pub fn next_needing_you(&self) -> Option<Waiting> {
-        self.attention.queue.next(self.focus.as_ref())
+        self.attention.next(self.focus.as_ref())
     }
 
     /// How many nodes of `project` wait for the person.
     pub fn needing_you(&self, project: &ProjectId) -> usize {
-        self.attention.queue.count(project)
+        self.attention.count(project)
     }
 
     /// Whether `node` waits for the person.
     pub fn node_needs_you(&self, node: &NodeId) -> bool {
-        self.attention.queue.is_waiting(node)
+        self.attention.is_waiting(node)
     }
 
     /// The open project `node` belongs to.
@@ -193,7 +121,7 @@ impl Runtime {
 
     /// Whether the project in `folder` has its desktop notifications muted.
     pub fn notifications_muted(&self, folder: &Path) -> bool {
-        self.attention.mutes.is_muted(folder)
+        self.attention.is_muted(folder)
     }
 
     /// Mutes or unmutes the active project's desktop notifications (saved).
@@ -202,7 +130,7 @@ impl Runtime {
         let (folder, name) = (p.folder().to_path_buf(), p.name().to_owned());
         let data = self.data_dir().to_path_buf();
         let verb = if muted { "muted" } else { "unmuted" };
-        match self.attention.mutes.set(&data, &folder, muted) {
+        match self.attention.set_muted(&data, &folder, muted) {
             Ok(()) => self.notify(format!("desktop notifications {verb} for {name}"), false),
             Err(e) => self.notify(format!("desktop notifications {verb} for {name} for now, but not saved: {e}"), true),
         }
@@ -228,59 +156,31 @@ impl Runtime {
     /// [`Runtime::refresh_attention`] as of `now` (tests pass a later time
     /// instead of waiting for an agent to go quiet).
     pub(crate) fn refresh_attention_at(&mut self, now: Instant) {
-        let mut changes = vec![];
-        if let Some(p) = self.project() {
-            let project = p.id().clone();
+        let active = self.workspace.active().map(|p| {
             let observed: Vec<(NodeId, Option<Reason>)> =
                 p.nodes().map(|n| (n.id.clone(), self.reason_now(&n.id))).collect();
-            if self.attention.observing.as_ref().is_none_or(|(id, _)| *id != project) {
-                self.attention.observing = Some((project.clone(), now));
-            }
-            // A project just brought back re-attaches its terminals, whose
-            // output reads as work until they are quiet again: until then a
-            // node that waited keeps waiting (and keeps its place in the queue).
-            let settling = self.attention.observing.as_ref().is_some_and(|(_, at)| now < *at + SETTLE);
-            for (id, reason) in observed {
-                if settling && reason.is_none() {
-                    continue;
-                }
-                let seen = self.attention.window_focused && self.focus.as_ref() == Some(&id);
-                changes.extend(self.attention.queue.observe(&id, &project, reason, seen, now));
-            }
-        }
-        let ws = &self.workspace;
-        let gone = self.attention.queue.retain(|n, p| ws.project(p).is_some_and(|p| p.node(n).is_some()));
-        changes.extend(gone.into_iter().map(Change::Left));
-        if changes.is_empty() {
+            (p, observed)
+        });
+        let (entered, changed) = self.attention.observe(active, &self.workspace, self.focus.as_ref(), now);
+        if !changed {
             return;
         }
-        for change in changes {
-            match change {
-                Change::Entered(w) => self.notify_desktop(&w),
-                Change::Left(node) => {
-                    if let Some(n) = &self.attention.notifier {
-                        n.close(&node);
-                    }
-                }
-            }
+        for w in &entered {
+            self.notify_desktop(w);
         }
         self.request_redraw();
     }
 
     /// Sends `w`'s desktop notification unless the window has the keyboard or its project is muted.
     fn notify_desktop(&self, w: &Waiting) {
-        let Some(notifier) = &self.attention.notifier else { return };
-        if self.attention.window_focused {
-            return;
-        }
         let Some(p) = self.workspace.project(&w.project) else { return };
-        if self.attention.mutes.is_muted(p.folder()) {
+        if !self.attention.wants_desktop(p.folder()) {
             return;
         }
         // The title the window shows for it (its program's, a name the person gave…).
         let title = p.node(&w.node).map_or_else(|| w.node.to_string(), |n| self.node_title(n));
         let (summary, body) = notification_text(&title, &w.reason, p.name());
-        notifier.show(w.node.clone(), summary, body);
+        self.attention.show_desktop(w.node.clone(), summary, body);
     }
 }
 
@@ -348,9 +248,9 @@ mod tests {
         assert!(ctx.rt.notifications_muted(&folder));
         let (again, error) = AttentionState::load(ctx.rt.data_dir());
         assert!(error.is_none());
-        assert!(again.mutes.is_muted(&folder), "saved");
+        assert!(again.is_muted(&folder), "saved");
         ctx.rt.set_notifications_muted(false);
-        assert!(!AttentionState::load(ctx.rt.data_dir()).0.mutes.is_muted(&folder), "unmute saved too");
+        assert!(!AttentionState::load(ctx.rt.data_dir()).0.is_muted(&folder), "unmute saved too");
         assert!(ctx.rt.notices.iter().any(|n| n.text.starts_with("desktop notifications unmuted for")));
     }
 

@@ -1,10 +1,8 @@
 //! The launch hook: how the tool runtime sees, changes, postpones or refuses
 //! every terminal/agent PTY before it starts.
 
-use super::super::Runtime;
 use crate::model::{AgentKind, NodeId, ProjectId};
 use std::path::PathBuf;
-use std::sync::Arc;
 use terminal::CommandSpec;
 
 /// One PTY about to start; the launch hook may change it.
@@ -39,6 +37,3 @@ pub enum LaunchDecision {
     /// Do not start; the node shows this reason.
     Refuse(String),
 }
-
-/// The launch hook: sees every terminal/agent PTY before it starts.
-pub type LaunchHook = Arc<dyn Fn(&mut Runtime, &mut PtyLaunch) -> LaunchDecision + Send + Sync>;

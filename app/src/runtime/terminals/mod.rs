@@ -45,7 +45,7 @@
 //! - `artifact_views`: the editor or diff program an artifact node runs (status);
 //! - `badges`: badge text and colours (activity, status);
 //! - `traces`: the exit line under an ended program's output (badges);
-//! - `nodes`: the live terminals and per-node state (activity, hook, snapshots, spawner, status);
+//! - `nodes`: the live terminals and per-node state (activity, snapshots, spawner, status);
 //! - `reports`: signals, exits and hook reports reaching the runtime (activity, nodes, traces);
 //! - `host`: terminal callbacks → main-thread jobs (nodes);
 //! - `launch`: what a node runs, and starting it through a [`PtySpawner`]
@@ -78,7 +78,7 @@ pub use badges::{agent_badge, exit_text, terminal_badge, ATTENTION};
 #[cfg(test)]
 pub(crate) use fake::FakeSession;
 pub use grid::grid_view;
-pub use hook::{LaunchDecision, LaunchHook, PtyLaunch};
+pub use hook::{LaunchDecision, PtyLaunch};
 pub use naming::{session_name, valid_session_name};
 pub use nodes::{closed_for_good, LiveTerminal, TerminalNodes, NEW_NOTIFICATIONS_KEPT};
 pub use snapshots::{end_session, save_terminal_snapshot, snapshot_path, SNAPSHOT_DIR, SNAPSHOT_EVERY};

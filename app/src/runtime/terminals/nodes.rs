@@ -2,7 +2,6 @@
 //! remembers about nodes whose terminal is not running.
 
 use super::activity::{ActivityBoard, ActivityTracker, NodeNotification};
-use super::hook::LaunchHook;
 use super::snapshots::SessionWorker;
 use super::spawner::{PtySpawner, TerminalSpawner};
 use super::status::{AgentNodeActivity, AgentNodeStatus, NotLaunched};
@@ -84,7 +83,6 @@ pub struct TerminalNodes {
     /// Nodes whose PTYs a worker thread is starting (a restore: see `sync_terminals`).
     pub(super) starting: HashSet<NodeId>,
     pub(super) tmux: Option<Option<Tmux>>,
-    pub(super) hook: Option<LaunchHook>,
     pub(super) spawner: Arc<dyn PtySpawner>,
     /// The wall clock of the last tick (a badge's time in state is redrawn when it moved on).
     pub(super) last_tick_wall: Option<SystemTime>,
@@ -129,7 +127,6 @@ impl Default for TerminalNodes {
             deferred: HashSet::new(),
             starting: HashSet::new(),
             tmux: None,
-            hook: None,
             spawner: Arc::new(TerminalSpawner),
             running_sessions: None,
             last_tick_wall: None,

@@ -6,7 +6,7 @@ use super::super::scene;
 use super::super::Runtime;
 use super::badges::{agent_badge, terminal_badge, time_in_state};
 use super::grid::grid_view;
-use super::hook::{LaunchDecision, LaunchHook, PtyLaunch};
+use super::hook::{LaunchDecision, PtyLaunch};
 use super::host::NodeHost;
 use super::launch::{self, LaunchEnv, LaunchSite, Prepared, Started, Wanted};
 use super::naming::{session_name, valid_session_name};
@@ -15,6 +15,7 @@ use super::snapshots::{screen_snapshot, SessionJob, SNAPSHOT_EVERY};
 use super::status::{AgentNodeActivity, AgentNodeStatus, NotLaunched, AGENT_IDLE_AFTER};
 use super::ticker::{self, TICK_EVERY};
 use crate::model::{AgentKind, NodeId, NodeKind, Rect};
+use crate::runtime::LaunchHook;
 use canvas_render::{Badge, NodeContent};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,7 +54,7 @@ impl LaunchSite for Runtime {
     }
 
     fn decide(&mut self, launch: &mut PtyLaunch) -> LaunchDecision {
-        match self.terminals.hook.clone() {
+        match self.launch_hook.clone() {
             Some(hook) => hook(self, launch),
             None => LaunchDecision::Launch,
         }
@@ -94,7 +95,7 @@ impl Runtime {
     /// Installs the hook that prepares every terminal/agent PTY before it
     /// starts (the tool runtime's credential and launch integration).
     pub fn set_pty_launch_hook(&mut self, hook: LaunchHook) {
-        self.terminals.hook = Some(hook);
+        self.launch_hook = Some(hook);
     }
 
     /// Forgets why agent nodes did not launch, so the next sync tries again

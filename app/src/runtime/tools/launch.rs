@@ -9,7 +9,8 @@
 use super::context::model_error;
 use super::link::ToolPhase;
 use crate::model::AgentKind;
-use crate::runtime::terminals::{self, LaunchDecision, LaunchHook, NotLaunched, PtyLaunch};
+use crate::runtime::terminals::{self, LaunchDecision, NotLaunched, PtyLaunch};
+use crate::runtime::LaunchHook;
 use crate::runtime::Runtime;
 use local_guard::FileError;
 use serde_json::{json, Value};
@@ -25,6 +26,16 @@ pub const CTL_ENV: &str = "TERMSPRAWL_CTL";
 /// The PTY launch hook of the tool runtime, for `Runtime::set_pty_launch_hook`.
 pub fn launch_hook() -> LaunchHook {
     Arc::new(pty_launch_hook)
+}
+
+impl Runtime {
+    /// Installs the tool runtime's launch hook ([`pty_launch_hook`]): agent
+    /// PTYs wait for the tool server so they start with credentials. The
+    /// runtime does this before any project opens (opening one starts its
+    /// terminals).
+    pub(crate) fn install_tool_launch_hook(&mut self) {
+        self.set_pty_launch_hook(launch_hook());
+    }
 }
 
 /// The `termsprawl-ctl` next to the running executable, else the one on PATH.

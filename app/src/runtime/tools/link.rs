@@ -1,11 +1,10 @@
-//! The runtime's side of the tool runtime: [`ToolLink`] (a field of
-//! [`Runtime`]), the phase agent PTYs wait on, and the main-thread
-//! bookkeeping that republishes the node index and revokes the sessions of
-//! agent nodes that left their canvas.
+//! The runtime's side of the tool runtime: [`ToolLink`] (a field of the
+//! runtime), the phase agent PTYs wait on, and the main-thread bookkeeping
+//! that republishes the node index and revokes the sessions of agent nodes
+//! that left their canvas.
 
-use super::context::{KindTag, ToolShared};
-use crate::model::{NodeId, NodeKind, ProjectId};
-use crate::runtime::Runtime;
+use super::shared::{KindTag, ToolShared};
+use crate::model::{NodeId, NodeKind, ProjectId, Workspace};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use tool_server::ToolServer;
@@ -21,7 +20,7 @@ pub enum ToolPhase {
     Off,
 }
 
-/// The runtime's side of the tool runtime (a field of [`Runtime`]).
+/// The runtime's side of the tool runtime (a field of the runtime).
 pub struct ToolLink {
     /// State shared with the tool server's thread.
     pub shared: Arc<ToolShared>,
@@ -55,14 +54,15 @@ impl ToolLink {
     }
 }
 
-impl Runtime {
-    /// Republishes the node index for the tool server's thread and revokes the
-    /// sessions (and browser ownerships) of agent nodes that left their canvas.
-    pub(crate) fn publish_tool_state(&mut self) {
+impl ToolLink {
+    /// Republishes the node index of `workspace` for the tool server's thread
+    /// and drops the ownerships of browsers no longer on a canvas; returns the
+    /// agent nodes that left their canvas (their sessions are to be revoked).
+    pub(crate) fn publish(&mut self, workspace: &Workspace) -> Vec<NodeId> {
         let mut index = HashMap::new();
         let mut folders = HashMap::new();
         let mut agents: HashMap<ProjectId, HashSet<NodeId>> = HashMap::new();
-        for p in self.workspace.projects() {
+        for p in workspace.projects() {
             folders.insert(p.id().to_string(), p.folder().to_path_buf());
             let mut nodes = HashMap::new();
             let mut ids = HashSet::new();
@@ -76,18 +76,21 @@ impl Runtime {
             agents.insert(p.id().clone(), ids);
         }
         let mut gone = vec![];
-        for (project, before) in &self.tools.known_agents {
+        for (project, before) in &self.known_agents {
             // A closed project keeps its sessions (reopening it restores them); a deleted node does not.
             let Some(now) = agents.get(project) else { continue };
             gone.extend(before.difference(now).cloned());
         }
-        *self.tools.shared.index.write() = index;
-        *self.tools.shared.folders.write() = folders;
-        self.tools.known_agents = agents;
-        for node in gone {
-            self.revoke_agent(&node);
-        }
-        let shared = self.tools.shared.clone();
+        *self.shared.index.write() = index;
+        *self.shared.folders.write() = folders;
+        self.known_agents = agents;
+        gone
+    }
+
+    /// Drops the ownerships of browsers no longer on any canvas (after the
+    /// index was republished).
+    pub(crate) fn forget_gone_browsers(&self) {
+        let shared = &self.shared;
         let index = shared.index.read();
         let live_browser = |b: &str| index.values().any(|nodes| nodes.get(b) == Some(&KindTag::Browser));
         let changed = shared.owners.lock().retain(|b, _| live_browser(b));
@@ -99,16 +102,16 @@ impl Runtime {
     }
 
     /// Revokes an agent node's session and releases the browsers it owned.
-    pub fn revoke_agent(&mut self, node: &NodeId) {
-        self.tools.pending_prompts.remove(node);
-        if let Some(server) = &self.tools.server {
+    pub(crate) fn revoke(&mut self, node: &NodeId) {
+        self.pending_prompts.remove(node);
+        if let Some(server) = &self.server {
             match server.revoke(node.as_str()) {
                 Ok(existed) => tracing::debug!(%node, existed, "agent session revoked"),
                 Err(e) => tracing::warn!(%node, error = %e, "agent session not revoked"),
             }
         }
-        self.tools.shared.statuses.lock().remove(node.as_str());
-        let _ = self.tools.shared.with_owners(|o| {
+        self.shared.statuses.lock().remove(node.as_str());
+        let _ = self.shared.with_owners(|o| {
             o.retain(|_, agent| agent != node.as_str());
             Ok(())
         });

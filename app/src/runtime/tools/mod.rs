@@ -11,8 +11,9 @@
 //! the main thread would deadlock, since the main thread pumps CEF.
 //!
 //! Layout: `desktop` (the environment `terminal_external` reads, as a
-//! value; leaf), `context` (what every operation runs with, shared state,
-//! ownership), `link` (the runtime's field), `launch` (agent PTY preparation),
+//! value; leaf), `shared` (what the server's thread reads: the node index,
+//! ownership), `context` (what every operation runs with), `link` (the
+//! runtime's field, over `shared`), `launch` (agent PTY preparation),
 //! and one file per surface — `canvas`, `artifacts`, `browser`, `terminal`,
 //! `agents` — each depending on `context` (and `launch`), never on each other
 //! or on this file.
@@ -27,14 +28,16 @@ mod launch;
 mod link;
 mod page_model;
 mod pool;
+mod shared;
 mod terminal;
 
 pub use agents::CONTEXT_CHARS;
-pub use context::{KindTag, Owners, ToolShared, OWNERS_FILE, TIMEOUT_MESSAGE};
+pub use context::TIMEOUT_MESSAGE;
 #[cfg(test)]
 pub(crate) use desktop::DesktopEnv;
 pub use launch::{ctl_path, launch_hook, pty_launch_hook, CTL_ENV};
 pub use link::{ToolLink, ToolPhase};
+pub use shared::{KindTag, Owners, ToolShared, OWNERS_FILE};
 
 use super::{AppHandle, CALL_TIMEOUT};
 use agent_vocab::AgentActivity;
