@@ -25,7 +25,7 @@
 //! host      → signals
 //! keys      → input
 //! mouse     → input
-//! pane_pipe → signals, tmux
+//! pane_pipe → shell, signals, tmux
 //! persist   → screen
 //! running   → error, host, input, keys, screen, snapshot
 //! screen    → colors, error, input, signals
@@ -36,7 +36,7 @@
 //! text      → screen
 //! tmux      → capture, host, spawn
 //! trace     → capture, screen
-//! leaves: agent_login, agents, capture, colors, input, signals, spawn
+//! leaves: agent_login, agents, capture, colors, input, shell, signals, spawn
 //! ```
 
 #![warn(missing_docs)]
@@ -57,6 +57,7 @@ mod running;
 mod screen;
 mod selection;
 mod session;
+mod shell;
 pub mod signals;
 mod snapshot;
 mod spawn;
@@ -72,5 +73,6 @@ pub use running::RunningTerminal;
 pub use screen::{Screen, ScreenConfig, ScreenEvent, TermSize, DEFAULT_SCROLLBACK};
 pub use selection::{SelectionKind, Side};
 pub use session::{CommandSpec, Persistence, Terminal, TerminalConfig};
+pub use shell::shell_quote;
 pub use signals::TerminalSignal;
 pub use snapshot::{Cell, CellFlags, CursorShape, CursorSnapshot, GridSnapshot, Hyperlink, SelectionSpan};

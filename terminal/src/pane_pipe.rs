@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::shell::shell_quote;
 use crate::signals::{SignalScanner, TerminalSignal, PROGRAM_STATUS_REPLY};
 use crate::tmux::TmuxSession;
 
@@ -64,7 +65,7 @@ impl PanePipe {
     /// The `pipe-pane` shell command that copies the pane's output into this FIFO.
     /// It refuses to write anything but a FIFO, so a removed one never becomes a file.
     pub(crate) fn pipe_command(&self) -> String {
-        let path = shell_quote(&self.fifo);
+        let path = shell_quote(&self.fifo.to_string_lossy());
         format!("test -p {path} && exec cat >{path}")
     }
 
@@ -171,11 +172,6 @@ fn make_fifo(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// `path` in single quotes for `sh`, each `'` written as `'\''`.
-fn shell_quote(path: &Path) -> String {
-    format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,8 +198,8 @@ mod tests {
 
     #[test]
     fn quotes_paths_for_sh() {
-        assert_eq!(shell_quote(Path::new("/a b/c")), "'/a b/c'");
-        assert_eq!(shell_quote(Path::new("/it's")), r"'/it'\''s'");
+        assert_eq!(shell_quote(&Path::new("/a b/c").to_string_lossy()), "'/a b/c'");
+        assert_eq!(shell_quote(&Path::new("/it's").to_string_lossy()), r"'/it'\''s'");
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub trait ToolHost: Send + Sync + 'static {
     /// Runs an accepted, validated operation for `identity`. Operations of one
     /// project are never run concurrently: the next starts only when the
     /// returned future resolves, so it should carry its own deadline (the
-    /// seed's is 10 s). Error messages go to the agent verbatim and must not
+    /// app's is 10 s). Error messages go to the agent verbatim and must not
     /// contain secrets.
     fn execute(&self, identity: &ToolIdentity, call: ToolCall) -> ExecuteFuture;
 

@@ -1,7 +1,8 @@
 //! Per-project FIFO queues: operations of one project run one at a time in
 //! arrival order; different projects run in parallel. Each ticket waits for
-//! its predecessor's completion signal — the native twin of the seed's
-//! promise chain — and a project's entry disappears when its last ticket ends.
+//! its predecessor's completion signal (a chain, as of promises each
+//! awaiting the one before) and a project's entry disappears when its last
+//! ticket ends.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -58,8 +58,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Deadline for a cross-thread call into the main thread (the seed's canvas
-/// acknowledgement timeout).
+/// Deadline for a cross-thread call into the main thread: how long an agent's
+/// operation waits for the canvas to acknowledge it before it is told the app
+/// is busy (and the change is never applied later).
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Forwards CEF's callbacks into the main loop.

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use terminal::agents::AgentSpec;
-use terminal::CommandSpec;
+use terminal::{shell_quote, CommandSpec};
 use tool_server::{IntegrationState, IntegrationStatus, ToolError, ToolIdentity};
 
 /// Environment variable naming the `termsprawl-ctl` binary in agent PTYs.
@@ -73,9 +73,6 @@ const CLAUDE_HOOK_EVENTS: [&str; 10] = [
 const CLAUDE_HOOK_TIMEOUT_S: u64 = 5;
 
 /// `text` quoted for a POSIX shell (claude runs hook commands through one).
-fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
 
 /// The `termsprawl-ctl hook` command line for `agent` in node `node`; the
 /// identity rides in argv too (a tmux session may not carry the launch
