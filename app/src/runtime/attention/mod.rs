@@ -11,13 +11,16 @@
 //! while its re-attached terminals settle). A node leaves the queue when the
 //! person gives it the keyboard or its state moves on; a bell only when seen.
 //!
-//! Files, each using only those listed before it:
-//! - `reason`: why a node needs the person, from its status (leaf);
-//! - `queue`: the pure state: who, why, since when (reason);
-//! - `mutes`: muted projects, saved in the data dir (leaf);
-//! - `desktop`: the D-Bus notifier threads (leaf);
-//! - `state`: the subsystem's own state, [`AttentionState`] (all of the above);
-//! - this file: the runtime side, which tells it what the nodes report.
+//! Files and what each imports of this folder (checked by module-graph's
+//! test); this file is the runtime's side, which tells the subsystem what
+//! the nodes report:
+//!
+//! ```text
+//! queue  → reason  (the pure state: who, why, since when)
+//! state  → desktop, mutes, queue, reason  (the subsystem's own state, AttentionState)
+//! leaves: desktop, mutes, reason  (the D-Bus notifier threads; muted projects,
+//!         saved in the data dir; why a node needs the person, from its status)
+//! ```
 
 mod desktop;
 mod mutes;

@@ -29,28 +29,29 @@
 //! signals (OSC 7501, OSC 133), else the quiet-time guess; the notifications
 //! programs raise are kept per node for whoever shows them.
 //!
-//! Files, each using only those listed before it (and the runtime outside
-//! this folder), so there are no import loops:
-//! - `activity`: an agent's state from hooks, terminal signals or the
-//!   quiet-time guess, and the notifications programs raise (leaf);
-//! - `status`: why a node did not launch, an agent's status (activity);
-//! - `grid`: screen → renderer cell grid (leaf);
-//! - `naming`: session names (leaf);
-//! - `snapshots`: snapshot files, ending sessions, the session worker (leaf);
-//! - `fake` (tests only): a terminal without a process (leaf);
-//! - `spawner`: the [`PtySpawner`] seam, the real spawner and the recording one (fake);
-//! - `ticker`: the periodic wake-up thread (leaf);
-//! - `hook`: the launch hook and what it sees (leaf);
-//! - `agents`: agent CLI resolution (status);
-//! - `artifact_views`: the editor or diff program an artifact node runs (status);
-//! - `badges`: badge text and colours (activity, status);
-//! - `traces`: the exit line under an ended program's output (badges);
-//! - `nodes`: the live terminals and per-node state (activity, snapshots, spawner, status);
-//! - `reports`: signals, exits and hook reports reaching the runtime (activity, nodes, traces);
-//! - `host`: terminal callbacks → main-thread jobs (nodes);
-//! - `launch`: what a node runs, and starting it through a [`PtySpawner`]
-//!   (agents, artifact_views, hook, nodes, snapshots, spawner, status);
-//! - `sync`: the runtime methods tying it together (all of the above).
+//! Files and what each imports of this folder (checked by module-graph's
+//! test; `fake`, a terminal without a process, is for tests only):
+//!
+//! ```text
+//! status         → activity  (why a node did not launch, an agent node's status)
+//! agents         → status  (agent CLI resolution)
+//! artifact_views → status  (the editor or diff program an artifact node runs)
+//! badges         → status  (badge text and colours)
+//! traces         → badges  (the exit line under an ended program's output)
+//! nodes          → activity, snapshots, spawner, status  (the live terminals, per-node state)
+//! host           → nodes  (terminal callbacks become main-thread jobs)
+//! reports        → activity, traces  (signals, exits and hook reports reaching the runtime)
+//! launch         → agents, artifact_views, hook, nodes, snapshots, spawner, status
+//!                  (what a node runs, started through a `PtySpawner`)
+//! sync           → badges, grid, hook, host, launch, naming, nodes, snapshots, status, ticker
+//!                  (the runtime methods tying it together)
+//! leaves: activity, grid, hook, naming, snapshots, spawner, ticker
+//! ```
+//!
+//! (`activity`: an agent's state from hooks, terminal signals or the
+//! quiet-time guess, and the notifications programs raise; `grid`: screen to renderer cells; `hook`: what the launch hook sees;
+//! `naming`: session names; `snapshots`: snapshot files and the session
+//! worker; `spawner`: the [`PtySpawner`] seam; `ticker`: the periodic wake-up.)
 
 mod activity;
 mod agents;
