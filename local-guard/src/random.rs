@@ -3,11 +3,11 @@
 /// The OS random source failed.
 #[derive(Debug, thiserror::Error)]
 #[error("could not read OS randomness: {0}")]
-pub struct RandomError(String);
+pub struct RandomError(#[from] getrandom::Error);
 
 /// Fills `buf` from the OS random source.
 pub fn fill_random(buf: &mut [u8]) -> Result<(), RandomError> {
-    getrandom::fill(buf).map_err(|e| RandomError(e.to_string()))
+    Ok(getrandom::fill(buf)?)
 }
 
 /// A random version-4 UUID in its lower-case hyphenated form, the shape
@@ -41,5 +41,14 @@ mod tests {
         assert_eq!(parts.iter().map(|p| p.len()).collect::<Vec<_>>(), vec![8, 4, 4, 4, 12]);
         assert!(parts[2].starts_with('4'), "{a}");
         assert!(matches!(&parts[3][..1], "8" | "9" | "a" | "b"), "{a}");
+    }
+
+    #[test]
+    fn a_failure_keeps_getrandom_s_error_as_its_source() {
+        let cause = getrandom::Error::UNSUPPORTED;
+        let err = RandomError::from(cause);
+        assert_eq!(err.to_string(), format!("could not read OS randomness: {cause}"), "the message is as before");
+        let source = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(source, Some(cause.to_string()));
     }
 }
