@@ -11,7 +11,10 @@ pub enum DecodeError {
     NotPng,
     /// A PNG signature, then something the decoder refused (bad chunk, bad CRC, cut short).
     #[error("corrupt or truncated PNG: {0}")]
-    Corrupt(String),
+    Corrupt(#[from] png::DecodingError),
+    /// The decoder gave palette indices although it was told to expand them.
+    #[error("corrupt or truncated PNG: palette left unexpanded by the decoder")]
+    PaletteLeft,
     /// More pixels than this crate holds in memory.
     #[error("image too large: {width}x{height} (at most {max} pixels)")]
     TooLarge {
