@@ -18,9 +18,19 @@ pub enum RenderError {
     /// Waiting on the device failed (device lost or timeout).
     #[error("waiting for the GPU failed: {0}")]
     Poll(#[from] wgpu::PollError),
-    /// wgpu reported a validation or out-of-memory error for a scoped operation.
+    /// A GPU-side step failed with no error value behind it (a texture or
+    /// cache gone missing, a read-back callback dropped).
     #[error("GPU error: {0}")]
     Gpu(String),
+    /// glyphon could not prepare a frame's text (its glyph atlas is full).
+    #[error("GPU error: text prepare: {0}")]
+    TextPrepare(#[from] glyphon::PrepareError),
+    /// glyphon could not draw the text it prepared.
+    #[error("GPU error: text render: {0}")]
+    TextRender(#[from] glyphon::RenderError),
+    /// The mapped read-back buffer could not be viewed.
+    #[error("GPU error: map read-back buffer: {0}")]
+    MapRange(#[from] wgpu::MapRangeError),
     /// The surface is lost and must be recreated by the owner of the window.
     #[error("the window surface is lost and must be recreated")]
     SurfaceLost,
@@ -30,9 +40,15 @@ pub enum RenderError {
     /// A caller-supplied argument was unusable (sizes, byte lengths).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
-    /// PNG encoding or decoding failed.
+    /// A PNG in a layout [`crate::RgbaImage::from_png`] does not read.
     #[error("PNG error: {0}")]
     Png(String),
+    /// PNG encoding failed.
+    #[error("PNG error: {0}")]
+    PngEncode(#[from] png::EncodingError),
+    /// PNG decoding failed.
+    #[error("PNG error: {0}")]
+    PngDecode(#[from] png::DecodingError),
     /// Reading or writing an image file failed.
     #[error("I/O error on {path}: {source}")]
     Io {
@@ -45,3 +61,19 @@ pub enum RenderError {
 
 /// Result alias for this crate.
 pub type Result<T, E = RenderError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_errors_read_as_before_and_keep_glyphon_s_error() {
+        let err = RenderError::from(glyphon::PrepareError::AtlasFull);
+        assert_eq!(err.to_string(), "GPU error: text prepare: Prepare error: glyph texture atlas is full");
+        let source = std::error::Error::source(&err).expect("a source");
+        assert_eq!(source.downcast_ref::<glyphon::PrepareError>(), Some(&glyphon::PrepareError::AtlasFull));
+        let err = RenderError::from(glyphon::RenderError::RemovedFromAtlas);
+        assert_eq!(err.to_string(), format!("GPU error: text render: {}", glyphon::RenderError::RemovedFromAtlas));
+        assert!(std::error::Error::source(&err).is_some());
+    }
+}

@@ -46,8 +46,8 @@ impl RgbaImage {
             let mut enc = png::Encoder::new(&mut out, self.width, self.height);
             enc.set_color(png::ColorType::Rgba);
             enc.set_depth(png::BitDepth::Eight);
-            let mut writer = enc.write_header().map_err(|e| RenderError::Png(e.to_string()))?;
-            writer.write_image_data(&self.pixels).map_err(|e| RenderError::Png(e.to_string()))?;
+            let mut writer = enc.write_header()?;
+            writer.write_image_data(&self.pixels)?;
         }
         Ok(out)
     }
@@ -55,9 +55,9 @@ impl RgbaImage {
     /// Decodes an 8-bit RGB or RGBA PNG.
     pub fn from_png(bytes: &[u8]) -> Result<Self> {
         let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-        let mut reader = decoder.read_info().map_err(|e| RenderError::Png(e.to_string()))?;
+        let mut reader = decoder.read_info()?;
         let mut buf = vec![0; reader.output_buffer_size()];
-        let info = reader.next_frame(&mut buf).map_err(|e| RenderError::Png(e.to_string()))?;
+        let info = reader.next_frame(&mut buf)?;
         buf.truncate(info.buffer_size());
         let pixels = match (info.color_type, info.bit_depth) {
             (png::ColorType::Rgba, png::BitDepth::Eight) => buf,
@@ -115,8 +115,7 @@ pub(crate) fn read_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: 
     rx.recv().map_err(|_| RenderError::Gpu("read-back callback dropped".into()))??;
     let mut pixels = Vec::with_capacity((unpadded * h) as usize);
     {
-        let view =
-            buffer.slice(..).get_mapped_range().map_err(|e| RenderError::Gpu(format!("map read-back buffer: {e}")))?;
+        let view = buffer.slice(..).get_mapped_range()?;
         for row in view.chunks(padded as usize).take(h as usize) {
             pixels.extend_from_slice(&row[..unpadded as usize]);
         }
@@ -141,5 +140,13 @@ mod tests {
         assert_eq!(back.pixel(2, 0), None);
         assert!(RgbaImage::new(2, 2, vec![0; 3]).is_err());
         assert!(RgbaImage::from_png(b"not a png").is_err());
+    }
+
+    #[test]
+    fn a_png_error_keeps_png_s_error_as_its_source() {
+        let err = RgbaImage::from_png(b"not a png").unwrap_err();
+        let source = std::error::Error::source(&err).expect("a source");
+        assert!(source.downcast_ref::<png::DecodingError>().is_some(), "{source:?}");
+        assert_eq!(err.to_string(), format!("PNG error: {source}"), "the message is as before");
     }
 }

@@ -7,7 +7,7 @@ use cosmic_text::{
 use glyphon::{Cache, ColorMode, Resolution, SwashCache, TextArea, TextAtlas, TextBounds, TextRenderer, Viewport};
 
 use crate::color::Color;
-use crate::error::{RenderError, Result};
+use crate::error::Result;
 
 /// One block of text to draw, in target pixels.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,16 +106,12 @@ impl TextSystem {
                 custom_glyphs: &[],
             }
         });
-        self.renderer
-            .prepare(device, queue, fs, &mut self.atlas, &self.viewport, areas, &mut self.swash)
-            .map_err(|e| RenderError::Gpu(format!("text prepare: {e}")))
+        Ok(self.renderer.prepare(device, queue, fs, &mut self.atlas, &self.viewport, areas, &mut self.swash)?)
     }
 
     /// Draws what was last prepared.
     pub(crate) fn render(&self, pass: &mut wgpu::RenderPass<'_>) -> Result<()> {
-        self.renderer
-            .render(&self.atlas, &self.viewport, pass)
-            .map_err(|e| RenderError::Gpu(format!("text render: {e}")))
+        Ok(self.renderer.render(&self.atlas, &self.viewport, pass)?)
     }
 
     /// Frees glyphs not used since the last trim (call once per frame).
