@@ -27,7 +27,8 @@ pub enum AgentError {
         /// The file.
         path: PathBuf,
         /// What is wrong.
-        reason: String,
+        #[source]
+        reason: PreferencesProblem,
     },
     /// `preferences.json` could not be read.
     #[error("could not read agent preferences {path}: {source}")]
@@ -128,6 +129,29 @@ pub struct CustomAgent {
     pub instruction_flag: Option<String>,
 }
 
+/// What is wrong with the text of preferences.json.
+#[derive(Debug, thiserror::Error)]
+pub enum PreferencesProblem {
+    /// It is not JSON.
+    #[error("invalid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// JSON, but not of the shape read (a message naming the key).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl From<String> for PreferencesProblem {
+    fn from(message: String) -> Self {
+        Self::Invalid(message)
+    }
+}
+
+impl From<&str> for PreferencesProblem {
+    fn from(message: &str) -> Self {
+        Self::Invalid(message.to_owned())
+    }
+}
+
 /// The text of preferences.json; `None` when there is no such file.
 fn read_preferences(path: &Path) -> Result<Option<String>, AgentError> {
     match std::fs::read_to_string(path) {
@@ -138,8 +162,8 @@ fn read_preferences(path: &Path) -> Result<Option<String>, AgentError> {
 }
 
 /// Preferences JSON, which must be an object.
-fn preferences_root(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-    match serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))? {
+fn preferences_root(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, PreferencesProblem> {
+    match serde_json::from_str(text)? {
         serde_json::Value::Object(root) => Ok(root),
         _ => Err("top level must be an object".into()),
     }
@@ -179,7 +203,7 @@ impl ExternalTerminalPreference {
     }
 
     /// Parses the `externalTerminal` entry of preferences JSON.
-    pub fn parse(text: &str) -> Result<Option<Self>, String> {
+    pub fn parse(text: &str) -> Result<Option<Self>, PreferencesProblem> {
         let root = preferences_root(text)?;
         match root.get("externalTerminal") {
             None | Some(serde_json::Value::Null) => Ok(None),
@@ -222,7 +246,7 @@ impl Preferences {
     }
 
     /// Parses preferences JSON, describing the first problem found.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, PreferencesProblem> {
         let root = preferences_root(text)?;
         let custom = match root.get("custom") {
             None | Some(serde_json::Value::Null) => None,
@@ -293,7 +317,7 @@ pub enum VersionError {
         /// The executable.
         path: PathBuf,
         /// How it ended.
-        status: String,
+        status: std::process::ExitStatus,
     },
 }
 
@@ -343,7 +367,7 @@ pub fn probe_version(executable: &Path, timeout: Duration) -> Result<String, Ver
     let text = String::from_utf8_lossy(&out);
     match text.lines().map(str::trim).find(|l| !l.is_empty()) {
         Some(line) if status.success() => Ok(line.chars().take(VERSION_CHARS).collect()),
-        _ => Err(VersionError::NoVersion { path: executable.to_owned(), status: status.to_string() }),
+        _ => Err(VersionError::NoVersion { path: executable.to_owned(), status }),
     }
 }
 
@@ -467,7 +491,7 @@ mod tests {
             (r#"{"externalTerminal":{"executable":"x","args":[1]}}"#, "must be strings"),
         ] {
             let err = ExternalTerminalPreference::parse(text).unwrap_err();
-            assert!(err.contains(needle), "{text}: {err}");
+            assert!(err.to_string().contains(needle), "{text}: {err}");
         }
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(ExternalTerminalPreference::load(&dir.path().join("missing.json")).unwrap(), None);
@@ -486,8 +510,22 @@ mod tests {
             (r#"{"custom":{"executable":"a","instructionFlag":"task"}}"#, "start with '-'"),
         ] {
             let err = Preferences::parse(text).unwrap_err();
-            assert!(err.contains(needle), "{text}: {err}");
+            assert!(err.to_string().contains(needle), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn preferences_that_are_not_json_keep_serde_json_s_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("preferences.json");
+        std::fs::write(&path, "not json").unwrap();
+        let json = serde_json::from_str::<serde_json::Value>("not json").unwrap_err();
+        let err = Preferences::load(&path).unwrap_err();
+        let expected = format!("malformed agent preferences {}: invalid JSON: {json}", path.display());
+        assert_eq!(err.to_string(), expected, "the message is as before");
+        let reason = std::error::Error::source(&err).expect("the problem is the source");
+        assert!(matches!(reason.downcast_ref(), Some(PreferencesProblem::Json(_))), "{reason:?}");
+        assert_eq!(reason.source().map(ToString::to_string), Some(json.to_string()));
     }
 
     #[test]

@@ -2,6 +2,10 @@
 
 use std::path::PathBuf;
 
+/// An error of a PTY operation (portable-pty's are `anyhow` errors; boxed,
+/// they keep their message and their chain).
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Errors from creating or driving a [`crate::Terminal`].
 #[derive(Debug, thiserror::Error)]
 pub enum TerminalError {
@@ -26,20 +30,23 @@ pub enum TerminalError {
         /// Why it was rejected.
         reason: &'static str,
     },
-    /// Opening the pseudo-terminal failed.
+    /// The pseudo-terminal is unusable, for a reason with no error value behind it.
     #[error("could not open a pty: {0}")]
     OpenPty(String),
+    /// Opening the pseudo-terminal, or taking its reader or writer, failed.
+    #[error("could not open a pty: {0}")]
+    Pty(#[source] BoxError),
     /// Spawning the child process failed.
-    #[error("could not spawn {program}: {reason}")]
+    #[error("could not spawn {program}: {source}")]
     Spawn {
         /// Program that was being started.
         program: String,
-        /// Underlying failure.
-        reason: String,
+        /// Underlying failure: the PTY's, the spawn's or tmux's.
+        source: BoxError,
     },
     /// Resizing the pty failed.
     #[error("could not resize the pty: {0}")]
-    Resize(String),
+    Resize(#[source] BoxError),
     /// Input could not be queued because the session's writer has stopped.
     #[error("the terminal's input writer has stopped")]
     WriterClosed,

@@ -21,7 +21,7 @@ use parking_lot::{Condvar, Mutex};
 use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, PtySize};
 
 use crate::colors::Theme;
-use crate::error::TerminalError;
+use crate::error::{BoxError, TerminalError};
 use crate::host::{ExitStatus, TerminalHost};
 use crate::input::InputModes;
 use crate::pane_pipe::{self, PanePipe};
@@ -261,10 +261,9 @@ impl Pending {
             }
             None => program_of(&config),
         };
-        let pty =
-            native_pty_system().openpty(pty_size(config.size)).map_err(|e| TerminalError::OpenPty(e.to_string()))?;
+        let pty = native_pty_system().openpty(pty_size(config.size)).map_err(|e| TerminalError::Pty(e.into()))?;
         let spawn_error =
-            |reason: String| TerminalError::Spawn { program: program.to_string_lossy().into_owned(), reason };
+            |source: BoxError| TerminalError::Spawn { program: program.to_string_lossy().into_owned(), source };
         let mut child = if tmux.is_some() {
             // The tmux client starts without forking the app (see `crate::spawn`).
             let mut set = vec![
@@ -277,7 +276,7 @@ impl Pending {
             let tty =
                 pty.master.tty_name().ok_or_else(|| TerminalError::OpenPty("the PTY has no device name".into()))?;
             let child = crate::spawn::on_terminal(&program, &args, &env, &config.cwd, &tty)
-                .map_err(|e| spawn_error(e.to_string()))?;
+                .map_err(|e| spawn_error(e.into()))?;
             Box::new(child) as Box<dyn portable_pty::Child + Send + Sync>
         } else {
             let mut cmd = CommandBuilder::new(&program);
@@ -290,14 +289,14 @@ impl Pending {
             for (key, value) in &config.env {
                 cmd.env(key, value);
             }
-            pty.slave.spawn_command(cmd).map_err(|e| spawn_error(e.to_string()))?
+            pty.slave.spawn_command(cmd).map_err(|e| spawn_error(e.into()))?
         };
         // Our copy of the slave must go, or the reader never sees EOF.
         drop(pty.slave);
         let pid = child.process_id();
         let killer = child.clone_killer();
-        let reader = pty.master.try_clone_reader().map_err(|e| TerminalError::OpenPty(e.to_string()))?;
-        let writer = pty.master.take_writer().map_err(|e| TerminalError::OpenPty(e.to_string()))?;
+        let reader = pty.master.try_clone_reader().map_err(|e| TerminalError::Pty(e.into()))?;
+        let writer = pty.master.take_writer().map_err(|e| TerminalError::Pty(e.into()))?;
         tracing::debug!(pid, program = %program.to_string_lossy(), "terminal spawned");
 
         let screen = Arc::new(Mutex::new(screen));
@@ -380,7 +379,7 @@ impl Pending {
 
 /// What creating `session` failed with, as a start's error.
 fn creation_error(session: &TmuxSession, e: TmuxError) -> TerminalError {
-    TerminalError::Spawn { program: session.tmux_program().to_string_lossy().into_owned(), reason: e.to_string() }
+    TerminalError::Spawn { program: session.tmux_program().to_string_lossy().into_owned(), source: e.into() }
 }
 
 impl Terminal {
@@ -459,7 +458,7 @@ impl Terminal {
     /// Resizes the grid and the PTY (the child gets SIGWINCH).
     pub fn resize(&self, size: TermSize) -> Result<(), TerminalError> {
         self.screen.lock().resize(size)?;
-        self.master.lock().resize(pty_size(size)).map_err(|e| TerminalError::Resize(e.to_string()))
+        self.master.lock().resize(pty_size(size)).map_err(|e| TerminalError::Resize(e.into()))
     }
 
     /// Runs `f` with the screen locked (snapshot, selection, scrolling). Keep it short:

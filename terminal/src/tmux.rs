@@ -47,7 +47,15 @@ pub const MAX_TRACE_BYTES: usize = 8 * 1024 * 1024;
 pub enum TmuxError {
     /// `tmux` could not be run.
     #[error("tmux is not available: {0}")]
-    NotInstalled(String),
+    NotInstalled(#[source] std::io::Error),
+    /// `tmux -V` ran and failed.
+    #[error("tmux is not available: `{} -V` exited with {status}", program.display())]
+    VersionFailed {
+        /// The executable.
+        program: PathBuf,
+        /// How it ended.
+        status: std::process::ExitStatus,
+    },
     /// `tmux -V` printed something unrecognisable.
     #[error("could not parse the tmux version from {0:?}")]
     UnknownVersion(String),
@@ -76,8 +84,16 @@ pub enum TmuxError {
     Command {
         /// Sub-command that failed.
         command: &'static str,
-        /// stderr or spawn error.
+        /// What tmux wrote to stderr.
         reason: String,
+    },
+    /// A tmux command could not be started.
+    #[error("tmux {command} failed: {source}")]
+    Spawn {
+        /// Sub-command that was to run.
+        command: &'static str,
+        /// Cause.
+        source: std::io::Error,
     },
 }
 
@@ -123,13 +139,9 @@ impl Tmux {
 
     /// Checks a specific tmux executable.
     pub fn detect_at(program: &Path) -> Result<Self, TmuxError> {
-        let output = Command::new(program)
-            .arg("-V")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| TmuxError::NotInstalled(e.to_string()))?;
+        let output = Command::new(program).arg("-V").stdin(Stdio::null()).output().map_err(TmuxError::NotInstalled)?;
         if !output.status.success() {
-            return Err(TmuxError::NotInstalled(format!("`{} -V` exited with {}", program.display(), output.status)));
+            return Err(TmuxError::VersionFailed { program: program.to_owned(), status: output.status });
         }
         let text = String::from_utf8_lossy(&output.stdout).trim().to_owned();
         let version = TmuxVersion::parse(&text).ok_or(TmuxError::UnknownVersion(text))?;
@@ -264,7 +276,7 @@ impl TmuxSession {
         let env = tmux_command_env(&request.process_env);
         loop {
             let (status, stderr) = crate::spawn::run_capturing_stderr(self.tmux.program.as_os_str(), &args, &env)
-                .map_err(|e| TmuxError::Command { command: "new-session", reason: e.to_string() })?;
+                .map_err(|source| TmuxError::Spawn { command: "new-session", source })?;
             if status.success() {
                 return Ok(());
             }
@@ -357,7 +369,7 @@ impl TmuxSession {
             .env_remove("TMUX")
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| TmuxError::Command { command, reason: e.to_string() })
+            .map_err(|source| TmuxError::Spawn { command, source })
     }
 
     fn target(&self) -> String {
@@ -740,5 +752,16 @@ mod tests {
     fn missing_tmux_is_a_clear_error() {
         let err = Tmux::detect_at(Path::new("/nonexistent/tmux")).unwrap_err();
         assert!(matches!(err, TmuxError::NotInstalled(_)));
+    }
+
+    #[test]
+    fn tmux_that_cannot_run_keeps_the_cause() {
+        let err = Tmux::detect_at(Path::new("/nonexistent/tmux")).unwrap_err();
+        let source = std::error::Error::source(&err).expect("the spawn's error");
+        assert!(source.downcast_ref::<std::io::Error>().is_some(), "{source:?}");
+        assert_eq!(err.to_string(), format!("tmux is not available: {source}"), "the message is as before");
+        let status = Command::new("false").status().unwrap();
+        let err = Tmux::detect_at(Path::new("false")).unwrap_err();
+        assert_eq!(err.to_string(), format!("tmux is not available: `false -V` exited with {status}"));
     }
 }

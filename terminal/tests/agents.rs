@@ -63,7 +63,7 @@ fn malformed_preferences_json_is_a_typed_error() {
     match Preferences::load(&prefs_path) {
         Err(AgentError::MalformedPreferences { path, reason }) => {
             assert_eq!(path, prefs_path);
-            assert!(reason.contains("invalid JSON"), "{reason}");
+            assert!(reason.to_string().contains("invalid JSON"), "{reason}");
         }
         other => panic!("expected MalformedPreferences, got {other:?}"),
     }

@@ -129,7 +129,12 @@ fn bad_configuration_is_rejected_before_spawning() {
     config.env.clear();
     config.command = Some(CommandSpec { program: "no-such-program-xyz".into(), args: vec![] });
     match Terminal::spawn(config, host) {
-        Err(TerminalError::Spawn { program, .. }) => assert_eq!(program, "no-such-program-xyz"),
+        Err(err @ TerminalError::Spawn { .. }) => {
+            let TerminalError::Spawn { program, source } = &err else { unreachable!() };
+            assert_eq!(program, "no-such-program-xyz");
+            assert_eq!(err.to_string(), format!("could not spawn no-such-program-xyz: {source}"));
+            assert!(std::error::Error::source(&err).is_some(), "the spawn's own error is kept");
+        }
         Err(other) => panic!("unexpected error {other}"),
         Ok(term) => {
             // Some PTY backends report exec failure as an exit instead.
