@@ -118,14 +118,9 @@ fn render_in(rt: &mut Runtime, waker: &Waker, size: (u32, u32), timeout: Duratio
     let pending: Vec<_> = rt
         .browsers
         .iter()
-        .filter_map(|(_, b)| {
-            let expr = crate::shot::prepare::TWO_FRAMES;
-            b.devtools()
-                .request("Runtime.evaluate", serde_json::json!({"expression": expr, "awaitPromise": true}), None)
-                .ok()
-        })
+        .filter_map(|(_, b)| b.page().evaluate_later(crate::shot::prepare::TWO_FRAMES).ok())
         .collect();
-    rt.run_until(waker, timeout, |_| pending.iter().all(|p| !p.receiver().is_empty()));
+    rt.run_until(waker, timeout, |_| pending.iter().all(|p| p.is_answered()));
     rt.run_until(waker, Duration::from_millis(100), |_| false);
     for (tab, b) in rt.browsers.iter() {
         let centre = b.last_frame().and_then(|f| f.rgba_at(f.width / 2, f.height / 2));

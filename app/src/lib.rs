@@ -3,12 +3,14 @@
 //! together — cef-bridge (browsers), canvas-render (wgpu), terminal (PTYs),
 //! tool-server and cdp-facade (the agent control planes) — and is the only
 //! crate that knows all of them. It must not know the wire formats of HTTP or
-//! CDP: those belong to tool-server and cdp-facade.
+//! CDP: those belong to tool-server, cdp-facade and page-driver (which every
+//! part of the app drives a page through, over `page_transport`).
 
 pub mod allocator;
 pub mod canvas_shot;
 pub mod junit;
 pub mod model;
+pub mod page_transport;
 pub mod paths;
 pub mod runtime;
 pub mod shot;

@@ -1,6 +1,6 @@
 //! The runtime's only way to the browser engine: [`BrowserEngine`] (pump,
 //! create and find browsers, shut down) and [`LiveBrowser`] (one page: its
-//! view, input, navigation and DevTools channel).
+//! view, input, navigation, DevTools channel and typed page driving).
 //!
 //! The app passes cef-bridge's [`Engine`] (and its [`BrowserHandle`]s), which
 //! implement both here; tests pass fakes (`test_context`), so every browser
@@ -12,6 +12,7 @@ use cef_bridge::{
     BrowserError, BrowserHandle, BrowserId, BrowserOptions, ContextMenu, DevToolsChannel, DownloadPolicy, Engine,
     EngineError, FileChooser, Frame, JsDialog, MenuCommand, RequestContextId, SitePermission, SiteSetting,
 };
+use page_driver::Page;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -57,8 +58,13 @@ pub trait LiveBrowser: Send + Sync {
     fn id(&self) -> BrowserId;
     /// The isolated request context it lives in (`None`: the person's profile).
     fn context(&self) -> Option<RequestContextId>;
-    /// The page's DevTools channel.
+    /// The page's DevTools channel (raw: the CDP facade relays a client's text on it).
     fn devtools(&self) -> Arc<DevToolsChannel>;
+    /// The page, driven by typed operations: over [`devtools`](Self::devtools),
+    /// unless a fake page answers them itself.
+    fn page(&self) -> Arc<dyn Page> {
+        Arc::new(crate::page_transport::cdp_page(self.devtools()))
+    }
     /// The current URL.
     fn url(&self) -> String;
     /// Whether the page is loading.

@@ -1,6 +1,7 @@
 //! A test context in the style of GPUI's `TestAppContext`: a real
 //! [`Runtime`] on a temporary data directory with a fake browser engine
-//! ([`FakeEngine`]: pages that answer the CDP the tool operations send), a
+//! ([`FakeEngine`]: pages that answer the typed page driving of the tool
+//! operations, page-driver's [`Page`]), a
 //! recording PTY spawner (nothing starts, or, with
 //! [`TestContext::with_terminals`], fake terminals start) and no window. The test thread is
 //! the main thread: [`TestContext::call`] submits a tool call through
@@ -16,14 +17,19 @@ use crate::model::{AgentKind, NodeId, NodeKind};
 use cef_bridge::input::{ButtonsHeld, KeyInput, Modifiers, MouseButton};
 use cef_bridge::{
     url_policy, BrowserError, BrowserEvent, BrowserId, BrowserOptions, DevToolsChannel, EngineError, Frame, JsDialog,
-    RawSender,
 };
 use crossbeam_channel::Sender;
+use page_driver::{
+    BackendNodeId, BoxModel, BrowserVersion, CdpError, DriveError, EventStream, ExecutionContextId, FrameId, FrameInfo,
+    FrameTree, FunctionCall, Input, LayoutMetrics, Lifecycle, MediaFeature, Method, Navigation, NodeDescription,
+    ObjectId, Page, Pending, PropertyDescriptor, Quad, RawEvent, RemoteObject, ScreenshotOptions, SessionId,
+    TransportError,
+};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tool_server::{ExecuteFuture, ToolCall, ToolError, ToolHost, ToolIdentity};
@@ -313,7 +319,7 @@ impl BrowserEngine for FakeEngine {
     fn shutdown(self: Box<Self>) {}
 }
 
-/// One fake page: records what the runtime did to it and answers DevTools.
+/// One fake page: records what the runtime did to it and answers its page driving.
 pub(crate) struct FakeBrowser {
     id: BrowserId,
     devtools: Arc<DevToolsChannel>,
@@ -350,15 +356,16 @@ pub(crate) struct FakeBrowser {
 
 impl FakeBrowser {
     fn new(id: BrowserId, options: &BrowserOptions, events: Sender<BrowserEvent>) -> Self {
+        // Raw CDP (a facade client's) reaches no page here: nothing is attached to answer it.
         let devtools = Arc::new(DevToolsChannel::new());
         let page = Arc::new(FakePage {
             url: Mutex::new(options.url.clone()),
             marker: Mutex::new(None),
             focused: AtomicBool::new(false),
-            channel: Arc::downgrade(&devtools),
-            sent: Mutex::new(vec![]),
+            closed: AtomicBool::new(false),
+            methods: Mutex::new(vec![]),
+            inputs: Mutex::new(vec![]),
         });
-        devtools.attach(page.clone());
         Self {
             id,
             devtools,
@@ -423,14 +430,14 @@ impl FakeBrowser {
         self.page.url.lock().clone()
     }
 
-    /// Every DevTools method the page was sent, in order.
-    pub(crate) fn methods(&self) -> Vec<String> {
-        self.page.sent.lock().iter().map(|(m, _)| m.clone()).collect()
+    /// Every DevTools method the page was driven with, in order.
+    pub(crate) fn methods(&self) -> Vec<Method> {
+        self.page.methods.lock().clone()
     }
 
-    /// Every DevTools command the page was sent (method and params), in order.
-    pub(crate) fn sent(&self) -> Vec<(String, Value)> {
-        self.page.sent.lock().clone()
+    /// Every input the page was sent (mouse, keys, text), in order.
+    pub(crate) fn inputs(&self) -> Vec<Input> {
+        self.page.inputs.lock().clone()
     }
 }
 
@@ -443,6 +450,9 @@ impl LiveBrowser for FakeBrowser {
     }
     fn devtools(&self) -> Arc<DevToolsChannel> {
         self.devtools.clone()
+    }
+    fn page(&self) -> Arc<dyn Page> {
+        self.page.clone()
     }
     fn url(&self) -> String {
         self.current_url()
@@ -513,6 +523,7 @@ impl LiveBrowser for FakeBrowser {
             return Err(BrowserError::Closed);
         }
         self.devtools.detach("browser closed");
+        self.page.closed.store(true, Ordering::Release);
         let _ = self.events.send(BrowserEvent::Closed { id: self.id });
         Ok(())
     }
@@ -594,19 +605,23 @@ impl LiveBrowser for FakeBrowser {
     }
 }
 
-/// The document of a fake page and its DevTools end: the tool operations'
+/// The document of a fake page and its page driving: the tool operations'
 /// scripts (load probe, navigation tag, inspect, locate, focus check) and
-/// DOM commands get what a loaded page with one button (`#go`, backend node
-/// 1, ref `e1`) in one frame would answer, and input and screenshot commands
-/// what Chromium answers.
+/// DOM reads get what a loaded page with one button (`#go`, backend node
+/// 1, ref `e1`) in one frame would answer, and input and screenshots what
+/// Chromium answers.
 struct FakePage {
     url: Mutex<String>,
     /// The navigation marker the current document was tagged with.
     marker: Mutex<Option<String>>,
     /// Whether the button has keyboard focus.
     focused: AtomicBool,
-    channel: Weak<DevToolsChannel>,
-    sent: Mutex<Vec<(String, Value)>>,
+    /// The browser closed: nothing answers any more.
+    closed: AtomicBool,
+    /// Every method the page was driven with, in order.
+    methods: Mutex<Vec<Method>>,
+    /// Every input it was sent, in order.
+    inputs: Mutex<Vec<Input>>,
 }
 
 /// The report the page model script gives for the fake page: one button.
@@ -637,8 +652,45 @@ pub(crate) fn fake_screenshot() -> Vec<u8> {
     png
 }
 
+/// An object the fake page's scripts return: the button, or the collector's node array.
+fn object(id: &str) -> RemoteObject {
+    RemoteObject { kind: "object".into(), object_id: Some(ObjectId::new(id)), ..RemoteObject::default() }
+}
+
+/// A value a script returned by value.
+fn value(v: Value) -> RemoteObject {
+    RemoteObject { kind: "object".into(), value: Some(v), ..RemoteObject::default() }
+}
+
+/// What the fake page answers for a node it does not have.
+fn no_node(method: Method) -> DriveError {
+    DriveError::Protocol {
+        method,
+        error: CdpError { code: -32000, message: "No node with given id found".into(), data: None },
+    }
+}
+
+/// The fake page's events: none will come.
+struct NoEvents;
+
+impl EventStream for NoEvents {
+    fn next(&mut self, _wait: Duration) -> Result<Option<RawEvent>, TransportError> {
+        Err(TransportError::Gone)
+    }
+}
+
 impl FakePage {
-    fn evaluate(&self, expression: &str) -> Value {
+    /// Records that the page was driven with `method`; fails once the browser closed.
+    fn driven(&self, method: Method) -> Result<(), DriveError> {
+        self.methods.lock().push(method);
+        if self.closed.load(Ordering::Acquire) {
+            return Err(TransportError::Gone.into());
+        }
+        Ok(())
+    }
+
+    /// The value of one of the tool operations' by-value scripts.
+    fn script_value(&self, expression: &str) -> Value {
         if let Some(tag) = expression.strip_prefix("window.__termsprawlNav = ") {
             let marker: String = serde_json::from_str(tag).unwrap_or_default();
             *self.marker.lock() = Some(marker.clone());
@@ -649,80 +701,181 @@ impl FakePage {
                 "url": *self.url.lock(), "title": FAKE_TITLE, "ready": "complete", "marker": *self.marker.lock(),
             });
         }
-        if expression.contains("document.querySelector(") {
-            let selector: String = expression
-                .strip_prefix("document.querySelector(")
-                .and_then(|rest| rest.strip_suffix(')'))
-                .and_then(|arg| serde_json::from_str(arg).ok())
-                .unwrap_or_default();
-            return if selector == "#go" { json!({"objectId": "node-1"}) } else { json!({"subtype": "null"}) };
-        }
-        if expression.contains("nodes.info") {
-            return json!({"objectId": "nodes"});
-        }
         if expression.contains("return {focused:") {
             return json!({"focused": self.focused.load(Ordering::Acquire)});
         }
         Value::Null
     }
 
-    fn answer(&self, method: &str, params: &Value) -> Result<Value, Value> {
-        let no_node = || json!({"code": -32000, "message": "No node with given id found"});
-        match method {
-            "Runtime.evaluate" => {
-                let expression = params.get("expression").and_then(Value::as_str).unwrap_or("");
-                Ok(match self.evaluate(expression) {
-                    Value::Null => json!({"result": {"type": "undefined"}}),
-                    handle if params["returnByValue"] == false => json!({"result": handle}),
-                    value => json!({"result": {"type": "object", "value": value}}),
-                })
-            }
-            "Page.getFrameTree" => Ok(json!({"frameTree": {"frame": {"id": "F1", "url": *self.url.lock()}}})),
-            "Page.createIsolatedWorld" => Ok(json!({"executionContextId": 7})),
-            "Runtime.getProperties" if params["objectId"] == "nodes" => Ok(json!({"result": [
-                {"name": "0", "value": {"type": "object", "subtype": "node", "objectId": "node-1"}},
-                {"name": "length", "value": {"type": "number", "value": 1}},
-                {"name": "info", "value": {"type": "string", "value": fake_report(&self.url.lock()).to_string()}},
-            ]})),
-            "DOM.describeNode" if params["objectId"] == "node-1" => {
-                Ok(json!({"node": {"backendNodeId": 1, "nodeName": "BUTTON"}}))
-            }
-            "DOM.resolveNode" if params["backendNodeId"] == 1 => Ok(json!({"object": {"objectId": "node-1"}})),
-            "DOM.resolveNode" => Err(no_node()),
-            "Runtime.callFunctionOn" if params["objectId"] == "node-1" => {
-                let focus = params.pointer("/arguments/0/value/focus") == Some(&json!(true));
-                if focus {
-                    self.focused.store(true, Ordering::Release);
-                }
-                Ok(json!({"result": {"type": "object", "value": {"x": 50, "y": 20}}}))
-            }
-            "DOM.getContentQuads" if params["objectId"] == "node-1" => {
-                Ok(json!({"quads": [[10, 10, 90, 10, 90, 30, 10, 30]]}))
-            }
-            "Runtime.releaseObjectGroup" => Ok(json!({})),
-            "Page.captureScreenshot" => {
-                use base64::Engine as _;
-                Ok(json!({"data": base64::engine::general_purpose::STANDARD.encode(fake_screenshot())}))
-            }
-            "Input.dispatchMouseEvent" | "Input.dispatchKeyEvent" | "Input.insertText" => Ok(json!({})),
-            _ => Err(json!({"code": -32601, "message": format!("'{method}' wasn't found")})),
+    /// The result of one of the scripts whose object stays in the page.
+    fn script_object(&self, expression: &str) -> RemoteObject {
+        if expression.contains("document.querySelector(") {
+            let selector: String = expression
+                .strip_prefix("document.querySelector(")
+                .and_then(|rest| rest.strip_suffix(')'))
+                .and_then(|arg| serde_json::from_str(arg).ok())
+                .unwrap_or_default();
+            return if selector == "#go" {
+                object("node-1")
+            } else {
+                RemoteObject { kind: "object".into(), subtype: Some("null".into()), ..RemoteObject::default() }
+            };
         }
+        if expression.contains("nodes.info") {
+            return object("nodes");
+        }
+        RemoteObject { kind: "undefined".into(), ..RemoteObject::default() }
     }
 }
 
-impl RawSender for FakePage {
-    fn send_raw(&self, message: &[u8]) {
-        let Ok(v) = serde_json::from_slice::<Value>(message) else { return };
-        let method = v.get("method").and_then(Value::as_str).unwrap_or("").to_owned();
-        let params = v.get("params").cloned().unwrap_or(Value::Null);
-        let reply = match self.answer(&method, &params) {
-            Ok(result) => json!({"id": v["id"], "result": result}),
-            Err(error) => json!({"id": v["id"], "error": error}),
-        };
-        self.sent.lock().push((method, params));
-        // Answered inside the send, as CEF answers some commands synchronously.
-        if let Some(channel) = self.channel.upgrade() {
-            channel.deliver(reply.to_string().as_bytes());
+impl Page for FakePage {
+    fn evaluate_value(&self, expression: &str) -> Result<Value, DriveError> {
+        self.driven(Method::Evaluate)?;
+        Ok(self.script_value(expression))
+    }
+    fn evaluate_later(&self, expression: &str) -> Result<Pending<Value>, DriveError> {
+        Ok(Pending::ready(self.evaluate_value(expression)))
+    }
+    fn evaluate_object(
+        &self,
+        _: Option<&SessionId>,
+        expression: &str,
+        _: Option<ExecutionContextId>,
+        _: &str,
+    ) -> Result<RemoteObject, DriveError> {
+        self.driven(Method::Evaluate)?;
+        Ok(self.script_object(expression))
+    }
+    fn call_function_on(&self, _: Option<&SessionId>, call: &FunctionCall<'_>) -> Result<RemoteObject, DriveError> {
+        self.driven(Method::CallFunctionOn)?;
+        if call.object.as_str() != "node-1" {
+            return Err(DriveError::unsupported(Method::CallFunctionOn));
         }
+        if call.args.get("focus") == Some(&Value::Bool(true)) {
+            self.focused.store(true, Ordering::Release);
+        }
+        Ok(value(json!({"x": 50, "y": 20})))
+    }
+    fn properties(&self, _: Option<&SessionId>, object_id: &ObjectId) -> Result<Vec<PropertyDescriptor>, DriveError> {
+        self.driven(Method::GetProperties)?;
+        if object_id.as_str() != "nodes" {
+            return Err(DriveError::unsupported(Method::GetProperties));
+        }
+        let report = fake_report(&self.url.lock()).to_string();
+        let property = |name: &str, v: RemoteObject| PropertyDescriptor { name: name.into(), value: Some(v) };
+        Ok(vec![
+            property("0", RemoteObject { subtype: Some("node".into()), ..object("node-1") }),
+            property("length", RemoteObject { kind: "number".into(), ..value(json!(1)) }),
+            property("info", RemoteObject { kind: "string".into(), ..value(json!(report)) }),
+        ])
+    }
+    fn release_object_group(&self, _: Option<&SessionId>, _: &str) -> Result<(), DriveError> {
+        self.driven(Method::ReleaseObjectGroup)
+    }
+    fn frame_tree(&self, _: Option<&SessionId>) -> Result<FrameTree, DriveError> {
+        self.driven(Method::GetFrameTree)?;
+        let frame = FrameInfo { id: FrameId::new("F1"), url: self.url.lock().clone() };
+        Ok(FrameTree { frame, child_frames: vec![] })
+    }
+    fn create_isolated_world(
+        &self,
+        _: Option<&SessionId>,
+        _: &FrameId,
+        _: &str,
+    ) -> Result<ExecutionContextId, DriveError> {
+        self.driven(Method::CreateIsolatedWorld)?;
+        Ok(ExecutionContextId(7))
+    }
+    fn enable_page_events(&self) -> Result<(), DriveError> {
+        self.driven(Method::EnablePage)?;
+        Err(DriveError::unsupported(Method::EnablePage))
+    }
+    fn set_lifecycle_events(&self, _: bool) -> Result<(), DriveError> {
+        self.driven(Method::SetLifecycleEventsEnabled)?;
+        Err(DriveError::unsupported(Method::SetLifecycleEventsEnabled))
+    }
+    fn lifecycle(&self) -> Lifecycle {
+        Lifecycle::new(Box::new(NoEvents))
+    }
+    fn navigate(&self, _: &str) -> Result<Navigation, DriveError> {
+        self.driven(Method::Navigate)?;
+        Err(DriveError::unsupported(Method::Navigate))
+    }
+    fn layout_metrics(&self) -> Result<LayoutMetrics, DriveError> {
+        self.driven(Method::GetLayoutMetrics)?;
+        Err(DriveError::unsupported(Method::GetLayoutMetrics))
+    }
+    fn screenshot(&self, _: &ScreenshotOptions) -> Result<Vec<u8>, DriveError> {
+        self.driven(Method::CaptureScreenshot)?;
+        Ok(fake_screenshot())
+    }
+    fn set_scrollbars_hidden(&self, _: bool) -> Result<(), DriveError> {
+        self.driven(Method::SetScrollbarsHidden)?;
+        Err(DriveError::unsupported(Method::SetScrollbarsHidden))
+    }
+    fn set_emulated_media(&self, _: &[MediaFeature]) -> Result<(), DriveError> {
+        self.driven(Method::SetEmulatedMedia)?;
+        Err(DriveError::unsupported(Method::SetEmulatedMedia))
+    }
+    fn describe_node(
+        &self,
+        _: Option<&SessionId>,
+        object_id: &ObjectId,
+    ) -> Result<Pending<NodeDescription>, DriveError> {
+        self.driven(Method::DescribeNode)?;
+        Ok(Pending::ready(if object_id.as_str() == "node-1" {
+            Ok(NodeDescription { backend_node_id: BackendNodeId(1), frame_id: None })
+        } else {
+            Err(DriveError::unsupported(Method::DescribeNode))
+        }))
+    }
+    fn resolve_node(&self, _: Option<&SessionId>, node: BackendNodeId, _: &str) -> Result<RemoteObject, DriveError> {
+        self.driven(Method::ResolveNode)?;
+        if node != BackendNodeId(1) {
+            return Err(no_node(Method::ResolveNode));
+        }
+        Ok(object("node-1"))
+    }
+    fn content_quads(&self, _: Option<&SessionId>, object_id: &ObjectId) -> Result<Vec<Quad>, DriveError> {
+        self.driven(Method::GetContentQuads)?;
+        if object_id.as_str() != "node-1" {
+            return Err(DriveError::unsupported(Method::GetContentQuads));
+        }
+        Ok(vec![Quad(vec![10.0, 10.0, 90.0, 10.0, 90.0, 30.0, 10.0, 30.0])])
+    }
+    fn frame_owner(&self, _: Option<&SessionId>, _: &FrameId) -> Result<BackendNodeId, DriveError> {
+        self.driven(Method::GetFrameOwner)?;
+        Err(DriveError::unsupported(Method::GetFrameOwner))
+    }
+    fn box_model(&self, _: Option<&SessionId>, _: BackendNodeId) -> Result<BoxModel, DriveError> {
+        self.driven(Method::GetBoxModel)?;
+        Err(DriveError::unsupported(Method::GetBoxModel))
+    }
+    fn dispatch(&self, input: &Input) -> Result<Pending<()>, DriveError> {
+        self.driven(match input {
+            Input::Mouse(_) => Method::DispatchMouseEvent,
+            Input::Key(_) => Method::DispatchKeyEvent,
+            Input::InsertText(_) => Method::InsertText,
+        })?;
+        self.inputs.lock().push(input.clone());
+        Ok(Pending::ready(Ok(())))
+    }
+    fn list_targets(&self) -> Result<(), DriveError> {
+        self.driven(Method::GetTargets)?;
+        Err(DriveError::unsupported(Method::GetTargets))
+    }
+    fn attach_frame(&self, _: &FrameId) -> Result<SessionId, DriveError> {
+        self.driven(Method::AttachToTarget)?;
+        Err(DriveError::unsupported(Method::AttachToTarget))
+    }
+    fn detach(&self, _: &SessionId) {
+        let _ = self.driven(Method::DetachFromTarget);
+    }
+    fn crashed(&self) -> bool {
+        false
+    }
+    fn browser_version(&self) -> Result<BrowserVersion, DriveError> {
+        self.driven(Method::GetVersion)?;
+        Err(DriveError::unsupported(Method::GetVersion))
     }
 }

@@ -109,7 +109,8 @@ mod tests {
         // Out of view but driven by a client: full rate, and visible.
         ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
         assert_eq!(page.frame_rate(), 1);
-        let pending = page.devtools().request("Runtime.evaluate", serde_json::json!({"expression": "1"}), None);
+        // An agent's command in flight, through the typed page driving the tools use.
+        let pending = page_driver::Page::evaluate_later(&crate::page_transport::cdp_page(page.devtools()), "1");
         assert!(pending.is_ok());
         ctx.rt.pace_pages();
         assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "driven");
@@ -187,7 +188,7 @@ mod tests {
         page.devtools().send_text(r#"{"id":1073741824,"method":"Runtime.evaluate"}"#).expect("sent");
         ctx.rt.pace_pages();
         assert!(page.is_hidden(), "a CDP client's commands keep a background tab hidden, as in Chromium");
-        let _pending = page.devtools().request("Runtime.evaluate", serde_json::json!({"expression": "1"}), None);
+        let _pending = page_driver::Page::evaluate_later(&crate::page_transport::cdp_page(page.devtools()), "1");
         ctx.rt.pace_pages();
         assert!(!page.is_hidden(), "an agent's tool operation shows it");
     }

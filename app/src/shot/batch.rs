@@ -6,8 +6,10 @@
 //! (each is a whole runtime around the same engine).
 
 use super::compare::CompareReport;
+use super::error::ShotError;
 use super::page::{self, EngineLink, PageJob};
-use super::{ShotError, ShotRequest, Target};
+use super::png_file::{png_size, write_atomically};
+use super::request::{ShotRequest, Target};
 use crate::runtime::{LoopHost, Waker};
 use cef_bridge::{
     url_policy, BrowserEvent, BrowserHandle, BrowserId, BrowserOptions, ChromiumLog, DisplayMode, Engine, EngineConfig,
@@ -124,13 +126,11 @@ fn finish(
 
 /// Writes the PNG of `req` whole (or not at all); its pixel size.
 fn save(req: &ShotRequest, png: &[u8]) -> Result<(u32, u32), ShotError> {
-    let size =
-        super::png_size(png).ok_or_else(|| ShotError::DevTools("the engine returned an unreadable PNG".into()))?;
+    let size = png_size(png).ok_or_else(|| ShotError::DevTools("the engine returned an unreadable PNG".into()))?;
     if let Some(dir) = req.output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|source| ShotError::Write { path: req.output.clone(), source })?;
     }
-    super::write_atomically(&req.output, png)
-        .map_err(|source| ShotError::Write { path: req.output.clone(), source })?;
+    write_atomically(&req.output, png).map_err(|source| ShotError::Write { path: req.output.clone(), source })?;
     Ok(size)
 }
 

@@ -110,7 +110,7 @@ pub fn check(png: &[u8], output: &Path, spec: &CompareSpec, update: bool) -> Com
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| super::write_atomically(&spec.baseline, png));
+            .and_then(|()| super::png_file::write_atomically(&spec.baseline, png));
         return match written {
             Ok(()) => {
                 stale();

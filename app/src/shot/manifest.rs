@@ -6,7 +6,7 @@
 
 use super::compare::{CompareLimits, CompareSpec};
 use super::prepare::{Animations, Caret, ColorScheme, Prepare, Scale, DEFAULT_MASK_COLOR};
-use super::{ShotRequest, Size, Target, WaitFor};
+use super::request::{ShotRequest, Size, Target, WaitFor};
 use cef_bridge::url_policy;
 use serde::Deserialize;
 use std::collections::HashMap;

@@ -1,11 +1,14 @@
 //! One page shot, driven from a worker thread: a browser made by the main
 //! thread (which pumps the engine), then DevTools commands awaited here.
 
+use super::error::ShotError;
 use super::prepare::{self, Animations, Caret, Prepare};
-use super::{ShotError, WaitFor};
-use cef_bridge::{BrowserHandle, BrowserId, DevToolsChannel};
-use serde_json::{json, Value};
-use std::sync::Arc;
+use super::request::{Size, WaitFor};
+use crate::page_transport::{cdp_page, ChannelTransport};
+use cef_bridge::{BrowserHandle, BrowserId};
+use page_driver::{CdpPage, Clip, DriveError, MediaFeature, Page as _, ScreenshotOptions};
+use serde::Deserialize;
+use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// What a worker needs from the main thread.
@@ -22,7 +25,7 @@ pub(crate) struct PageJob<'a> {
     /// Normalised URL.
     pub url: &'a str,
     /// Viewport in CSS pixels.
-    pub size: super::Size,
+    pub size: Size,
     /// Readiness.
     pub wait: WaitFor,
     /// Whole scrollable page.
@@ -35,46 +38,35 @@ pub(crate) struct PageJob<'a> {
     pub prepare: &'a Prepare,
 }
 
-struct Session {
-    channel: Arc<DevToolsChannel>,
+/// The page of one shot: its typed driver, bound by the shot's deadline.
+struct Shot<'a> {
+    page: CdpPage<ChannelTransport>,
     deadline: Instant,
+    /// The shot's whole timeout, as its errors name it.
     timeout: Duration,
+    link: &'a dyn EngineLink,
 }
 
-impl Session {
+impl Shot<'_> {
     fn left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
     }
 
-    /// Sends `method` and waits for its reply until the shot's deadline.
-    fn call(&self, method: &str, params: Value, waiting_for: &'static str) -> Result<Value, ShotError> {
-        let pending = self.channel.request(method, params, None).map_err(|e| ShotError::DevTools(e.to_string()))?;
-        match pending.wait(self.left()) {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(ShotError::DevTools(format!("{method}: {}", e.message))),
-            Err(cef_bridge::DevToolsError::Timeout { .. }) => Err(ShotError::Timeout(self.timeout, waiting_for)),
-            Err(e) => Err(ShotError::DevTools(e.to_string())),
+    /// A failed step: a reply that did not come in time is the shot's timeout.
+    fn failed(&self, e: DriveError, waiting_for: &'static str) -> ShotError {
+        match e {
+            DriveError::Timeout { .. } => ShotError::Timeout(self.timeout, waiting_for),
+            e => ShotError::Page(e),
         }
     }
 
     /// Evaluates `expression` (awaiting a promise); a page exception becomes
     /// an error starting with `what`.
     fn eval(&self, what: &str, expression: &str, waiting_for: &'static str) -> Result<Value, ShotError> {
-        let r = self.call(
-            "Runtime.evaluate",
-            json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
-            waiting_for,
-        )?;
-        if let Some(ex) = r.get("exceptionDetails") {
-            let msg = ex
-                .pointer("/exception/description")
-                .and_then(Value::as_str)
-                .or_else(|| ex.pointer("/exception/value").and_then(Value::as_str))
-                .or_else(|| ex.get("text").and_then(Value::as_str))
-                .unwrap_or("exception");
-            return Err(ShotError::Script(format!("{what}: {}", msg.lines().next().unwrap_or(msg))));
-        }
-        Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
+        self.page.evaluate_value(expression).map_err(|e| match e {
+            DriveError::Script(source) => ShotError::Script { what: what.to_owned(), source },
+            e => self.failed(e, waiting_for),
+        })
     }
 }
 
@@ -89,40 +81,48 @@ pub(crate) fn capture(link: &dyn EngineLink, job: &PageJob<'_>) -> Result<Vec<u8
     result
 }
 
+/// Where `--selector`'s element is, in CSS pixels of the document.
+#[derive(Debug, Deserialize)]
+struct ElementRect {
+    x: f64,
+    y: f64,
+    width: f64,
+    height: f64,
+}
+
 fn capture_in(
     link: &dyn EngineLink,
     browser: &BrowserHandle,
     job: &PageJob<'_>,
     deadline: Instant,
 ) -> Result<Vec<u8>, ShotError> {
-    let s = Session { channel: browser.devtools(), deadline, timeout: job.timeout };
+    let page = cdp_page(browser.devtools()).with_timeout(job.timeout).until(deadline);
+    let s = Shot { page, deadline, timeout: job.timeout, link };
+    let reply = "DevTools reply";
     let started = Instant::now();
-    let page_events = s.channel.subscribe();
-    s.call("Page.enable", json!({}), "DevTools reply")?;
-    s.call("Page.setLifecycleEventsEnabled", json!({"enabled": true}), "DevTools reply")?;
+    let mut lifecycle = s.page.lifecycle();
+    s.page.enable_page_events().map_err(|e| s.failed(e, reply))?;
+    s.page.set_lifecycle_events(true).map_err(|e| s.failed(e, reply))?;
     // Like headless Chromium: screenshots without scrollbars.
-    s.call("Emulation.setScrollbarsHidden", json!({"hidden": true}), "DevTools reply")?;
+    s.page.set_scrollbars_hidden(true).map_err(|e| s.failed(e, reply))?;
     if let Some(scheme) = job.prepare.color_scheme {
-        s.call(
-            "Emulation.setEmulatedMedia",
-            json!({"features": [{"name": "prefers-color-scheme", "value": scheme.as_str()}]}),
-            "DevTools reply",
-        )?;
+        let feature = MediaFeature { name: "prefers-color-scheme".into(), value: scheme.as_str().into() };
+        s.page.set_emulated_media(&[feature]).map_err(|e| s.failed(e, reply))?;
     }
     let ready_ms = started.elapsed().as_millis();
-    let nav = s.call("Page.navigate", json!({"url": job.url}), "DevTools reply")?;
-    if let Some(err) = nav.get("errorText").and_then(Value::as_str).filter(|e| !e.is_empty()) {
-        return Err(ShotError::Load { url: job.url.to_string(), reason: err.to_string() });
+    let nav = s.page.navigate(job.url).map_err(|e| s.failed(e, reply))?;
+    if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
+        return Err(ShotError::Load { url: job.url.to_string(), reason: err });
     }
     // Lifecycle events of the initial about:blank share the frame id: match the
     // navigation's loader id so a stale "load" never counts.
-    let loader_id = nav.get("loaderId").and_then(Value::as_str).unwrap_or_default().to_string();
+    let loader_id = nav.loader_id.unwrap_or_default();
     let wanted = match job.wait {
         WaitFor::NetworkIdle => "networkIdle",
         WaitFor::Load | WaitFor::Delay(_) => "load",
     };
     loop {
-        if let Some(url) = link.blocked_navigation(browser.id()) {
+        if let Some(url) = s.link.blocked_navigation(browser.id()) {
             return Err(ShotError::Load { url, reason: "redirected to a refused URL".into() });
         }
         let left = s.left();
@@ -131,27 +131,18 @@ fn capture_in(
             return Err(ShotError::Timeout(job.timeout, what));
         }
         // Short waits: a refused redirect is seen by the main thread, not on this channel.
-        match page_events.recv_timeout(left.min(Duration::from_millis(50))) {
-            Ok(e) => {
-                let ours = e
-                    .params
-                    .get("loaderId")
-                    .and_then(Value::as_str)
-                    .is_some_and(|l| loader_id.is_empty() || l == loader_id);
-                if e.method == "Page.lifecycleEvent"
-                    && ours
-                    && e.params.get("name").and_then(Value::as_str) == Some(wanted)
-                {
+        match lifecycle.next(left.min(Duration::from_millis(50))) {
+            Ok(Some(e)) => {
+                let ours = e.loader_id.as_deref().is_some_and(|l| loader_id.is_empty() || l == loader_id);
+                if ours && e.name == wanted {
                     break;
                 }
             }
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-                return Err(ShotError::DevTools("the browser closed while loading".into()))
-            }
+            Ok(None) => {}
+            Err(_) => return Err(ShotError::DevTools("the browser closed while loading".into())),
         }
     }
-    drop(page_events);
+    drop(lifecycle);
     let loaded_ms = started.elapsed().as_millis();
     if let WaitFor::Delay(ms) = job.wait {
         std::thread::sleep(Duration::from_millis(ms).min(s.left()));
@@ -159,50 +150,41 @@ fn capture_in(
     prepare_page(&s, job.prepare)?;
     // Chromium's fast lossless encoder: measured here, a card-grid page's
     // capture took 85 ms instead of 110-190 ms for a PNG 40 % larger.
-    let mut params = json!({"format": "png", "fromSurface": true, "optimizeForSpeed": true});
+    let mut options =
+        ScreenshotOptions { from_surface: Some(true), optimize_for_speed: Some(true), ..ScreenshotOptions::default() };
     if let Some(sel) = job.selector {
         let expr = format!(
             "(() => {{ const e = document.querySelector({sel}); if (!e) return null; e.scrollIntoView({{block: 'nearest'}}); const r = e.getBoundingClientRect(); if (r.width < 1 || r.height < 1) return null; return {{x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height}}; }})()",
-            sel = serde_json::Value::String(sel.to_string())
+            sel = Value::String(sel.to_string())
         );
-        let rect = s.eval(&format!("selector '{sel}'"), &expr, "DevTools reply")?;
+        let rect = s.eval(&format!("selector '{sel}'"), &expr, reply)?;
         tracing::debug!(%rect, "selector lookup");
-        if !rect.is_object() {
+        let Some(rect) = serde_json::from_value::<Option<ElementRect>>(rect).ok().flatten() else {
             return Err(ShotError::NoSuchElement(sel.to_string()));
-        }
-        params["clip"] =
-            json!({"x": rect["x"], "y": rect["y"], "width": rect["width"], "height": rect["height"], "scale": 1});
-        params["captureBeyondViewport"] = json!(true);
+        };
+        options.clip = Some(Clip { x: rect.x, y: rect.y, width: rect.width, height: rect.height, scale: 1.0 });
+        options.capture_beyond_viewport = Some(true);
     } else if job.full_page {
-        let m = s.call("Page.getLayoutMetrics", json!({}), "DevTools reply")?;
-        let h = m
-            .pointer("/cssContentSize/height")
-            .and_then(Value::as_f64)
-            .unwrap_or(job.size.height as f64)
-            .ceil()
-            .max(1.0);
+        let m = s.page.layout_metrics().map_err(|e| s.failed(e, reply))?;
+        let h = m.css_content_size.map_or(job.size.height as f64, |c| c.height).ceil().max(1.0);
         let h = h.min(cef_bridge::MAX_VIEW_EDGE as f64);
-        params["clip"] = json!({"x": 0, "y": 0, "width": job.size.width, "height": h, "scale": 1});
-        params["captureBeyondViewport"] = json!(true);
+        options.clip = Some(Clip { x: 0.0, y: 0.0, width: job.size.width as f64, height: h, scale: 1.0 });
+        options.capture_beyond_viewport = Some(true);
     }
     let prepared_ms = started.elapsed().as_millis();
-    let shot = s.call("Page.captureScreenshot", params, "the screenshot")?;
+    let png = s.page.screenshot(&options).map_err(|e| match e {
+        DriveError::Decode { .. } => ShotError::DevTools("captureScreenshot returned no data".into()),
+        e => s.failed(e, "the screenshot"),
+    })?;
     let captured_ms = started.elapsed().as_millis();
     tracing::debug!(url = job.url, ready_ms, loaded_ms, prepared_ms, captured_ms, "page shot timings");
-    let data = shot
-        .get("data")
-        .and_then(Value::as_str)
-        .ok_or_else(|| ShotError::DevTools("captureScreenshot returned no data".into()))?;
-    use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD
-        .decode(data)
-        .map_err(|e| ShotError::DevTools(format!("screenshot data: {e}")))
+    Ok(png)
 }
 
 /// The determinism steps, in the order that keeps each one's effect: the
 /// page's own script first (it may start animations or add elements), then
 /// animations settled, then the caret, hiding and masks over the final layout.
-fn prepare_page(s: &Session, p: &Prepare) -> Result<(), ShotError> {
+fn prepare_page(s: &Shot<'_>, p: &Prepare) -> Result<(), ShotError> {
     if let Some(sel) = &p.wait_for {
         s.eval(&format!("--wait-for '{sel}'"), &prepare::wait_for_expr(sel), "the --wait-for selector")?;
     }

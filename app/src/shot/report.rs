@@ -2,7 +2,7 @@
 
 use super::batch::Outcome;
 use super::compare::{CompareReport, CompareStatus};
-use super::{ShotRequest, Target};
+use super::request::{ShotRequest, Target};
 use crate::junit;
 use serde::Serialize;
 use std::path::{Path, PathBuf};

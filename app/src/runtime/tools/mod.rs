@@ -26,7 +26,6 @@ mod context;
 mod desktop;
 mod launch;
 mod link;
-mod page_model;
 mod pool;
 mod shared;
 mod terminal;

@@ -3,23 +3,23 @@
 //! node ids, never attributes written into the page), and the compact text
 //! an agent reads (one line an element, hrefs made relative).
 
-use cef_bridge::{DevToolsChannel, PendingReply};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use super::session::{answered, step_error, Session, GROUP, WORLD};
+use page_driver::{BackendNodeId, FrameId, FunctionCall, ObjectId};
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use tool_server::ToolError;
 
 /// Most elements one answer lists; the rest are named and reachable with
 /// `page`, `within` or `selector`.
-pub(crate) const PAGE_SIZE: usize = 150;
+pub(super) const PAGE_SIZE: usize = 150;
 /// Most characters of element lines one answer lists (long names and hrefs
 /// make a page end sooner).
-pub(crate) const PAGE_CHARS: usize = 6_000;
+pub(super) const PAGE_CHARS: usize = 6_000;
 
 /// Splits lines of the given sizes into pages of at most [`PAGE_SIZE`]
 /// lines and [`PAGE_CHARS`] characters (a page holds at least one line):
 /// the start of each page.
-pub(crate) fn page_starts(sizes: &[usize]) -> Vec<usize> {
+pub(super) fn page_starts(sizes: &[usize]) -> Vec<usize> {
     let mut starts = vec![0];
     let (mut count, mut chars) = (0, 0);
     for (i, &size) in sizes.iter().enumerate() {
@@ -38,7 +38,7 @@ pub(crate) fn page_starts(sizes: &[usize]) -> Vec<usize> {
 /// the array of nodes that need refs (elements, iframes, landmarks) with the
 /// report as a JSON string in its `info` property, so one `getProperties` call
 /// yields both the report and a handle on every node.
-pub(crate) const COLLECT_FN: &str = r#"function (args) {
+pub(super) const COLLECT_FN: &str = r#"function (args) {
   const root = this, doc = root.ownerDocument || root, win = doc.defaultView;
   const INTERACTIVE = 'a[href],area[href],button,input:not([type=hidden]),select,textarea,summary,iframe,frame,[onclick],[contenteditable=""],[contenteditable=true],[tabindex]:not([tabindex="-1"]),[role=button],[role=link],[role=checkbox],[role=radio],[role=tab],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=option],[role=switch],[role=textbox],[role=combobox],[role=searchbox],[role=slider],[role=spinbutton],[role=treeitem]';
   const LANDMARK = 'nav,main,aside,[role=navigation],[role=main],[role=complementary],[role=banner],[role=contentinfo],[role=search],[role=region][aria-label],body>header,body>footer';
@@ -146,40 +146,9 @@ pub(crate) const COLLECT_FN: &str = r#"function (args) {
   return nodes;
 }"#;
 
-/// Scrolls the element (`this`) into view and checks a click there would
-/// reach it: connected, rendered, inside the viewport and the topmost element
-/// at its centre (hit test through shadow roots). With `focus`, focuses it.
-pub(crate) const LOCATE_FN: &str = r#"function (args) {
-  const el = this;
-  const what = (n) => n ? n.localName + (n.id ? '#' + n.id : '') + (typeof n.className === 'string' && n.className.trim() ? '.' + n.className.trim().split(/\s+/).join('.') : '') : 'nothing';
-  // A node of a document the frame has left still has a root, but no window.
-  if (!el.isConnected || !el.ownerDocument || !el.ownerDocument.defaultView) return {error: 'gone'};
-  el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-  if (el.checkVisibility && !el.checkVisibility({checkVisibilityCSS: true})) return {error: 'hidden', detail: 'it is hidden (display, visibility or content-visibility)'};
-  const r = el.getBoundingClientRect();
-  if (r.width <= 0 || r.height <= 0) return {error: 'hidden', detail: 'it has no size'};
-  const win = el.ownerDocument.defaultView;
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  if (x < 0 || y < 0 || x >= win.innerWidth || y >= win.innerHeight) return {error: 'hidden', detail: 'it lies outside the page and scrolling cannot reach it'};
-  const scope = el.getRootNode();
-  const top = (scope.elementFromPoint ? scope : el.ownerDocument).elementFromPoint(x, y);
-  const inside = (n) => { for (; n; n = n.parentNode || n.host) { if (n === el) return true; } return false; };
-  // A label's own control is reached through its label.
-  const label = top && top.closest && top.closest('label');
-  if (!inside(top) && !(label && label.control === el)) return {error: 'covered', detail: 'covered by ' + what(top)};
-  if (args.focus) {
-    el.focus();
-    let a = el.ownerDocument.activeElement;
-    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-    if (!inside(a)) return {error: 'unfocusable'};
-    try { if (typeof el.value === 'string' && el.setSelectionRange) el.setSelectionRange(el.value.length, el.value.length); } catch (e) {}
-  }
-  return {x, y};
-}"#;
-
 /// One interactive element as the collector reports it.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-pub(crate) struct Item {
+pub(super) struct Item {
     /// Index into the collector's node array.
     pub n: usize,
     pub role: String,
@@ -209,7 +178,7 @@ fn no_landmark() -> i64 {
 
 /// A landmark (navigation, main…) that holds interactive elements.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-pub(crate) struct Landmark {
+pub(super) struct Landmark {
     pub n: usize,
     pub role: String,
     #[serde(default)]
@@ -222,7 +191,7 @@ pub(crate) struct Landmark {
 
 /// What the collector reports for one frame (or subtree).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-pub(crate) struct FrameReport {
+pub(super) struct FrameReport {
     pub url: String,
     #[serde(default)]
     pub title: String,
@@ -247,10 +216,10 @@ pub(crate) struct FrameReport {
 /// An element ref: a backend node id, in the page's own process (`e42`) or in
 /// an out-of-process frame the app keeps a table of (`f2e42`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct NodeRef {
+pub(super) struct NodeRef {
     /// Index into the app's table of out-of-process frames, `None` for the page's process.
     pub frame: Option<usize>,
-    pub backend: u64,
+    pub backend: BackendNodeId,
 }
 
 impl NodeRef {
@@ -266,22 +235,22 @@ impl NodeRef {
         if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
-        Some(NodeRef { frame, backend: rest.parse().ok()? })
+        Some(NodeRef { frame, backend: BackendNodeId(rest.parse().ok()?) })
     }
 }
 
 impl std::fmt::Display for NodeRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.frame {
-            Some(frame) => write!(f, "f{frame}e{}", self.backend),
-            None => write!(f, "e{}", self.backend),
+            Some(frame) => write!(f, "f{frame}e{}", self.backend.0),
+            None => write!(f, "e{}", self.backend.0),
         }
     }
 }
 
 /// An element in the merged list of every frame, with its ref once resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Listed {
+pub(super) struct Listed {
     pub item: Item,
     /// Nesting depth (0 for the top document, 1 inside an iframe…).
     pub depth: usize,
@@ -298,7 +267,7 @@ const MAX_FRAGMENT: usize = 24;
 /// the whole address elsewhere. A fragment that only spells the link's
 /// `name` (a table of contents: "4.1. if Statements" → `#if-statements`) is
 /// left out, a long one cut with `…`.
-pub(crate) fn short_href(href: &str, base: &str, name: &str) -> String {
+pub(super) fn short_href(href: &str, base: &str, name: &str) -> String {
     let (Ok(h), Ok(b)) = (url::Url::parse(href), url::Url::parse(base)) else {
         return href.to_owned();
     };
@@ -345,7 +314,7 @@ fn spells(name: &str, fragment: &str) -> bool {
 }
 
 /// One element as a line: `ref role name [state] → href`.
-pub(crate) fn element_line(e: &Listed, out: &mut String) {
+pub(super) fn element_line(e: &Listed, out: &mut String) {
     for _ in 0..e.depth {
         out.push(' ');
     }
@@ -389,117 +358,61 @@ pub(crate) fn element_line(e: &Listed, out: &mut String) {
     out.push('\n');
 }
 
-/// One DevTools session: the page's own (`id` `None`), or a child session on
-/// an out-of-process frame.
-#[derive(Clone, Copy)]
-pub(crate) struct Session<'a> {
-    pub dt: &'a DevToolsChannel,
-    pub id: Option<&'a str>,
-}
-
-/// Object group of everything inspect holds in the page, released at the end.
-pub(crate) const GROUP: &str = "termsprawl-inspect";
-/// Name of the isolated world the collector runs in.
-pub(crate) const WORLD: &str = "termsprawl";
-
-impl<'a> Session<'a> {
-    /// Sends `method` without waiting.
-    pub fn send(&self, method: &str, params: Value) -> Result<PendingReply, ToolError> {
-        self.dt.request(method, params, self.id).map_err(|e| ToolError::page_error(e.to_string()))
-    }
-
-    /// Sends `method` and waits; the outer error is the transport's, the inner the protocol's.
-    pub fn try_call(&self, method: &str, params: Value) -> Result<Result<Value, String>, ToolError> {
-        let reply = self.send(method, params)?.wait(TIMEOUT).map_err(|e| ToolError::page_error(e.to_string()))?;
-        Ok(reply.map_err(|e| e.message))
-    }
-
-    /// Sends `method` and waits; a protocol error is a page error naming the method.
-    pub fn call(&self, method: &str, params: Value) -> Result<Value, ToolError> {
-        self.try_call(method, params)?.map_err(|e| ToolError::page_error(format!("{method}: {e}")))
-    }
-
-    /// Runs `function` with `this` = `object` and `args`; the value, or the script's `{error}`.
-    pub fn call_on(&self, object: &str, function: &str, args: &Value, by_value: bool) -> Result<Value, ToolError> {
-        let r = self.call(
-            "Runtime.callFunctionOn",
-            json!({"objectId": object, "functionDeclaration": function, "arguments": [{"value": args}],
-                   "returnByValue": by_value, "objectGroup": GROUP}),
-        )?;
-        script_result(r)
-    }
-}
-
-/// Deadline of one DevTools command.
-const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// A `Runtime.evaluate`/`callFunctionOn` reply: its exception as an error, else its result object.
-pub(super) fn script_result(r: Value) -> Result<Value, ToolError> {
-    if let Some(ex) = r.get("exceptionDetails") {
-        let msg = ex
-            .pointer("/exception/description")
-            .and_then(Value::as_str)
-            .or_else(|| ex.get("text").and_then(Value::as_str))
-            .unwrap_or("script error");
-        return Err(ToolError::page_error(format!("page script failed: {}", msg.lines().next().unwrap_or(msg))));
-    }
-    Ok(r.get("result").cloned().unwrap_or(Value::Null))
+/// The collector's one argument.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CollectArgs {
+    /// How much of the page's text to return (`null`: none).
+    max_chars: Option<u64>,
 }
 
 /// The collector's report on one document or subtree, with handles on its nodes.
-pub(crate) struct Scan {
+pub(super) struct Scan {
     pub report: FrameReport,
-    /// Remote object id of each node the report indexes.
-    pub handles: Vec<Option<String>>,
+    /// Remote object of each node the report indexes.
+    pub handles: Vec<Option<ObjectId>>,
     /// Child session it was read through (`None`: the page's own).
-    pub session: Option<String>,
+    pub session: Option<page_driver::SessionId>,
     /// Slot in the app's table of out-of-process frames (for refs).
     pub frame: Option<usize>,
 }
 
-/// Reads one frame (its isolated world) or one subtree (`root`, an object id).
-pub(crate) fn collect(
+/// Reads one frame (its isolated world) or one subtree (`root`, an object).
+pub(super) fn collect(
     s: Session,
     root: Root,
     max_chars: Option<u64>,
-) -> Result<(FrameReport, Vec<Option<String>>), ToolError> {
-    let args = json!({"maxChars": max_chars});
+) -> Result<(FrameReport, Vec<Option<ObjectId>>), ToolError> {
+    let args = CollectArgs { max_chars };
     let nodes = match root {
         Root::Frame(frame_id) => {
-            let world = s.call("Page.createIsolatedWorld", json!({"frameId": frame_id, "worldName": WORLD}))?;
-            let context = world
-                .get("executionContextId")
-                .and_then(Value::as_i64)
-                .ok_or_else(|| ToolError::page_error("no isolated world for the frame"))?;
-            let r = s.call(
-                "Runtime.evaluate",
-                json!({"expression": format!("({COLLECT_FN}).call(document, {args})"), "contextId": context,
-                       "returnByValue": false, "objectGroup": GROUP}),
-            )?;
-            script_result(r)?
+            let context = s.page.create_isolated_world(s.id, frame_id, WORLD).map_err(step_error)?;
+            let args = serde_json::to_string(&args).map_err(|e| ToolError::failed(e.to_string()))?;
+            let expression = format!("({COLLECT_FN}).call(document, {args})");
+            s.page.evaluate_object(s.id, &expression, Some(context), GROUP).map_err(step_error)?
         }
-        Root::Object(object) => s.call_on(object, COLLECT_FN, &args, false)?,
+        Root::Object(object) => {
+            let args = serde_json::to_value(&args).map_err(|e| ToolError::failed(e.to_string()))?;
+            let call = FunctionCall { object, declaration: COLLECT_FN, args, by_value: false, group: GROUP };
+            s.page.call_function_on(s.id, &call).map_err(step_error)?
+        }
     };
-    let array = nodes
-        .get("objectId")
-        .and_then(Value::as_str)
-        .ok_or_else(|| ToolError::page_error("the page model script returned nothing"))?;
-    let props = s.call("Runtime.getProperties", json!({"objectId": array, "ownProperties": true}))?;
+    let array = nodes.object_id.ok_or_else(|| ToolError::page_error("the page model script returned nothing"))?;
+    let props = s.page.properties(s.id, &array).map_err(step_error)?;
     let mut handles = vec![];
     let mut report = None;
-    for p in props.get("result").and_then(Value::as_array).into_iter().flatten() {
-        let name = p.get("name").and_then(Value::as_str).unwrap_or("");
-        if name == "info" {
-            let text = p.pointer("/value/value").and_then(Value::as_str).unwrap_or("");
+    for p in props {
+        if p.name == "info" {
+            let text = p.value.and_then(|v| v.value).and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
             report = Some(
-                serde_json::from_str::<FrameReport>(text)
+                serde_json::from_str::<FrameReport>(&text)
                     .map_err(|e| ToolError::page_error(format!("unreadable page model: {e}")))?,
             );
-        } else if let Ok(i) = name.parse::<usize>() {
+        } else if let Ok(i) = p.name.parse::<usize>() {
             if handles.len() <= i {
                 handles.resize(i + 1, None);
             }
-            handles[i] = p.pointer("/value/objectId").and_then(Value::as_str).map(str::to_owned);
+            handles[i] = p.value.and_then(|v| v.object_id);
         }
     }
     let report = report.ok_or_else(|| ToolError::page_error("the page model script returned no report"))?;
@@ -508,58 +421,35 @@ pub(crate) fn collect(
 
 /// What the collector reads from.
 #[derive(Clone, Copy)]
-pub(crate) enum Root<'a> {
-    /// A frame's whole document, by frame id.
-    Frame(&'a str),
-    /// A subtree, by remote object id.
-    Object(&'a str),
+pub(super) enum Root<'a> {
+    /// A frame's whole document.
+    Frame(&'a FrameId),
+    /// A subtree, by remote object.
+    Object(&'a ObjectId),
 }
 
 /// The frame ids of a session's frame tree, root first.
-pub(crate) fn frame_ids(s: Session) -> Result<Vec<String>, ToolError> {
-    fn walk(t: &Value, out: &mut Vec<String>) {
-        if let Some(id) = t.pointer("/frame/id").and_then(Value::as_str) {
-            out.push(id.to_owned());
-        }
-        for c in t.get("childFrames").and_then(Value::as_array).into_iter().flatten() {
-            walk(c, out);
-        }
-    }
-    let tree = s.call("Page.getFrameTree", json!({}))?;
-    let mut out = vec![];
-    walk(tree.get("frameTree").unwrap_or(&Value::Null), &mut out);
-    Ok(out)
+pub(super) fn frame_ids(s: Session) -> Result<Vec<FrameId>, ToolError> {
+    Ok(s.page.frame_tree(s.id).map_err(step_error)?.ids())
 }
 
 /// A described node: its backend node id, and its frame's id when it owns a frame.
-pub(crate) type Described = Option<(u64, Option<String>)>;
+pub(super) type Described = Option<(BackendNodeId, Option<FrameId>)>;
 
 /// Backend node id (and frame id, for a frame owner) of each object, asked all at once.
-pub(crate) fn describe(s: Session, objects: &[&str]) -> Result<Vec<Described>, ToolError> {
+pub(super) fn describe(s: Session, objects: &[&ObjectId]) -> Result<Vec<Described>, ToolError> {
     let pending =
-        objects.iter().map(|o| s.send("DOM.describeNode", json!({"objectId": o}))).collect::<Result<Vec<_>, _>>()?;
-    pending
-        .into_iter()
-        .map(|p| {
-            let reply = p.wait(TIMEOUT).map_err(|e| ToolError::page_error(e.to_string()))?;
-            Ok(reply.ok().and_then(|v| {
-                let node = v.get("node")?;
-                let backend = node.get("backendNodeId")?.as_u64()?;
-                Some((backend, node.get("frameId").and_then(Value::as_str).map(str::to_owned)))
-            }))
-        })
-        .collect()
+        objects.iter().map(|o| s.page.describe_node(s.id, o).map_err(step_error)).collect::<Result<Vec<_>, _>>()?;
+    pending.into_iter().map(|p| Ok(answered(p.wait())?.map(|node| (node.backend_node_id, node.frame_id)))).collect()
 }
 
 /// Lets go of what inspect held in the page (nothing to let go of, and
 /// nobody to answer, once the renderer died).
-pub(crate) fn release(s: Session) {
-    if s.dt.crashed() {
+pub(super) fn release(s: Session) {
+    if s.page.crashed() {
         return;
     }
-    if let Ok(p) = s.send("Runtime.releaseObjectGroup", json!({"objectGroup": GROUP})) {
-        let _ = p.wait(TIMEOUT);
-    }
+    let _ = s.page.release_object_group(s.id, GROUP);
 }
 
 #[cfg(test)]
@@ -580,7 +470,7 @@ mod tests {
         for s in ["e1", "e123456", "f0e7", "f12e3"] {
             assert_eq!(NodeRef::parse(s).map(|r| r.to_string()).as_deref(), Some(s));
         }
-        assert_eq!(NodeRef::parse("f2e9"), Some(NodeRef { frame: Some(2), backend: 9 }));
+        assert_eq!(NodeRef::parse("f2e9"), Some(NodeRef { frame: Some(2), backend: BackendNodeId(9) }));
         for bad in ["", "e", "x1", "e1a", "fe1", "f1", "f1e", "e-1", "e 1", "dialog-ok", "e99999999999999999999999"] {
             assert_eq!(NodeRef::parse(bad), None, "{bad}");
         }
@@ -645,7 +535,8 @@ mod tests {
         empty.value = Some(String::new());
         let all = [(link, 0), (input, 0), (check, 1), (frame, 0), (item("button", ""), 0), (same, 0), (empty, 0)];
         for (i, (it, depth)) in all.into_iter().enumerate() {
-            let node_ref = (i != 4).then_some(NodeRef { frame: (depth == 1).then_some(1), backend: 10 + i as u64 });
+            let node_ref =
+                (i != 4).then_some(NodeRef { frame: (depth == 1).then_some(1), backend: BackendNodeId(10 + i as u64) });
             element_line(&Listed { item: it, depth, base: base.clone(), node_ref }, &mut out);
         }
         assert_eq!(
