@@ -50,8 +50,8 @@ use routing::Router;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+pub use surface::WindowError;
 use surface::WindowSurface;
-use thiserror::Error;
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
@@ -63,23 +63,6 @@ use winit::window::{CursorIcon, WindowId};
 const CAMERA_SETTLE: Duration = Duration::from_millis(250);
 /// Wheel pixels per line for touchpads and precise wheels.
 const PIXELS_PER_LINE: f64 = 40.0;
-
-/// Why the window could not run.
-#[derive(Debug, Error)]
-pub enum WindowError {
-    /// The event loop could not start (no X server reachable).
-    #[error("cannot start the window event loop: {0}")]
-    EventLoop(String),
-    /// The window could not be created.
-    #[error("cannot open a window: {0}")]
-    Window(String),
-    /// The GPU surface could not be created or configured.
-    #[error("cannot create the window surface: {0}")]
-    Surface(String),
-    /// No GPU adapter or device for the window.
-    #[error("GPU setup for the window failed: {0}")]
-    Gpu(#[from] RenderError),
-}
 
 /// The wake-up event sent through the event-loop proxy.
 #[derive(Debug, Clone, Copy)]
@@ -97,7 +80,7 @@ pub fn run<S>(
     start_services: impl FnOnce(&mut Runtime) -> anyhow::Result<S>,
     stop_services: impl FnOnce(S, &mut Runtime),
 ) -> anyhow::Result<()> {
-    let event_loop = EventLoop::<Wake>::with_user_event().build().map_err(|e| WindowError::EventLoop(e.to_string()))?;
+    let event_loop = EventLoop::<Wake>::with_user_event().build().map_err(WindowError::from)?;
     let proxy = parking_lot::Mutex::new(event_loop.create_proxy());
     let waker = Waker::new();
     waker.set_hook(Box::new(move || {
@@ -129,7 +112,7 @@ pub fn run<S>(
         rt.gfx = None;
         rt.shutdown();
     }
-    result.map_err(|e| WindowError::EventLoop(e.to_string()))?;
+    result.map_err(WindowError::from)?;
     match app.error.take() {
         Some(e) => Err(e),
         None => Ok(()),

@@ -3,11 +3,31 @@
 //! able to present to the surface: Vulkan (lavapipe without a GPU) first, GL
 //! as the fallback.
 
-use super::WindowError;
-use canvas_render::{wgpu, Gpu};
+use canvas_render::{wgpu, Gpu, RenderError};
 use std::sync::Arc;
+use thiserror::Error;
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
+
+/// Why the window could not run.
+#[derive(Debug, Error)]
+pub enum WindowError {
+    /// The event loop could not start (no X server reachable) or failed while running.
+    #[error("cannot start the window event loop: {0}")]
+    EventLoop(#[from] winit::error::EventLoopError),
+    /// The window could not be created.
+    #[error("cannot open a window: {0}")]
+    Window(#[from] winit::error::OsError),
+    /// The GPU surface could not be created.
+    #[error("cannot create the window surface: {0}")]
+    Surface(#[from] wgpu::CreateSurfaceError),
+    /// The surface offers no texture format to draw in.
+    #[error("cannot create the window surface: the surface offers no format")]
+    NoSurfaceFormat,
+    /// No GPU adapter or device for the window.
+    #[error("GPU setup for the window failed: {0}")]
+    Gpu(#[from] RenderError),
+}
 
 /// A window, its surface and the surface's configuration.
 pub struct WindowSurface {
@@ -61,10 +81,10 @@ impl WindowSurface {
         prefer_system_vulkan_loader();
         let attrs =
             Window::default_attributes().with_title(title).with_inner_size(winit::dpi::LogicalSize::new(1280.0, 800.0));
-        let window = Arc::new(event_loop.create_window(attrs).map_err(|e| WindowError::Window(e.to_string()))?);
+        let window = Arc::new(event_loop.create_window(attrs)?);
         let desc = Gpu::instance_descriptor().with_display_handle(Box::new(event_loop.owned_display_handle()));
         let instance = wgpu::Instance::new(desc);
-        let surface = instance.create_surface(window.clone()).map_err(|e| WindowError::Surface(e.to_string()))?;
+        let surface = instance.create_surface(window.clone())?;
         let gpu = Gpu::from_instance(instance, Some(&surface))?;
         let caps = surface.get_capabilities(&gpu.adapter);
         // The renderer handles sRGB and linear targets alike; prefer plain 8-bit BGRA/RGBA.
@@ -79,7 +99,7 @@ impl WindowSurface {
             .copied()
             .find(|f| caps.formats.contains(f))
             .or_else(|| caps.formats.first().copied())
-            .ok_or_else(|| WindowError::Surface("the surface offers no format".into()))?;
+            .ok_or(WindowError::NoSurfaceFormat)?;
         // Mailbox never blocks the main loop (which also pumps CEF); FIFO is always there.
         let present_mode = if caps.present_modes.contains(&wgpu::PresentMode::Mailbox) {
             wgpu::PresentMode::Mailbox
