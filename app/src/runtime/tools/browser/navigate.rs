@@ -54,10 +54,11 @@ struct Probe {
 /// marker tags the document that was showing before a navigation). The page
 /// itself says when: each probe is answered by a load event, the end of the
 /// old document, or the probe's own timer, not by polling.
-fn wait_loaded(page: &dyn Page, marker: Option<&str>, want_real_page: bool) -> Value {
+fn wait_loaded(page: &dyn Page, marker: Option<&str>, want_real_page: bool) -> Result<Value, ToolError> {
     let end = Instant::now() + LOAD_TIMEOUT;
     let args = ProbeArgs { marker, real: want_real_page, wait: PROBE_WAIT_MS };
-    let probe = format!("{LOAD_PROBE_JS}({})", json!(args));
+    let args = serde_json::to_string(&args).map_err(|e| ToolError::failed(format!("load probe: {e}")))?;
+    let probe = format!("{LOAD_PROBE_JS}({args})");
     let mut last = Probe::default();
     while Instant::now() < end {
         match page.evaluate::<Option<Probe>>(&probe) {
@@ -66,7 +67,7 @@ fn wait_loaded(page: &dyn Page, marker: Option<&str>, want_real_page: bool) -> V
                 let fresh = marker.is_none_or(|m| v.marker.as_deref() != Some(m));
                 let real = !want_real_page || v.url.as_deref() != Some("about:blank");
                 if fresh && real && v.ready.as_deref() == Some("complete") {
-                    return json!({"url": v.url, "title": v.title, "loaded": true});
+                    return Ok(json!({"url": v.url, "title": v.title, "loaded": true}));
                 }
                 last = v;
             }
@@ -74,7 +75,7 @@ fn wait_loaded(page: &dyn Page, marker: Option<&str>, want_real_page: bool) -> V
             Err(_) => std::thread::sleep(PROBE_RETRY),
         }
     }
-    json!({"url": last.url, "title": last.title, "loaded": false})
+    Ok(json!({"url": last.url, "title": last.title, "loaded": false}))
 }
 
 /// `browser_open`: a new browser node beside the caller, owned by it, loaded.
@@ -92,7 +93,7 @@ pub(crate) fn open(ctx: &OpContext, args: UrlArgs) -> Result<Value, ToolError> {
         Ok(id)
     })?;
     let t = target(ctx, node.as_str())?;
-    let mut page = wait_loaded(&*t.handle.page(), None, true);
+    let mut page = wait_loaded(&*t.handle.page(), None, true)?;
     page["nodeId"] = json!(node);
     page["owner"] = json!(ctx.caller());
     Ok(page)
@@ -111,7 +112,8 @@ pub(crate) fn navigate(ctx: &OpContext, args: NavigateArgs) -> Result<Value, Too
     let tag = format!("window.__termsprawlNav = {}", Value::String(marker.clone()));
     let tagged = page.evaluate_value(&tag).is_ok();
     let url = t.handle.navigate(&args.url).map_err(|e| ToolError::refused(e.to_string()))?;
-    let mut loaded = wait_loaded(&*page, tagged.then_some(marker.as_str()), url != cef_bridge::url_policy::ABOUT_BLANK);
+    let mut loaded =
+        wait_loaded(&*page, tagged.then_some(marker.as_str()), url != cef_bridge::url_policy::ABOUT_BLANK)?;
     loaded["nodeId"] = json!(t.node);
     loaded["requested"] = json!(url);
     if let Some(d) = t.handle.dialog() {
