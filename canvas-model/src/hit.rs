@@ -99,9 +99,9 @@ impl Project {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::geometry::{Camera, Rect};
-    use crate::model::ids::ProjectId;
-    use crate::model::node::NodeKind;
+    use crate::geometry::{Camera, Rect};
+    use crate::ids::ProjectId;
+    use crate::node::NodeKind;
 
     fn node(id: &str, rect: Rect, z: i64) -> Node {
         Node {

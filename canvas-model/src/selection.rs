@@ -92,9 +92,9 @@ impl Selection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::geometry::Camera;
-    use crate::model::ids::ProjectId;
-    use crate::model::node::{Node, NodeKind};
+    use crate::geometry::Camera;
+    use crate::ids::ProjectId;
+    use crate::node::{Node, NodeKind};
 
     fn id(s: &str) -> NodeId {
         NodeId::new(s).unwrap()

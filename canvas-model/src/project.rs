@@ -221,7 +221,7 @@ impl Project {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::node::NodeKind;
+    use crate::node::NodeKind;
 
     fn node(id: &str, kind: NodeKind, z: i64) -> Node {
         Node {

@@ -523,10 +523,10 @@ pub fn normalise(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::command::Command;
-    use crate::model::geometry::Rect;
-    use crate::model::ids::{NodeId, TabId};
-    use crate::model::node::{AgentKind, ArtifactView, BrowserTab, Colour};
+    use crate::command::Command;
+    use crate::geometry::Rect;
+    use crate::ids::{NodeId, TabId};
+    use crate::node::{AgentKind, ArtifactView, BrowserTab, Colour};
 
     const HOME: &str = "/home/someone";
 

@@ -10,10 +10,12 @@ pub const MIN_NODE_WIDTH: f64 = 80.0;
 /// Smallest node height in world units.
 pub const MIN_NODE_HEIGHT: f64 = 60.0;
 /// Smallest camera zoom: a saved camera accepts every zoom a drawing camera
-/// does (the renderer owns the one zoom range; these are plain numbers).
-pub const MIN_ZOOM: f64 = canvas_render::MIN_CAMERA_ZOOM;
-/// Largest camera zoom.
-pub const MAX_ZOOM: f64 = canvas_render::MAX_CAMERA_ZOOM;
+/// does, so this is the renderer's `canvas_render::MIN_CAMERA_ZOOM` (the
+/// model knows no renderer: the app's test `model_zoom_range_is_the_renderers`
+/// holds the two equal).
+pub const MIN_ZOOM: f64 = 0.05;
+/// Largest camera zoom (the renderer's `canvas_render::MAX_CAMERA_ZOOM`).
+pub const MAX_ZOOM: f64 = 8.0;
 
 /// A point in world coordinates.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]

@@ -342,7 +342,7 @@ impl History {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::geometry::Rect;
+    use crate::geometry::Rect;
 
     fn sticky(id: &str, x: f64) -> Node {
         Node {
@@ -437,7 +437,7 @@ mod tests {
 
     #[test]
     fn restore_keeps_live_browser_state() {
-        use crate::model::node::BrowserTab;
+        use crate::node::BrowserTab;
         let t1 = TabId::new("t1").unwrap();
         let t2 = TabId::new("t2").unwrap();
         let tab = |id: &TabId, url: &str| BrowserTab { id: id.clone(), url: url.into(), title: url.into() };

@@ -69,8 +69,8 @@ pub fn clean_name(typed: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::geometry::Rect;
-    use crate::model::node::AgentKind;
+    use crate::geometry::Rect;
+    use crate::node::AgentKind;
 
     fn terminal(title: &str, cwd: &str, command: Option<&[&str]>) -> Node {
         let command = command.map(|c| c.iter().map(|s| s.to_string()).collect());
@@ -96,7 +96,7 @@ mod tests {
 
     #[test]
     fn a_worktree_agent_shows_its_branch_whatever_its_program_calls_it() {
-        use crate::model::AgentWorktree;
+        use crate::AgentWorktree;
         let wt = AgentWorktree { repo: "/r".into(), branch: "agent/claude-1".into(), base: "main".into() };
         let kind =
             NodeKind::Agent { agent: AgentKind::Claude, cwd: "/r/.worktrees/claude-1".into(), worktree: Some(wt) };

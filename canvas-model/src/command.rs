@@ -667,9 +667,9 @@ fn absolutise_paths(kind: &mut NodeKind, folder: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::history::HistoryEffect;
-    use crate::model::ids::TabId;
-    use crate::model::workspace::{Applied, Workspace};
+    use crate::history::HistoryEffect;
+    use crate::ids::TabId;
+    use crate::workspace::{Applied, Workspace};
     use std::collections::BTreeMap;
     use std::path::PathBuf;
 
@@ -1164,7 +1164,7 @@ mod tests {
         let a = ws.apply(Command::SetCamera { camera: Camera { x: 5.0, y: 6.0, zoom: 100.0 } }).unwrap();
         assert!(a.workspace_dirty && !a.layout_dirty);
         assert_eq!(a.history, HistoryEffect::None);
-        assert_eq!(ws.active().unwrap().camera(), Camera { x: 5.0, y: 6.0, zoom: crate::model::geometry::MAX_ZOOM });
+        assert_eq!(ws.active().unwrap().camera(), Camera { x: 5.0, y: 6.0, zoom: crate::geometry::MAX_ZOOM });
         let b = ws.apply(Command::SetCamera { camera: ws.active().unwrap().camera() }).unwrap();
         assert!(!b.workspace_dirty);
     }
