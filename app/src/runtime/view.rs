@@ -63,7 +63,7 @@ impl Runtime {
     /// tells terminals which of them are out of view.
     pub fn pace_pages(&mut self) {
         let out_of_view = self.terminals.live_nodes().filter(|id| !self.on_screen(id)).cloned().collect();
-        self.terminals.out_of_view.set(out_of_view);
+        self.terminals.set_out_of_view(out_of_view);
         let front = self.pacing.front_node(self.workspace.active(), self.focus.as_ref());
         self.pacing.pace(self.workspace.active(), &self.browsers, front.as_ref());
     }
@@ -222,11 +222,11 @@ mod tests {
         let cwd = ctx.folder();
         let id = ctx.add(NodeKind::Terminal { cwd, command: None, tmux_session: None }, "t", (0.0, 0.0, 400.0, 300.0));
         ctx.rt.pace_pages();
-        assert!(!ctx.rt.terminals.out_of_view.contains(&id), "no view: everything is seen");
+        assert!(!ctx.rt.terminals.is_out_of_view(&id), "no view: everything is seen");
         ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
-        assert!(ctx.rt.terminals.out_of_view.contains(&id));
+        assert!(ctx.rt.terminals.is_out_of_view(&id));
         ctx.rt.set_on_screen(Some(view()));
-        assert!(!ctx.rt.terminals.out_of_view.contains(&id));
+        assert!(!ctx.rt.terminals.is_out_of_view(&id));
     }
 
     #[test]

@@ -97,7 +97,7 @@ pub struct TerminalNodes {
     pub(super) new_notifications: std::collections::VecDeque<(NodeId, NodeNotification)>,
     /// Terminal nodes the window does not show, read by their output threads:
     /// output there wakes nobody (the frame that shows the node reads its grid).
-    pub(crate) out_of_view: OutOfView,
+    pub(super) out_of_view: OutOfView,
 }
 
 /// The terminal nodes out of view, shared with their output threads.
@@ -141,6 +141,17 @@ impl Default for TerminalNodes {
 }
 
 impl TerminalNodes {
+    /// Marks which terminal nodes are out of view (their output then wakes nobody).
+    pub(crate) fn set_out_of_view(&self, nodes: HashSet<NodeId>) {
+        self.out_of_view.set(nodes);
+    }
+
+    /// Whether a terminal node is marked out of view.
+    #[cfg(test)]
+    pub(crate) fn is_out_of_view(&self, node: &NodeId) -> bool {
+        self.out_of_view.contains(node)
+    }
+
     /// The nodes that have a live terminal.
     pub(crate) fn live_nodes(&self) -> impl Iterator<Item = &NodeId> {
         self.map.keys()
