@@ -77,11 +77,7 @@ mod tests {
     use std::sync::Arc;
 
     fn view() -> OnScreen {
-        OnScreen::new(rect(0.0, 0.0, 1600.0, 1000.0), 1.0)
-    }
-
-    fn rect(x: f64, y: f64, w: f64, h: f64) -> Rect {
-        Rect { x, y, w, h }
+        OnScreen::new(Rect::new(0.0, 0.0, 1600.0, 1000.0), 1.0)
     }
 
     #[test]
@@ -93,7 +89,7 @@ mod tests {
         ctx.rt.set_on_screen(Some(view()));
         assert_eq!(page.frame_rate(), cef_bridge::DEFAULT_FRAME_RATE, "in view: full rate");
         assert!(!page.is_hidden());
-        ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
+        ctx.rt.set_on_screen(Some(OnScreen::new(Rect::new(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
         assert_eq!(page.frame_rate(), 1, "out of view");
         assert!(page.is_hidden(), "hidden as a background tab");
         assert!(!ctx.rt.on_screen(&id));
@@ -107,7 +103,7 @@ mod tests {
         ctx.rt.set_on_screen(Some(OnScreen::nothing()));
         assert!(page.is_hidden());
         // Out of view but driven by a client: full rate, and visible.
-        ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
+        ctx.rt.set_on_screen(Some(OnScreen::new(Rect::new(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
         assert_eq!(page.frame_rate(), 1);
         // An agent's command in flight, through the typed page driving the tools use.
         let pending = page_driver::Page::evaluate_later(&crate::page_transport::cdp_page(page.devtools()), "1");
@@ -223,7 +219,7 @@ mod tests {
         let id = ctx.add(NodeKind::Terminal { cwd, command: None, tmux_session: None }, "t", (0.0, 0.0, 400.0, 300.0));
         ctx.rt.pace_pages();
         assert!(!ctx.rt.terminals.is_out_of_view(&id), "no view: everything is seen");
-        ctx.rt.set_on_screen(Some(OnScreen::new(rect(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
+        ctx.rt.set_on_screen(Some(OnScreen::new(Rect::new(20_000.0, 0.0, 1600.0, 1000.0), 1.0)));
         assert!(ctx.rt.terminals.is_out_of_view(&id));
         ctx.rt.set_on_screen(Some(view()));
         assert!(!ctx.rt.terminals.is_out_of_view(&id));
@@ -236,7 +232,7 @@ mod tests {
         ctx.rt.take_redraw();
         ctx.rt.node_changed(&id);
         assert!(ctx.rt.take_redraw(), "no view: every change redraws");
-        ctx.rt.set_on_screen(Some(OnScreen::new(rect(5000.0, 5000.0, 1600.0, 1000.0), 1.0)));
+        ctx.rt.set_on_screen(Some(OnScreen::new(Rect::new(5000.0, 5000.0, 1600.0, 1000.0), 1.0)));
         ctx.rt.take_redraw();
         ctx.rt.node_changed(&id);
         assert!(!ctx.rt.take_redraw(), "nobody sees it");
