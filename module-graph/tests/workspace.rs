@@ -13,7 +13,7 @@ use module_graph::{crate_roots, CrateGraph, ImportTable};
 
 /// Crate root (from the workspace root) → (files in circles, stale table
 /// lines) it may still have. Every root not listed may have none.
-const AT_MOST: &[(&str, usize, usize)] = &[("app/src/lib.rs", 7, 0)];
+const AT_MOST: &[(&str, usize, usize)] = &[("app/src/lib.rs", 2, 0)];
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace root").to_path_buf()
