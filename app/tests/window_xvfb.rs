@@ -2176,3 +2176,129 @@ fn a_pages_context_menu_copies_pastes_and_opens_links_in_new_tabs() {
     );
     assert!(app.still_running(), "the app died:\n{}", app.log_tail());
 }
+
+/// The README's picture (`docs/screenshot/make` runs this with `README_SHOT`
+/// naming the PNG): the real window under Xvfb on a demo project — a
+/// terminal with a dev build's output, the real claude CLI in an agent node
+/// (its model a stand-in on 127.0.0.1, see support/claude_api.rs) whose
+/// badge its hooks set, a browser node on a page served here and a sticky
+/// note. Ignored in the suite: it makes a picture, it checks only that each
+/// part is there before taking it.
+#[test]
+#[ignore = "makes the README's screenshot; run by docs/screenshot/make"]
+fn readme_screenshot() {
+    use support::claude_api::{claude_bin_dir, claude_home, stand_in, Gate, API_KEY};
+    static SITE: [support::Route; 1] = [support::Route {
+        path: "/",
+        content_type: "text/html; charset=utf-8",
+        headers: "",
+        body: include_str!("../../docs/screenshot/site/index.html"),
+    }];
+    let out = PathBuf::from(std::env::var_os("README_SHOT").expect("README_SHOT names the PNG to write"));
+    let claude = claude_bin_dir().expect("tests/cdp/node_modules/.bin/claude (./dev setup installs it)");
+    let (url, _) = support::serve_routes(&SITE);
+    let camera = Camera { x: -30.0, y: -24.0, zoom: 0.98 };
+    // The fixture's folders; the layout is written again below with every node.
+    let (dir, data, folder, runtime) =
+        fixture_with(|_| NodeKind::Sticky { text: String::new() }, Rect::new(0.0, 0.0, 100.0, 100.0), camera);
+    let folder = folder.canonicalize().unwrap();
+    let node = |id: &str, kind: NodeKind, title: &str, rect: Rect, z: i64| Node {
+        id: NodeId::new(id).unwrap(),
+        kind,
+        title: title.into(),
+        rect,
+        z,
+        colour: None,
+        name: None,
+        links: Default::default(),
+    };
+    let terminal = NodeKind::Terminal {
+        cwd: folder.clone(),
+        command: Some(vec!["sh".into(), "-c".into(), DEV_BUILD.into()]),
+        tmux_session: None,
+    };
+    let mut dev = node("tests", terminal, "cargo test", Rect::new(0.0, 0.0, 600.0, 300.0), 1);
+    dev.name = Some("cargo test".into());
+    let mut note = node(
+        "note",
+        NodeKind::Sticky { text: "Ctrl+J goes to the node\nthat waited longest for you".into() },
+        "note",
+        Rect::new(640.0, 560.0, 320.0, 140.0),
+        4,
+    );
+    note.colour = Some(termsprawl::model::Colour::new("yellow").unwrap());
+    let nodes = vec![
+        dev,
+        node(
+            "agent",
+            NodeKind::Agent { agent: termsprawl::model::AgentKind::Claude, cwd: folder.clone(), worktree: None },
+            "claude",
+            Rect::new(0.0, 330.0, 600.0, 420.0),
+            2,
+        ),
+        node("app", NodeKind::browser(&url).unwrap(), "Tiny Todo", Rect::new(640.0, 0.0, 620.0, 520.0), 3),
+        note,
+    ];
+    let (project, _) =
+        Project::from_nodes(ProjectId::new("proj").unwrap(), "tiny-todo", &folder, camera, nodes, 5).unwrap();
+    save_layout(&project, None).expect("save layout");
+    let ws = Workspace::from_projects(vec![project], Some(ProjectId::new("proj").unwrap())).unwrap();
+    save_workspace(&data, &ws, None).expect("save workspace");
+
+    let _tmux = TmuxServerGuard(data.clone());
+    let home = dir.path().join("home");
+    claude_home(&home, &folder);
+    let gate = std::sync::Arc::new(Gate::default());
+    let api = stand_in(gate.clone());
+    let path = format!("{}:/usr/bin:/bin", claude.display());
+    let env: Vec<(&str, &Path)> = vec![
+        ("HOME", home.as_path()),
+        ("PATH", Path::new(&path)),
+        ("SHELL", Path::new("/bin/sh")),
+        ("ANTHROPIC_BASE_URL", Path::new(&api)),
+        ("ANTHROPIC_API_KEY", Path::new(API_KEY)),
+        ("DISABLE_TELEMETRY", Path::new("1")),
+        ("DISABLE_ERROR_REPORTING", Path::new("1")),
+        ("DISABLE_AUTOUPDATER", Path::new("1")),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", Path::new("1")),
+    ];
+    let display = Display::start();
+    let mut app = App::start_with_args(&display, &data, &folder, &runtime, &env, &["--agent", "tester"]);
+    support::eventually(90, "the first frame", || (app.frames() > 0).then_some(()));
+    display.focus_app();
+    let state = |want: &str| {
+        support::eventually(120, &format!("claude {want} by its hooks"), || {
+            let v = support::ctl(&data, "tester", "agent_status", serde_json::json!({"nodeId": "agent"})).ok()?;
+            let a = v["agents"][0].clone();
+            (a["state"] == want && a["source"] == "hooks").then_some(a)
+        })
+    };
+    state("waiting-for-input");
+    std::thread::sleep(Duration::from_millis(1500));
+    // A turn: the prompt typed into the agent node, the stand-in's reply, then done.
+    let (x, y) = (((300.0 - camera.x) * camera.zoom) as i64, ((600.0 - camera.y) * camera.zoom) as i64);
+    display.xdotool(&["mousemove", &x.to_string(), &y.to_string()]);
+    display.xdotool(&["click", "1"]);
+    std::thread::sleep(Duration::from_millis(500));
+    display.xdotool(&["type", "--delay", "40", "say hello"]);
+    display.xdotool(&["key", "Return"]);
+    state("working");
+    gate.release();
+    state("done");
+    // The external agent the picture was watched through goes out of view.
+    support::ctl(&data, "tester", "canvas_move", serde_json::json!({"nodeId": "tester", "x": 4000.0, "y": 4000.0}))
+        .unwrap_or_else(|e| panic!("canvas_move: {e}\n{}", app.log_tail()));
+    // The pointer off the nodes, the page painted, the terminal's output settled.
+    display.xdotool(&["mousemove", "1270", "790"]);
+    std::thread::sleep(Duration::from_secs(4));
+    let shot = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| {
+        let (x0, y0, x1, y1) = body_on_screen(Rect::new(640.0, 0.0, 620.0, 520.0), camera);
+        s.share((x0 as u32, y0 as u32, x1 as u32, (y0 + 60.0) as u32), [0x2f, 0x5b, 0xd3], 12) > 0.5 && x1 > x0 && y1 > y0
+    });
+    let written = save_failure(&shot, "readme");
+    std::fs::copy(&written, &out).expect("write README_SHOT");
+    println!("wrote {}", out.display());
+}
+
+/// What the README's terminal node runs: a test run's output, then it waits.
+const DEV_BUILD: &str = "printf '\\033[1;32m   Compiling\\033[0m tiny-todo v0.1.0 (/home/me/tiny-todo)\\n\\033[1;32m    Finished\\033[0m `test` profile [unoptimized + debuginfo] target(s) in 2.41s\\n\\033[1;32m     Running\\033[0m unittests src/main.rs\\n\\nrunning 6 tests\\ntest store::tests::adds_a_todo ... \\033[32mok\\033[0m\\ntest store::tests::marks_done ... \\033[32mok\\033[0m\\ntest store::tests::keeps_order ... \\033[32mok\\033[0m\\ntest api::tests::lists_todos ... \\033[32mok\\033[0m\\ntest api::tests::rejects_empty_title ... \\033[32mok\\033[0m\\ntest api::tests::sorts_by_due_date ... \\033[31mFAILED\\033[0m\\n\\ntest result: \\033[31mFAILED\\033[0m. 5 passed; 1 failed\\n'; exec sleep 86400";
