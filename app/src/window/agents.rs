@@ -2,17 +2,17 @@
 //! git worktree), closing an agent that has a worktree (keep it, or remove
 //! it — with a second confirmation naming any work that would be lost), and
 //! a worktree's diff view. git runs on a worker thread; its answer comes
-//! back to the window as a [`WindowJob`].
+//! back to the window's thread as a job that works on the runtime. What only
+//! the window can do (ask the person, give a node the keyboard) comes back
+//! as a [`Step`].
 
-use super::confirm::{Choice, Confirm, ConfirmKey, ConfirmOutcome};
-use super::App;
-use crate::model::{AgentKind, AgentWorktree, ArtifactView, Command, NodeId, NodeKind};
+use super::confirm::{Choice, Confirm};
+use super::placement::Placement;
+use crate::model::{AgentKind, AgentWorktree, ArtifactView, Command, NodeId, NodeKind, Point, Rect};
 use crate::runtime::agent_nodes::{resolve_cli, NewAgent, AGENT_SIZE};
+use crate::runtime::Runtime;
 use crate::worktree::{self, Loss, Plan};
 use std::path::PathBuf;
-
-/// Work for the window from a worker thread.
-pub(super) type WindowJob = Box<dyn FnOnce(&mut App) + Send>;
 
 /// Lines of a list shown in a dialog before "…and N more".
 const LIST_LINES: usize = 6;
@@ -145,10 +145,33 @@ fn closings(p: &crate::model::Project, ids: &[NodeId]) -> Vec<Closing> {
     out
 }
 
-impl App {
-    /// Runs `work` on a worker thread; its job runs on the window's thread after.
-    fn in_background(&mut self, work: impl FnOnce() -> WindowJob + Send + 'static) {
-        let Some(rt) = self.rt.as_ref() else { return };
+/// What an agent flow asks of the window, which it cannot do itself.
+#[derive(Debug)]
+pub(super) enum Step {
+    /// Ask the person; the answer goes to [`AgentFlows::answer`].
+    Ask(Confirm<Answer>),
+    /// Give this node (just opened and selected) the keyboard.
+    Focus(NodeId),
+}
+
+/// What a worker thread hands the window's thread: git's answer, carried out there.
+type Job = Box<dyn FnOnce(&AgentFlows, &mut Runtime) -> Vec<Step> + Send>;
+
+/// The agent flows' worker threads and the answers they send back.
+pub(super) struct AgentFlows {
+    jobs_tx: crossbeam_channel::Sender<Job>,
+    jobs_rx: crossbeam_channel::Receiver<Job>,
+}
+
+impl AgentFlows {
+    /// No work under way.
+    pub(super) fn new() -> Self {
+        let (jobs_tx, jobs_rx) = crossbeam_channel::unbounded();
+        Self { jobs_tx, jobs_rx }
+    }
+
+    /// Runs `work` on a worker thread; the job it returns runs on the window's thread after.
+    fn in_background(&self, rt: &mut Runtime, work: impl FnOnce() -> Job + Send + 'static) {
         let tx = self.jobs_tx.clone();
         let waker = rt.handle().waker().clone();
         let spawned = std::thread::Builder::new().name("worktree".into()).spawn(move || {
@@ -157,181 +180,117 @@ impl App {
             waker.wake();
         });
         if let Err(e) = spawned {
-            self.notify(format!("git not run: {e}"));
+            rt.notify(format!("git not run: {e}"), true);
         }
     }
 
-    /// Runs the jobs worker threads sent.
-    pub(super) fn run_window_jobs(&mut self) {
-        while let Ok(job) = self.jobs_rx.try_recv() {
-            job(self);
-            self.dirty = true;
-        }
-    }
-
-    /// Opens a dialog (the log says what it asks).
-    fn ask(&mut self, question: Confirm<Answer>) {
-        tracing::info!("asking \"{}\": {}", question.title, question.lines.first().map_or("", String::as_str));
-        self.confirm = Some(question);
-        self.dirty = true;
-    }
-
-    fn notify(&mut self, text: String) {
-        if let Some(rt) = self.rt.as_mut() {
-            rt.notify(text, true);
-        }
+    /// Runs the next job a worker thread sent; `None` when none waits.
+    pub(super) fn run_next_job(&self, rt: &mut Runtime) -> Option<Vec<Step>> {
+        let job = self.jobs_rx.try_recv().ok()?;
+        Some(job(self, rt))
     }
 
     /// "New agent": refuses a CLI that is not installed (saying how to install
     /// it), else opens the node here or, with `in_worktree`, plans a worktree
     /// on a worker thread first.
-    pub(super) fn new_agent(&mut self, kind: AgentKind, in_worktree: bool, at: Option<crate::model::Point>) {
-        let spot = self.new_node_spot(at, AGENT_SIZE);
-        let Some(rt) = self.rt.as_mut() else { return };
-        let Some(folder) = rt.project().map(|p| p.folder().to_path_buf()) else { return };
+    pub(super) fn new_agent(
+        &self,
+        rt: &mut Runtime,
+        place: &Placement,
+        kind: AgentKind,
+        in_worktree: bool,
+        at: Option<Point>,
+    ) -> Vec<Step> {
+        let spot = place.spot(Some(rt), at, AGENT_SIZE);
+        let Some(folder) = rt.project().map(|p| p.folder().to_path_buf()) else { return vec![] };
         if let Err(e) = resolve_cli(kind, &crate::paths::agent_tools(rt.data_dir())) {
-            return rt.notify(format!("{e}, then choose it again"), true);
+            rt.notify(format!("{e}, then choose it again"), true);
+            return vec![];
         }
         if !in_worktree {
             let new =
                 NewAgent { kind, title: kind.as_str().into(), at: spot, cwd: folder, worktree: None, prompt: None };
-            return self.open_new_agent(new);
+            return open_new_agent(rt, new);
         }
-        self.in_background(move || {
+        self.in_background(rt, move || {
             let planned = worktree::plan(&folder, kind.as_str());
-            Box::new(move |app: &mut App| match planned {
-                Err(e) => app.notify(format!("no worktree for {kind}: {e}")),
-                Ok(plan) if !plan.uncommitted.is_empty() => {
-                    app.ask(dirty_base_question(Pending { kind, at: spot, plan }));
+            Box::new(move |flows: &AgentFlows, rt: &mut Runtime| match planned {
+                Err(e) => {
+                    rt.notify(format!("no worktree for {kind}: {e}"), true);
+                    vec![]
                 }
-                Ok(plan) => app.create_worktree(Pending { kind, at: spot, plan }),
+                Ok(plan) if !plan.uncommitted.is_empty() => {
+                    vec![Step::Ask(dirty_base_question(Pending { kind, at: spot, plan }))]
+                }
+                Ok(plan) => {
+                    flows.create_worktree(rt, Pending { kind, at: spot, plan });
+                    vec![]
+                }
             })
         });
+        vec![]
     }
 
     /// Makes the planned worktree on a worker thread, then opens the agent in it.
-    fn create_worktree(&mut self, p: Pending) {
-        self.in_background(move || {
+    fn create_worktree(&self, rt: &mut Runtime, p: Pending) {
+        self.in_background(rt, move || {
             let made = worktree::create(&p.plan);
-            Box::new(move |app: &mut App| match made {
-                Err(e) => app.notify(format!("no worktree for {}: {e}", p.kind)),
+            Box::new(move |_: &AgentFlows, rt: &mut Runtime| match made {
+                Err(e) => {
+                    rt.notify(format!("no worktree for {}: {e}", p.kind), true);
+                    vec![]
+                }
                 Ok(()) => {
                     let wt = p.plan.worktree();
                     let title = format!("{} — {}", p.kind, wt.branch);
                     let cwd = p.plan.dir.clone();
-                    app.open_new_agent(NewAgent {
-                        kind: p.kind,
-                        title,
-                        at: p.at,
-                        cwd,
-                        worktree: Some(wt),
-                        prompt: None,
-                    });
+                    open_new_agent(
+                        rt,
+                        NewAgent { kind: p.kind, title, at: p.at, cwd, worktree: Some(wt), prompt: None },
+                    )
                 }
             })
         });
     }
 
-    /// Opens the agent node, selects it and gives it the keyboard. Its spot
-    /// is checked again: a worktree's git work or a question took a while, and
-    /// a node may have been put there meanwhile.
-    fn open_new_agent(&mut self, mut new: NewAgent) {
-        let Some(rt) = self.rt.as_mut() else { return };
-        new.at = rt.free_spot(AGENT_SIZE, Some(crate::model::Point::new(new.at.0, new.at.1)));
-        match rt.open_agent(new) {
-            Ok(id) => {
-                rt.selection.click(id.clone());
-                self.set_focus(Some(id));
-            }
-            Err(e) => rt.notify(format!("agent not opened: {e}"), true),
-        }
-    }
-
-    /// When `ids` (about to be removed from the window) include agents with
-    /// worktrees, asks first and returns true; the answer does the removal.
-    pub(super) fn ask_before_closing(&mut self, ids: &[NodeId]) -> bool {
-        let Some(p) = self.rt.as_ref().and_then(|rt| rt.project()) else { return false };
-        let closing = closings(p, ids);
-        if closing.is_empty() {
-            return false;
-        }
-        self.ask(close_question(ids.to_vec(), closing));
-        true
-    }
-
-    /// A key while a dialog is open.
-    pub(super) fn confirm_key(&mut self, key: ConfirmKey) {
-        let Some(d) = self.confirm.as_mut() else { return };
-        let outcome = d.key(key);
-        self.confirm_outcome(outcome);
-    }
-
-    /// A click while a dialog is open (window logical pixels).
-    pub(super) fn confirm_click(&mut self, x: f32, y: f32) {
-        let viewport = self.rt.as_ref().map_or((1.0, 1.0), |rt| (rt.viewport.0 as f32, rt.viewport.1 as f32));
-        let Some(d) = self.confirm.as_ref() else { return };
-        let outcome = d.click(viewport, x, y);
-        self.confirm_outcome(outcome);
-    }
-
-    fn confirm_outcome(&mut self, outcome: ConfirmOutcome<Answer>) {
-        self.dirty = true;
-        match outcome {
-            ConfirmOutcome::Open => {}
-            ConfirmOutcome::Cancelled => self.confirm = None,
-            ConfirmOutcome::Chose(answer) => {
-                self.confirm = None;
-                self.answer(answer);
-            }
-        }
-    }
-
-    fn remove_nodes(&mut self, ids: Vec<NodeId>) -> bool {
-        let Some(rt) = self.rt.as_mut() else { return false };
-        let removed = rt.apply(Command::RemoveNodes { ids });
-        if let Some(p) = rt.workspace.active() {
-            rt.selection.retain_existing(p);
-        }
-        rt.request_redraw();
-        match removed {
-            Ok(_) => true,
-            Err(e) => {
-                rt.notify(e.to_string(), true);
-                false
-            }
-        }
-    }
-
-    fn answer(&mut self, answer: Answer) {
+    /// Carries out the person's answer to one of the flows' questions.
+    pub(super) fn answer(&self, rt: &mut Runtime, answer: Answer) -> Vec<Step> {
         match answer {
-            Answer::CreateAnyway(p) => self.create_worktree(*p),
+            Answer::CreateAnyway(p) => self.create_worktree(rt, *p),
             Answer::Keep(ids) => {
-                self.remove_nodes(ids);
+                remove_nodes(rt, ids);
             }
             Answer::Remove(ids, closing) => {
                 let jobs = closing.clone();
-                self.in_background(move || {
+                self.in_background(rt, move || {
                     let losses: Result<Vec<(String, Loss)>, _> = jobs
                         .iter()
                         .map(|c| worktree::loss(&c.worktree, &c.dir).map(|l| (c.worktree.branch.clone(), l)))
                         .collect();
-                    Box::new(move |app: &mut App| match losses {
-                        Err(e) => app.notify(format!("worktree kept: what it holds is unknown ({e})")),
-                        Ok(l) if l.iter().all(|(_, l)| l.is_empty()) => app.remove_worktrees(ids, closing),
-                        Ok(l) => app.ask(loss_question(ids, closing, &l)),
+                    Box::new(move |flows: &AgentFlows, rt: &mut Runtime| match losses {
+                        Err(e) => {
+                            rt.notify(format!("worktree kept: what it holds is unknown ({e})"), true);
+                            vec![]
+                        }
+                        Ok(l) if l.iter().all(|(_, l)| l.is_empty()) => {
+                            flows.remove_worktrees(rt, ids, closing);
+                            vec![]
+                        }
+                        Ok(l) => vec![Step::Ask(loss_question(ids, closing, &l))],
                     })
                 });
             }
-            Answer::RemoveLosing(ids, closing) => self.remove_worktrees(ids, closing),
+            Answer::RemoveLosing(ids, closing) => self.remove_worktrees(rt, ids, closing),
         }
+        vec![]
     }
 
     /// Closes the nodes (their agents end), then removes their worktrees and branches.
-    fn remove_worktrees(&mut self, ids: Vec<NodeId>, closing: Vec<Closing>) {
-        if !self.remove_nodes(ids) {
+    fn remove_worktrees(&self, rt: &mut Runtime, ids: Vec<NodeId>, closing: Vec<Closing>) {
+        if !remove_nodes(rt, ids) {
             return;
         }
-        self.in_background(move || {
+        self.in_background(rt, move || {
             let results: Vec<String> = closing
                 .iter()
                 .map(|c| match worktree::remove(&c.worktree, &c.dir) {
@@ -339,52 +298,92 @@ impl App {
                     Err(e) => format!("worktree {} not removed: {e}", c.dir.display()),
                 })
                 .collect();
-            Box::new(move |app: &mut App| {
-                if let Some(rt) = app.rt.as_mut() {
-                    for r in results {
-                        let warning = r.contains("not removed");
-                        rt.notify(r, warning);
-                    }
+            Box::new(move |_: &AgentFlows, rt: &mut Runtime| {
+                for r in results {
+                    let warning = r.contains("not removed");
+                    rt.notify(r, warning);
                 }
+                vec![]
             })
         });
     }
+}
 
-    /// The one selected node's worktree, folder and frame, when it is an agent in one.
-    pub(super) fn selected_worktree(&self) -> Option<(AgentWorktree, PathBuf, crate::model::Rect)> {
-        let rt = self.rt.as_ref()?;
-        let ids = rt.selection.to_vec();
-        let [id] = ids.as_slice() else { return None };
-        let node = rt.project()?.node(id)?;
-        match &node.kind {
-            NodeKind::Agent { cwd, worktree: Some(wt), .. } => Some((wt.clone(), cwd.clone(), node.rect)),
-            _ => None,
+/// Opens the agent node, selects it and asks for it to get the keyboard. Its
+/// spot is checked again: a worktree's git work or a question took a while,
+/// and a node may have been put there meanwhile.
+fn open_new_agent(rt: &mut Runtime, mut new: NewAgent) -> Vec<Step> {
+    new.at = rt.free_spot(AGENT_SIZE, Some(Point::new(new.at.0, new.at.1)));
+    match rt.open_agent(new) {
+        Ok(id) => {
+            rt.selection.click(id.clone());
+            vec![Step::Focus(id)]
+        }
+        Err(e) => {
+            rt.notify(format!("agent not opened: {e}"), true);
+            vec![]
         }
     }
+}
 
-    /// Opens the diff view of the selected worktree agent: its branch against its base.
-    pub(super) fn show_worktree_diff(&mut self, at: Option<crate::model::Point>) {
-        let Some((wt, dir, beside)) = self.selected_worktree() else { return };
-        let size = (760.0, 480.0);
-        // Beside its agent, unless a context menu chose the spot.
-        // Beside its agent, unless a context menu chose the spot; never over another node.
-        let near = at.unwrap_or(crate::model::Point::new(beside.x + beside.w + 40.0, beside.y));
-        let spot = self.new_node_spot(Some(near), size);
-        let Some(rt) = self.rt.as_mut() else { return };
-        let kind = NodeKind::Artifact { path: dir, view: ArtifactView::Diff, base: Some(wt.base.clone()) };
-        let title = format!("diff {} against {}", wt.branch, wt.base);
-        match rt.add_node(kind, &title, size, Some(spot)) {
-            Ok(id) => {
-                rt.selection.click(id.clone());
-                self.set_focus(Some(id));
-            }
-            Err(e) => rt.notify(e.to_string(), true),
+fn remove_nodes(rt: &mut Runtime, ids: Vec<NodeId>) -> bool {
+    let removed = rt.apply(Command::RemoveNodes { ids });
+    if let Some(p) = rt.workspace.active() {
+        rt.selection.retain_existing(p);
+    }
+    rt.request_redraw();
+    match removed {
+        Ok(_) => true,
+        Err(e) => {
+            rt.notify(e.to_string(), true);
+            false
+        }
+    }
+}
+
+/// The question to ask before `ids` (about to be removed from the window)
+/// close, when they include agents with worktrees; its answer does the removal.
+pub(super) fn ask_before_closing(rt: &Runtime, ids: &[NodeId]) -> Option<Confirm<Answer>> {
+    let p = rt.project()?;
+    let closing = closings(p, ids);
+    (!closing.is_empty()).then(|| close_question(ids.to_vec(), closing))
+}
+
+/// The one selected node's worktree, folder and frame, when it is an agent in one.
+pub(super) fn selected_worktree(rt: &Runtime) -> Option<(AgentWorktree, PathBuf, Rect)> {
+    let ids = rt.selection.to_vec();
+    let [id] = ids.as_slice() else { return None };
+    let node = rt.project()?.node(id)?;
+    match &node.kind {
+        NodeKind::Agent { cwd, worktree: Some(wt), .. } => Some((wt.clone(), cwd.clone(), node.rect)),
+        _ => None,
+    }
+}
+
+/// Opens the diff view of the selected worktree agent: its branch against its base.
+pub(super) fn show_worktree_diff(rt: &mut Runtime, place: &Placement, at: Option<Point>) -> Vec<Step> {
+    let Some((wt, dir, beside)) = selected_worktree(rt) else { return vec![] };
+    let size = (760.0, 480.0);
+    // Beside its agent, unless a context menu chose the spot; never over another node.
+    let near = at.unwrap_or(Point::new(beside.x + beside.w + 40.0, beside.y));
+    let spot = place.spot(Some(rt), Some(near), size);
+    let kind = NodeKind::Artifact { path: dir, view: ArtifactView::Diff, base: Some(wt.base.clone()) };
+    let title = format!("diff {} against {}", wt.branch, wt.base);
+    match rt.add_node(kind, &title, size, Some(spot)) {
+        Ok(id) => {
+            rt.selection.click(id.clone());
+            vec![Step::Focus(id)]
+        }
+        Err(e) => {
+            rt.notify(e.to_string(), true);
+            vec![]
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::confirm::{ConfirmKey, ConfirmOutcome};
     use super::*;
 
     fn closing(branch: &str) -> Closing {

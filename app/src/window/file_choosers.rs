@@ -1,14 +1,15 @@
 //! The window's side of pages' file choosers: which browser node's page
-//! waits on one, its picker's keys, presses and wheel, and the answer handed
-//! to the page (see `file_picker` for the picker itself).
+//! waits on one, its picker's presses and wheel, and the answer handed to
+//! the page (see `file_picker` for the picker itself; its keys come through
+//! the overlay stack).
 
-use super::file_picker::{FilePicker, Outcome, PickerKey};
+use super::file_picker::Outcome;
 use super::overlay::inside;
+use super::overlay_stack::Layer;
 use super::page_dialog::body_on_screen;
 use super::App;
 use crate::model::NodeId;
 use canvas_render::Rect;
-use winit::keyboard::{Key, NamedKey};
 
 impl App {
     /// Matches the open pickers to the choosers pages wait on now; returns each one's node body on screen.
@@ -24,41 +25,15 @@ impl App {
                 Some((n.id.clone(), chooser, body_on_screen(rt, &self.camera, self.ui_scale, &n.rect)))
             })
             .collect();
-        let before = self.file_pickers.len();
-        self.file_pickers.retain(|id, p| open.iter().any(|(o, c, _)| o == id && *c == p.chooser));
-        for (id, chooser, _) in &open {
-            if !self.file_pickers.contains_key(id) {
-                self.file_pickers.insert(id.clone(), FilePicker::new(chooser.clone(), &root));
-                self.dirty = true;
-            }
-        }
-        self.dirty |= before != self.file_pickers.len();
+        let waiting: Vec<_> = open.iter().map(|(id, chooser, body)| (id, chooser, *body)).collect();
+        self.dirty |= self.overlays.sync_file_pickers(&waiting, &root);
         open.into_iter().map(|(id, _, body)| (id, body)).collect()
-    }
-
-    /// A key for the picker of node `id` (its page waits on it: no key reaches the page).
-    pub(super) fn file_picker_key(&mut self, id: &NodeId, key: &Key, text: Option<&str>) {
-        let k = match key {
-            Key::Named(NamedKey::Enter) => Some(PickerKey::Enter),
-            Key::Named(NamedKey::Escape) => Some(PickerKey::Escape),
-            Key::Named(NamedKey::Backspace) => Some(PickerKey::Backspace),
-            Key::Named(NamedKey::ArrowUp) => Some(PickerKey::Up),
-            Key::Named(NamedKey::ArrowDown) => Some(PickerKey::Down),
-            Key::Named(NamedKey::Space) => Some(PickerKey::Space),
-            _ => text.and_then(|t| t.chars().next()).filter(|c| !c.is_control()).map(PickerKey::Char),
-        };
-        let Some(k) = k else { return };
-        let Some(body) = self.sync_file_pickers().into_iter().find(|(n, _)| n == id).map(|(_, b)| b) else { return };
-        self.dirty = true;
-        if let Some(outcome) = self.file_pickers.get_mut(id).and_then(|p| p.key_over(body, k)) {
-            self.answer_file_chooser(id, outcome);
-        }
     }
 
     /// A press on a picker's panel: true when it was on one (the page does not get it).
     pub(super) fn file_picker_press(&mut self, x: f32, y: f32) -> bool {
         for (id, body) in self.sync_file_pickers() {
-            let Some(p) = self.file_pickers.get_mut(&id) else { continue };
+            let Some(p) = self.overlays.file_picker_mut(&id) else { continue };
             if !inside(&p.layout(body).panel, x, y) {
                 continue;
             }
@@ -74,7 +49,7 @@ impl App {
     /// The wheel over a picker's panel scrolls its list; true when it was over one.
     pub(super) fn file_picker_wheel(&mut self, x: f32, y: f32, lines: f32) -> bool {
         for (id, body) in self.sync_file_pickers() {
-            let Some(p) = self.file_pickers.get_mut(&id) else { continue };
+            let Some(p) = self.overlays.file_picker_mut(&id) else { continue };
             if inside(&p.layout(body).panel, x, y) {
                 // Wheel up (positive lines) shows earlier rows.
                 p.scroll((-lines * 3.0).round() as i32);
@@ -90,15 +65,15 @@ impl App {
         bodies
             .iter()
             .filter_map(|(id, body)| {
-                let p = self.file_pickers.get(id)?;
+                let p = self.overlays.file_picker(id)?;
                 Some(p.views(*body, crate::runtime::scene::stable_key(&format!("file picker {id}"))))
             })
             .flatten()
             .collect()
     }
 
-    fn answer_file_chooser(&mut self, id: &NodeId, outcome: Outcome) {
-        self.file_pickers.remove(id);
+    pub(super) fn answer_file_chooser(&mut self, id: &NodeId, outcome: Outcome) {
+        self.overlays.close_of(Layer::FilePicker, id);
         self.dirty = true;
         let paths = match outcome {
             Outcome::Chosen(paths) => Some(paths),

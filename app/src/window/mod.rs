@@ -13,7 +13,8 @@
 //! the focused node's input, [`palette`] is Ctrl+K, [`rename`] edits a
 //! title in place, [`page_bar`] is a browser node's address and find fields,
 //! [`overlay`] draws palette, selection box, toasts and the empty canvas's
-//! hint in window pixels.
+//! hint in window pixels. The pop-ups are one [`overlay_stack`], asked first
+//! for every key; [`key_route`] says where a key none of them takes goes.
 
 mod agents;
 pub mod clipboard;
@@ -24,12 +25,15 @@ mod file_choosers;
 pub mod file_picker;
 pub mod input;
 pub mod interaction;
+pub mod key_route;
 pub mod line_edit;
 pub mod overlay;
+pub mod overlay_stack;
 pub mod page_bar;
 pub mod page_dialog;
 pub mod page_menu;
 pub mod palette;
+pub mod placement;
 pub mod rename;
 pub mod routing;
 pub mod surface;
@@ -42,10 +46,13 @@ use crate::runtime::page_nav::{NavError, PageAction};
 use crate::runtime::{attention, headless, scene, scene::Gfx, stop_signals, Runtime, RuntimeConfig, Waker};
 use canvas_render::{BarPart, Camera, RenderError, Vec2};
 use clipboard::SystemClipboard;
-use interaction::{Button, CursorKind, Effect, Interaction, Mods, View};
+use interaction::{Button, CanvasKey, CursorKind, Effect, Interaction, Mods, View};
+use key_route::{Focused, KeyRoute, Keystroke, Shortcut};
 use overlay::Toast;
-use palette::{Palette, PaletteAction, PaletteKey, PaletteOutcome};
-use rename::{RenameEditor, RenameOutcome};
+use overlay_stack::{KeyCtx, Layer, Overlay, OverlayEffect, OverlayStack};
+use palette::{Palette, PaletteAction};
+use placement::Placement;
+use rename::RenameEditor;
 use routing::Router;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -55,7 +62,6 @@ use surface::WindowSurface;
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::{Key, NamedKey};
 use winit::window::{CursorIcon, WindowId};
 
 /// How long the camera rests before a wheel pan/zoom is written to the model
@@ -156,29 +162,16 @@ struct App {
     commit_at: Option<Instant>,
     interaction: Interaction,
     router: Router,
-    palette: Option<Palette>,
-    /// An open question (keep or remove a worktree…); it takes all input.
-    confirm: Option<confirm::Confirm<agents::Answer>>,
-    /// What worker threads (git) send back, and where they send it.
-    jobs_tx: crossbeam_channel::Sender<agents::WindowJob>,
-    jobs_rx: crossbeam_channel::Receiver<agents::WindowJob>,
+    /// The open pop-ups (a question, the palette, a title or address being
+    /// typed, find fields, pages' menus, dialogs and file pickers); keys go to them first.
+    overlays: OverlayStack<agents::Answer>,
+    /// The agent flows' git work on worker threads.
+    agents: agents::AgentFlows,
     /// What "New agent" offers (the version probe's cache), and its answers seen.
     catalog: AgentCatalog,
     catalog_seen: u64,
-    /// A node's title being edited in place.
-    rename: Option<RenameEditor>,
-    /// Pages' JavaScript dialogs the person answers, by browser node.
-    page_dialogs: std::collections::HashMap<NodeId, page_dialog::PageDialog>,
-    /// Pages' context menus the person picks from, by browser node.
-    page_menus: std::collections::HashMap<NodeId, page_menu::PageMenu>,
     /// When a wheel gesture last closed page menus (or went on after closing them).
     menu_wheel: Option<Instant>,
-    /// Pages' file choosers the person answers, by browser node.
-    file_pickers: std::collections::HashMap<NodeId, file_picker::FilePicker>,
-    /// A browser node's address being typed.
-    address: Option<page_bar::AddressField>,
-    /// A browser node's find-in-page field, while open.
-    find: Option<page_bar::FindBar>,
     /// The browser title-bar control under the pointer.
     bar_hover: Option<(NodeId, BarPart)>,
     toasts: Vec<Toast>,
@@ -198,18 +191,11 @@ struct App {
 
 impl App {
     fn new(rt: Runtime, stop: Arc<AtomicBool>) -> Self {
-        let (jobs_tx, jobs_rx) = crossbeam_channel::unbounded();
         App {
-            confirm: None,
-            page_dialogs: Default::default(),
-            page_menus: Default::default(),
+            overlays: OverlayStack::default(),
+            agents: agents::AgentFlows::new(),
             menu_wheel: None,
-            file_pickers: Default::default(),
-            address: None,
-            find: None,
             bar_hover: None,
-            jobs_tx,
-            jobs_rx,
             catalog: AgentCatalog::new(),
             catalog_seen: 0,
             rt: Some(rt),
@@ -221,8 +207,6 @@ impl App {
             commit_at: None,
             interaction: Interaction::new(),
             router: Router::default(),
-            palette: None,
-            rename: None,
             toasts: vec![],
             mods: Mods::default(),
             clipboard: SystemClipboard::default(),
@@ -336,7 +320,8 @@ impl App {
         for effect in effects {
             // Closing an agent that has a worktree asks first (the answer closes it).
             if let Effect::Apply(Command::RemoveNodes { ids }) = &effect {
-                if self.ask_before_closing(ids) {
+                if let Some(question) = self.rt.as_ref().and_then(|rt| agents::ask_before_closing(rt, ids)) {
+                    self.ask(question);
                     continue;
                 }
             }
@@ -437,18 +422,15 @@ impl App {
         view.bar_part(pos)
     }
 
+    /// What the window shows, for placing new nodes.
+    fn placement(&self) -> Placement {
+        Placement { camera: self.camera, viewport: self.viewport() }
+    }
+
     /// Where a new `size` node goes: the free spot nearest a context menu's
     /// point (`at`, the node's top-left), else nearest the centre of the view.
     fn new_node_spot(&self, at: Option<Point>, size: (f64, f64)) -> (f64, f64) {
-        let wanted = at.unwrap_or_else(|| {
-            let v = self.viewport();
-            let c = self.camera.screen_to_world(Vec2::new(v.x / 2.0, v.y / 2.0));
-            Point::new(f64::from(c.x) - size.0 / 2.0, f64::from(c.y) - size.1 / 2.0)
-        });
-        match self.rt.as_ref() {
-            Some(rt) => rt.free_spot(size, Some(wanted)),
-            None => (wanted.x, wanted.y),
-        }
+        self.placement().spot(self.rt.as_ref(), at, size)
     }
 
     /// Opens the in-place editor on a node's title (what the title bar reads now).
@@ -456,38 +438,20 @@ impl App {
         self.finish_rename();
         let Some(rt) = self.rt.as_ref() else { return };
         let Some(node) = rt.project().and_then(|p| p.node(&id)) else { return };
-        self.rename = Some(RenameEditor::new(id, &rt.node_title(node)));
+        self.overlays.open(Overlay::Rename(RenameEditor::new(id, &rt.node_title(node))));
         self.dirty = true;
     }
 
     /// Saves the title being edited, if any (a click elsewhere ends the edit).
     fn finish_rename(&mut self) {
-        if let Some(editor) = self.rename.take() {
-            self.apply(vec![Effect::Apply(editor.save()), Effect::EndCoalescing]);
-            self.dirty = true;
+        if let Some(editor) = self.overlays.take_rename() {
+            self.save_title(editor.save());
         }
     }
 
-    fn rename_key(&mut self, key: &Key, text: Option<&str>) {
-        let Some(editor) = self.rename.as_mut() else { return };
-        let k = match key {
-            Key::Named(NamedKey::Escape) => PaletteKey::Escape,
-            Key::Named(NamedKey::Enter) => PaletteKey::Enter,
-            Key::Named(NamedKey::Backspace) => PaletteKey::Backspace,
-            _ => match typed_text(key, text, self.mods) {
-                Some(k) => k,
-                None => return,
-            },
-        };
+    fn save_title(&mut self, save: Command) {
+        self.apply(vec![Effect::Apply(save), Effect::EndCoalescing]);
         self.dirty = true;
-        match editor.key(k) {
-            RenameOutcome::Editing => {}
-            RenameOutcome::Cancelled => self.rename = None,
-            RenameOutcome::Save => self.finish_rename(),
-        }
-        if let Some(rt) = self.rt.as_mut() {
-            rt.request_redraw();
-        }
     }
 
     /// A press on a browser node's title-bar control.
@@ -496,7 +460,7 @@ impl App {
         let Some(rt) = self.rt.as_mut() else { return };
         let action = match part {
             BarPart::Address => {
-                if self.address.as_ref().is_none_or(|a| a.node != id) {
+                if self.overlays.address().is_none_or(|a| a.node != id) {
                     self.start_address(id);
                 }
                 return;
@@ -533,27 +497,23 @@ impl App {
 
     /// Ctrl+T (a new tab, its address field open), Ctrl+W (close the shown
     /// tab, never the node's last), Ctrl+PageDown / Ctrl+PageUp (next /
-    /// previous tab) on a focused browser node: true when the key was one.
-    fn tab_key(&mut self, id: &NodeId, key: &Key) -> bool {
-        let Some(rt) = self.rt.as_mut() else { return false };
-        let result = if input::is_shortcut(key, self.mods, 't', false) {
-            match rt.new_tab(id, cef_bridge::url_policy::ABOUT_BLANK, true) {
-                Ok(_) => {
-                    self.start_address(id.clone());
-                    return true;
-                }
+    /// previous tab) on a focused browser node.
+    fn tab_shortcut(&mut self, id: &NodeId, shortcut: Shortcut) {
+        let Some(rt) = self.rt.as_mut() else { return };
+        let result = match shortcut {
+            Shortcut::NewTab => match rt.new_tab(id, cef_bridge::url_policy::ABOUT_BLANK, true) {
+                Ok(_) => return self.start_address(id.clone()),
                 Err(e) => Err(e),
+            },
+            Shortcut::CloseTab => {
+                let shown = rt.browsers.for_node(id).map(|(t, _)| t.clone());
+                match shown {
+                    Some(tab) if rt.page_tabs(id).len() > 1 => rt.close_tab(tab),
+                    _ => Ok(()),
+                }
             }
-        } else if input::is_shortcut(key, self.mods, 'w', false) {
-            let shown = rt.browsers.for_node(id).map(|(t, _)| t.clone());
-            match shown {
-                Some(tab) if rt.page_tabs(id).len() > 1 => rt.close_tab(tab),
-                _ => Ok(()),
-            }
-        } else if self.mods.ctrl && matches!(key, Key::Named(NamedKey::PageDown | NamedKey::PageUp)) {
-            rt.step_tab(id, matches!(key, Key::Named(NamedKey::PageUp)))
-        } else {
-            return false;
+            Shortcut::StepTab { back } => rt.step_tab(id, back),
+            _ => return,
         };
         self.dirty = true;
         if let Some(rt) = self.rt.as_mut() {
@@ -563,17 +523,12 @@ impl App {
             rt.request_redraw();
         }
         self.close_fields_of(id);
-        true
     }
 
     /// Closes a node's address and find fields (they were about the tab it showed).
     fn close_fields_of(&mut self, id: &NodeId) {
-        if self.address.as_ref().is_some_and(|a| &a.node == id) {
-            self.address = None;
-        }
-        if self.find.as_ref().is_some_and(|f| &f.node == id) {
-            self.find = None;
-        }
+        self.overlays.close_of(Layer::Address, id);
+        self.overlays.close_of(Layer::Find, id);
         self.dirty = true;
     }
 
@@ -581,78 +536,51 @@ impl App {
     fn start_address(&mut self, id: NodeId) {
         let Some(rt) = self.rt.as_mut() else { return };
         let Some(url) = rt.page_url(&id) else { return };
-        self.address = Some(page_bar::AddressField::new(id, &url));
+        self.overlays.open(Overlay::Address(page_bar::AddressField::new(id, &url)));
         rt.request_redraw();
         self.dirty = true;
     }
 
-    /// A key for the address field being edited.
-    fn address_key(&mut self, key: &Key, text: Option<&str>) {
-        let clipboard = &mut self.clipboard;
-        let Some(k) = page_bar::field_key(key, text, self.mods, || clipboard.text().ok()) else { return };
-        let (Some(field), Some(rt)) = (self.address.as_mut(), self.rt.as_mut()) else { return };
-        self.dirty = true;
-        rt.request_redraw();
-        match field.key(k) {
-            page_bar::AddressOutcome::Editing => {}
-            page_bar::AddressOutcome::Cancelled => self.address = None,
-            page_bar::AddressOutcome::Go(address) => {
-                let node = field.node.clone();
-                match rt.navigate_node(&node, &address) {
-                    Ok(_) => self.address = None,
-                    // Said in the field, where the person looks, not in a log line.
-                    Err(e @ (NavError::Refused(_) | NavError::Browser(_))) => field.refused(e.to_string()),
-                    Err(e) => {
-                        self.address = None;
-                        rt.notify(e.to_string(), true);
-                    }
+    /// Navigates to what was typed in the address field: it closes, or says why the address was refused.
+    fn navigate(&mut self, node: &NodeId, address: &str) {
+        let Some(rt) = self.rt.as_mut() else { return };
+        match rt.navigate_node(node, address) {
+            Ok(_) => {
+                self.overlays.close(Layer::Address);
+            }
+            // Said in the field, where the person looks, not in a log line.
+            Err(e @ (NavError::Refused(_) | NavError::Browser(_))) => {
+                if let Some(field) = self.overlays.address_mut() {
+                    field.refused(e.to_string());
                 }
+            }
+            Err(e) => {
+                self.overlays.close(Layer::Address);
+                rt.notify(e.to_string(), true);
             }
         }
     }
 
     /// Ctrl+F on a browser node: opens its find field (or goes back to it), the last search selected.
     fn open_find(&mut self, id: NodeId) {
-        if self.find.as_ref().is_some_and(|f| f.node == id) {
+        if self.overlays.find().is_some_and(|f| f.node == id) {
             return;
         }
-        if let Some(old) = self.find.take() {
+        if let Some(old) = self.overlays.take_find() {
             if let Some(rt) = self.rt.as_mut() {
                 rt.end_find(&old.node);
             }
         }
-        self.find = Some(page_bar::FindBar::new(id, ""));
+        self.overlays.open(Overlay::Find(page_bar::FindBar::new(id, "")));
         if let Some(rt) = self.rt.as_mut() {
             rt.request_redraw();
         }
         self.dirty = true;
     }
 
-    /// A key for the open find field.
-    fn find_key(&mut self, key: &Key, text: Option<&str>) {
-        let clipboard = &mut self.clipboard;
-        let Some(k) = page_bar::field_key(key, text, self.mods, || clipboard.text().ok()) else { return };
-        let (Some(find), Some(rt)) = (self.find.as_mut(), self.rt.as_mut()) else { return };
-        self.dirty = true;
-        rt.request_redraw();
-        let node = find.node.clone();
-        match find.key(k) {
-            page_bar::FindOutcome::Nothing => {}
-            page_bar::FindOutcome::Search { text, forward } => {
-                if let Err(e) = rt.find_in_page(&node, &text, forward) {
-                    tracing::debug!(%node, error = %e, "find not run");
-                }
-            }
-            page_bar::FindOutcome::Closed => {
-                self.find = None;
-                rt.end_find(&node);
-            }
-        }
-    }
-
     /// A press on the open find field (it lies over the title bar's drag area): true when on it.
     fn find_field_press(&mut self, pos: Vec2) -> bool {
-        let (Some(find), Some(rt)) = (self.find.as_ref(), self.rt.as_ref()) else { return false };
+        let (Some(find), Some(rt)) = (self.overlays.find(), self.rt.as_ref()) else { return false };
         let Some(node) = rt.project().and_then(|p| p.node(&find.node)) else { return false };
         let rect = scene::render_rect(&node.rect);
         let w = self.camera.screen_to_world(pos);
@@ -669,12 +597,12 @@ impl App {
     /// Drops the address and find fields of nodes that no longer show a page.
     fn forget_gone_fields(&mut self) {
         let Some(rt) = self.rt.as_ref() else { return };
-        if self.address.as_ref().is_some_and(|a| rt.page_nav(&a.node).is_none()) {
-            self.address = None;
+        if self.overlays.address().is_some_and(|a| rt.page_nav(&a.node).is_none()) {
+            self.overlays.close(Layer::Address);
             self.dirty = true;
         }
-        if self.find.as_ref().is_some_and(|f| rt.page_nav(&f.node).is_none()) {
-            self.find = None;
+        if self.overlays.find().is_some_and(|f| rt.page_nav(&f.node).is_none()) {
+            self.overlays.close(Layer::Find);
             self.dirty = true;
         }
     }
@@ -726,8 +654,8 @@ impl App {
             .with_selected_pair(pair)
             .with_project(rt.project().is_some())
             .with_agents(offers, git)
-            .with_worktree_node(self.selected_worktree().is_some());
-        self.palette = Some(palette);
+            .with_worktree_node(agents::selected_worktree(rt).is_some());
+        self.overlays.open(Overlay::Palette(Box::new(palette)));
         self.dirty = true;
     }
 
@@ -868,8 +796,18 @@ impl App {
             }
             PaletteAction::Undo => return self.apply(vec![Effect::Undo]),
             PaletteAction::Redo => return self.apply(vec![Effect::Redo]),
-            PaletteAction::NewAgent { kind, worktree } => return self.new_agent(kind, worktree, at),
-            PaletteAction::ShowWorktreeDiff => return self.show_worktree_diff(at),
+            PaletteAction::NewAgent { kind, worktree } => {
+                let place = self.placement();
+                let Some(rt) = self.rt.as_mut() else { return };
+                let steps = self.agents.new_agent(rt, &place, kind, worktree, at);
+                return self.agent_steps(steps);
+            }
+            PaletteAction::ShowWorktreeDiff => {
+                let place = self.placement();
+                let Some(rt) = self.rt.as_mut() else { return };
+                let steps = agents::show_worktree_diff(rt, &place, at);
+                return self.agent_steps(steps);
+            }
             PaletteAction::Explain(text) => {
                 if let Some(rt) = self.rt.as_mut() {
                     rt.notify(text, false);
@@ -928,188 +866,173 @@ impl App {
         }
     }
 
-    fn palette_key(&mut self, key: &Key, text: Option<&str>) {
-        let Some(p) = self.palette.as_mut() else { return };
-        let pk = match key {
-            Key::Named(NamedKey::Escape) => PaletteKey::Escape,
-            Key::Named(NamedKey::Enter) => PaletteKey::Enter,
-            Key::Named(NamedKey::Backspace) => PaletteKey::Backspace,
-            Key::Named(NamedKey::ArrowUp) => PaletteKey::Up,
-            Key::Named(NamedKey::ArrowDown) => PaletteKey::Down,
-            _ if input::is_shortcut(key, self.mods, 'v', false) || input::is_shortcut(key, self.mods, 'v', true) => {
-                match self.clipboard.text() {
-                    Ok(t) => PaletteKey::Text(t.lines().next().unwrap_or_default().to_string()),
-                    Err(e) => {
-                        tracing::info!("paste into the palette: {e}");
-                        return;
-                    }
-                }
-            }
-            _ => match typed_text(key, text, self.mods) {
-                Some(k) => k,
-                None => return,
-            },
-        };
-        self.dirty = true;
-        match p.key(pk) {
-            PaletteOutcome::Open => {}
-            PaletteOutcome::Closed => self.palette = None,
-            PaletteOutcome::Run(action) => {
-                let at = p.at;
-                self.palette = None;
-                self.run_palette(action, at);
+    /// What an agent flow asks of the window.
+    fn agent_steps(&mut self, steps: Vec<agents::Step>) {
+        for step in steps {
+            match step {
+                agents::Step::Ask(question) => self.ask(question),
+                agents::Step::Focus(id) => self.set_focus(Some(id)),
             }
         }
     }
 
+    /// Opens a question (the log says what it asks).
+    fn ask(&mut self, question: confirm::Confirm<agents::Answer>) {
+        tracing::info!("asking \"{}\": {}", question.title, question.lines.first().map_or("", String::as_str));
+        self.overlays.open(Overlay::Confirm(question));
+        self.dirty = true;
+    }
+
+    /// Runs the jobs the agent flows' worker threads sent.
+    fn run_window_jobs(&mut self) {
+        loop {
+            let Some(rt) = self.rt.as_mut() else { return };
+            let Some(steps) = self.agents.run_next_job(rt) else { return };
+            self.agent_steps(steps);
+            self.dirty = true;
+        }
+    }
+
+    /// A click while a question is open (window logical pixels).
+    fn confirm_click(&mut self, x: f32, y: f32) {
+        let viewport = self.rt.as_ref().map_or((1.0, 1.0), |rt| (rt.viewport.0 as f32, rt.viewport.1 as f32));
+        let effects = self.overlays.confirm_click(viewport, x, y);
+        self.overlay_effects(effects);
+    }
+
+    /// Carries out what a pop-up asked for.
+    fn overlay_effects(&mut self, effects: Vec<OverlayEffect<agents::Answer>>) {
+        for effect in effects {
+            match effect {
+                OverlayEffect::Redraw => self.dirty = true,
+                OverlayEffect::RedrawCanvas => {
+                    if let Some(rt) = self.rt.as_mut() {
+                        rt.request_redraw();
+                    }
+                }
+                OverlayEffect::RunPalette(action, at) => self.run_palette(action, at),
+                OverlayEffect::SaveTitle(save) => self.save_title(*save),
+                OverlayEffect::Answer(answer) => {
+                    let Some(rt) = self.rt.as_mut() else { continue };
+                    let steps = self.agents.answer(rt, answer);
+                    self.agent_steps(steps);
+                }
+                OverlayEffect::Navigate { node, address } => self.navigate(&node, &address),
+                OverlayEffect::FindInPage { node, text, forward } => {
+                    let Some(rt) = self.rt.as_mut() else { continue };
+                    if let Err(e) = rt.find_in_page(&node, &text, forward) {
+                        tracing::debug!(%node, error = %e, "find not run");
+                    }
+                }
+                OverlayEffect::EndFind(node) => {
+                    if let Some(rt) = self.rt.as_mut() {
+                        rt.end_find(&node);
+                    }
+                }
+                OverlayEffect::AnswerMenu(id, outcome) => self.answer_page_menu(&id, outcome),
+                OverlayEffect::AnswerDialog(id, answer) => self.answer_page_dialog(&id, answer),
+                OverlayEffect::AnswerChooser(id, outcome) => self.answer_file_chooser(&id, outcome),
+            }
+        }
+    }
+
+    /// A key: the pop-ups first (the first that takes it gets it), then as [`key_route`] says.
     fn keyboard(&mut self, event: &winit::event::KeyEvent) {
         use winit::platform::scancode::PhysicalKeyExtScancode;
-        let pressed = event.state == ElementState::Pressed;
-        let key = &event.logical_key;
-        let text = event.text.as_deref();
-        if self.confirm.is_some() {
-            if pressed {
-                let key = match key {
-                    Key::Named(NamedKey::Escape) => Some(confirm::ConfirmKey::Escape),
-                    Key::Named(NamedKey::Enter) => Some(confirm::ConfirmKey::Enter),
-                    Key::Named(NamedKey::ArrowLeft) => Some(confirm::ConfirmKey::Prev),
-                    Key::Named(NamedKey::Tab) if self.mods.shift => Some(confirm::ConfirmKey::Prev),
-                    Key::Named(NamedKey::ArrowRight | NamedKey::Tab) => Some(confirm::ConfirmKey::Next),
-                    _ => {
-                        text.and_then(|t| t.chars().next()).filter(|c| c.is_alphabetic()).map(confirm::ConfirmKey::Char)
-                    }
-                };
-                if let Some(k) = key {
-                    self.confirm_key(k);
-                }
-            }
-            return;
-        }
-        if self.rename.is_some() {
-            if pressed {
-                self.rename_key(key, text);
-            }
-            return;
-        }
-        if self.palette.is_some() {
-            if pressed {
-                self.palette_key(key, text);
-            }
-            return;
-        }
-        if self.address.is_some() {
-            if pressed {
-                self.address_key(key, text);
-            }
-            return;
-        }
+        let k = Keystroke {
+            key: &event.logical_key,
+            text: event.text.as_deref(),
+            pressed: event.state == ElementState::Pressed,
+            mods: self.mods,
+        };
+        // Pages' menus, dialogs and file pickers are pop-ups too: match them to what the pages wait on now.
         self.sync_page_menus();
-        if !self.page_menus.is_empty() {
-            // An open page menu takes the keys, as a desktop menu does; none reach the page.
-            if pressed {
-                self.page_menu_key(key);
-            }
-            return;
-        }
+        self.sync_page_dialogs();
+        self.sync_file_pickers();
         let focus = self.rt.as_ref().and_then(|rt| rt.focus.clone());
-        if let Some(id) = focus {
-            self.sync_page_dialogs();
-            if self.page_dialogs.contains_key(&id) {
-                // The focused page waits on its dialog: keys answer it (Escape too), none reach the page.
-                if pressed {
-                    self.page_dialog_key(&id, key, text);
+        let focused = match (&focus, self.rt.as_ref()) {
+            (None, _) => Focused::Canvas,
+            (Some(id), Some(rt)) if rt.page_nav(id).is_some() => Focused::Browser,
+            (Some(id), Some(rt)) if rt.terminals.get(id).is_some() => Focused::Terminal,
+            (Some(_), _) => Focused::Other,
+        };
+        let route = key_route::route(&k, focused, || self.rt.as_ref().and_then(Runtime::next_needing_you).is_some());
+        let ctx = KeyCtx { focus: focus.as_ref(), browser: focused == Focused::Browser, shortcut: route.is_shortcut() };
+        let clipboard = &mut self.clipboard;
+        if let Some(effects) = self.overlays.key(&k, &ctx, &mut || clipboard.text()) {
+            return self.overlay_effects(effects);
+        }
+        match route {
+            KeyRoute::Shortcut(shortcut) => self.shortcut(shortcut, focus),
+            KeyRoute::NobodyWaits => {
+                if let Some(rt) = self.rt.as_mut() {
+                    rt.notify("nothing needs you right now".into(), false);
                 }
-                return;
             }
-            self.sync_file_pickers();
-            if self.file_pickers.contains_key(&id) {
-                // The same for a file chooser: keys pick files, none reach the page.
-                if pressed {
-                    self.file_picker_key(&id, key, text);
+            KeyRoute::Unfocus => self.set_focus(None),
+            KeyRoute::Copy | KeyRoute::Paste => {
+                if let Some(id) = focus {
+                    self.terminal_clipboard(&id, route == KeyRoute::Copy);
                 }
-                return;
             }
-        }
-        if pressed && input::is_shortcut(key, self.mods, 'k', false) {
-            self.open_palette(None, None);
-            return;
-        }
-        // Ctrl+J is the app's while someone waits; else it reaches the node (a newline in a terminal).
-        if pressed && input::is_shortcut(key, self.mods, 'j', false) {
-            if self.jump_to_next_needing_you() {
-                return;
-            }
-            if let Some(rt) = self.rt.as_mut().filter(|rt| rt.focus.is_none()) {
-                rt.notify("nothing needs you right now".into(), false);
-                return;
-            }
-        }
-        if pressed && self.mods.ctrl && matches!(key, Key::Named(NamedKey::Tab)) {
-            let next = self.rt.as_ref().and_then(|rt| tabs::step(&tabs::tabs(rt), self.mods.shift));
-            if let Some(id) = next {
-                self.switch_project(id);
-            }
-            return;
-        }
-        let focus = self.rt.as_ref().and_then(|rt| rt.focus.clone());
-        let browser = focus.clone().filter(|id| self.rt.as_ref().is_some_and(|rt| rt.page_nav(id).is_some()));
-        if let Some(id) = browser {
-            if pressed && input::is_shortcut(key, self.mods, 'l', false) {
-                return self.start_address(id);
-            }
-            if pressed && input::is_shortcut(key, self.mods, 'f', false) {
-                return self.open_find(id);
-            }
-            if pressed && self.tab_key(&id, key) {
-                return;
-            }
-            if self.find.as_ref().is_some_and(|f| f.node == id) {
-                if pressed {
-                    self.find_key(key, text);
+            KeyRoute::Node { mods, canvas } => {
+                let Some(id) = focus else { return };
+                let native = event.physical_key.to_scancode().and_then(|s| i32::try_from(s + 8).ok()).unwrap_or(0);
+                let Some(rt) = self.rt.as_mut() else { return };
+                let press = routing::KeyPress {
+                    key: k.key,
+                    location: event.location,
+                    text: k.text,
+                    pressed: k.pressed,
+                    mods,
+                    native,
+                };
+                if routing::key_to_node(rt, &id, press) {
+                    return;
                 }
-                return;
-            }
-        }
-        if let Some(id) = focus {
-            let escape = matches!(key, Key::Named(NamedKey::Escape));
-            if escape && !self.mods.shift {
-                if pressed {
-                    self.set_focus(None);
+                if let Some(ck) = canvas {
+                    self.canvas_key(ck);
                 }
-                return;
             }
-            if pressed && self.clipboard_shortcut(&id, key) {
-                return;
+            KeyRoute::Canvas(ck) => self.canvas_key(ck),
+            KeyRoute::Nothing => {}
+        }
+    }
+
+    /// A shortcut of the window's (`focus`: the node with the keyboard).
+    fn shortcut(&mut self, shortcut: Shortcut, focus: Option<NodeId>) {
+        match shortcut {
+            Shortcut::Palette => self.open_palette(None, None),
+            Shortcut::NextNeedingYou => {
+                self.jump_to_next_needing_you();
             }
-            // Shift+Escape is how an Escape reaches the node (plain Escape leaves it).
-            let mods = if escape { Mods { shift: false, ..self.mods } } else { self.mods };
-            let native = event.physical_key.to_scancode().and_then(|s| i32::try_from(s + 8).ok()).unwrap_or(0);
-            let Some(rt) = self.rt.as_mut() else { return };
-            if routing::key_to_node(
-                rt,
-                &id,
-                routing::KeyPress { key, location: event.location, text, pressed, mods, native },
-            ) {
-                return;
+            Shortcut::StepProject { back } => {
+                let next = self.rt.as_ref().and_then(|rt| tabs::step(&tabs::tabs(rt), back));
+                if let Some(id) = next {
+                    self.switch_project(id);
+                }
+            }
+            Shortcut::Address | Shortcut::Find | Shortcut::NewTab | Shortcut::CloseTab | Shortcut::StepTab { .. } => {
+                let Some(id) = focus else { return };
+                match shortcut {
+                    Shortcut::Address => self.start_address(id),
+                    Shortcut::Find => self.open_find(id),
+                    _ => self.tab_shortcut(&id, shortcut),
+                }
             }
         }
-        if !pressed {
-            return;
-        }
-        let Some(ck) = input::canvas_key(key) else { return };
+    }
+
+    /// A key for the canvas itself.
+    fn canvas_key(&mut self, ck: CanvasKey) {
         let mods = self.mods;
         self.gesture(|it, v, sel, cam| it.canvas_key(v, sel, cam, ck, mods));
     }
 
     /// Ctrl+Shift+C / Ctrl+Shift+V in a terminal: copy the selection, paste the clipboard.
-    fn clipboard_shortcut(&mut self, id: &NodeId, key: &Key) -> bool {
-        let copy = input::is_shortcut(key, self.mods, 'c', true);
-        let paste = input::is_shortcut(key, self.mods, 'v', true);
-        if !copy && !paste {
-            return false;
-        }
-        let Some(rt) = self.rt.as_mut() else { return false };
-        let Some(live) = rt.terminals.get(id) else { return false };
+    fn terminal_clipboard(&mut self, id: &NodeId, copy: bool) {
+        let Some(rt) = self.rt.as_mut() else { return };
+        let Some(live) = rt.terminals.get(id) else { return };
         if copy {
             if let Some(text) = live.term.with_screen(|s| s.selection_text()) {
                 if let Err(e) = self.clipboard.set_text(text) {
@@ -1127,38 +1050,15 @@ impl App {
                 Err(e) => rt.notify(format!("paste failed: {e}"), true),
             }
         }
-        true
     }
 
     /// Matches the open page dialogs to what the pages wait on now; returns each one's node body on screen.
     fn sync_page_dialogs(&mut self) -> Vec<(NodeId, canvas_render::Rect)> {
         let Some(rt) = self.rt.as_ref() else { return vec![] };
         let open = page_dialog::open_dialogs(rt, &self.camera, self.ui_scale);
-        let before = self.page_dialogs.len();
-        self.page_dialogs.retain(|id, d| open.iter().any(|(o, dl, _)| o == id && *dl == d.dialog));
-        for (id, dialog, _) in &open {
-            if !self.page_dialogs.contains_key(id) {
-                self.page_dialogs.insert(id.clone(), page_dialog::PageDialog::new(dialog.clone()));
-                self.dirty = true;
-            }
-        }
-        self.dirty |= before != self.page_dialogs.len();
+        let waiting: Vec<_> = open.iter().map(|(id, dialog, _)| (id, dialog)).collect();
+        self.dirty |= self.overlays.sync_page_dialogs(&waiting);
         open.into_iter().map(|(id, _, body)| (id, body)).collect()
-    }
-
-    fn page_dialog_key(&mut self, id: &NodeId, key: &Key, text: Option<&str>) {
-        use page_dialog::DialogKey;
-        let k = match key {
-            Key::Named(NamedKey::Enter) => Some(DialogKey::Enter),
-            Key::Named(NamedKey::Escape) => Some(DialogKey::Escape),
-            Key::Named(NamedKey::Backspace) => Some(DialogKey::Backspace),
-            _ => text.and_then(|t| t.chars().next()).filter(|c| !c.is_control()).map(DialogKey::Char),
-        };
-        let Some(k) = k else { return };
-        self.dirty = true;
-        if let Some(answer) = self.page_dialogs.get_mut(id).and_then(|d| d.key(k)) {
-            self.answer_page_dialog(id, answer);
-        }
     }
 
     /// Matches the open page menus to what the pages wait on now; returns each one's layout on screen.
@@ -1167,48 +1067,20 @@ impl App {
         let (w, h) = ws.size();
         let screen = (w as f32 / self.ui_scale, h as f32 / self.ui_scale);
         let open = page_menu::open_menus(rt, &self.camera, self.ui_scale);
-        let before = self.page_menus.len();
-        self.page_menus.retain(|id, m| open.iter().any(|(o, menu, _, _)| o == id && *menu == m.menu));
-        let mut layouts = vec![];
-        for (id, menu, body, view) in open {
-            let m = self.page_menus.entry(id.clone()).or_insert_with(|| {
-                self.dirty = true;
-                page_menu::PageMenu::new(menu)
-            });
-            layouts.push((id, m.layout(body, view, screen)));
-        }
-        self.dirty |= before != self.page_menus.len();
-        layouts
-    }
-
-    fn page_menu_key(&mut self, key: &Key) {
-        use page_menu::MenuKey;
-        let k = match key {
-            Key::Named(NamedKey::ArrowDown) => MenuKey::Down,
-            Key::Named(NamedKey::ArrowUp) => MenuKey::Up,
-            Key::Named(NamedKey::Home) => MenuKey::First,
-            Key::Named(NamedKey::End) => MenuKey::Last,
-            Key::Named(NamedKey::Enter | NamedKey::Space) => MenuKey::Enter,
-            Key::Named(NamedKey::Escape) => MenuKey::Escape,
-            _ => return,
-        };
-        self.dirty = true;
-        // The menu asked for last is the one the person works in.
-        let focus = self.rt.as_ref().and_then(|rt| rt.focus.clone());
-        let Some(id) =
-            focus.filter(|f| self.page_menus.contains_key(f)).or_else(|| self.page_menus.keys().next().cloned())
-        else {
-            return;
-        };
-        if let Some(outcome) = self.page_menus.get_mut(&id).and_then(|m| m.key(k)) {
-            self.answer_page_menu(&id, outcome);
-        }
+        let waiting: Vec<_> = open.iter().map(|(id, menu, _, _)| (id, menu)).collect();
+        self.dirty |= self.overlays.sync_page_menus(&waiting);
+        open.into_iter()
+            .filter_map(|(id, _, body, view)| {
+                let layout = self.overlays.page_menu(&id)?.layout(body, view, screen);
+                Some((id, layout))
+            })
+            .collect()
     }
 
     /// The pointer moved over the open page menus: the entry under it is chosen.
     fn page_menu_hover(&mut self, x: f32, y: f32) {
         for (id, layout) in self.sync_page_menus() {
-            if let Some(m) = self.page_menus.get_mut(&id) {
+            if let Some(m) = self.overlays.page_menu_mut(&id) {
                 self.dirty |= m.hover(&layout, x, y);
             }
         }
@@ -1225,7 +1097,7 @@ impl App {
         let on = layouts.iter().find(|(_, l)| overlay::inside(&l.panel, x, y));
         match on {
             Some((id, l)) => {
-                let outcome = self.page_menus.get(id).and_then(|m| if left { m.click(l, x, y) } else { None });
+                let outcome = self.overlays.page_menu(id).and_then(|m| if left { m.click(l, x, y) } else { None });
                 if let Some(outcome) = outcome {
                     self.answer_page_menu(&id.clone(), outcome);
                 }
@@ -1245,8 +1117,8 @@ impl App {
     /// True when the event goes no further.
     fn wheel_closes_menus(&mut self) -> bool {
         let now = Instant::now();
-        if !self.page_menus.is_empty() {
-            for id in self.page_menus.keys().cloned().collect::<Vec<_>>() {
+        if self.overlays.has(Layer::PageMenu) {
+            for id in self.overlays.page_menu_nodes() {
                 self.answer_page_menu(&id, page_menu::MenuOutcome::Close);
             }
             self.menu_wheel = Some(now);
@@ -1258,7 +1130,7 @@ impl App {
     }
 
     fn answer_page_menu(&mut self, id: &NodeId, outcome: page_menu::MenuOutcome) {
-        self.page_menus.remove(id);
+        self.overlays.close_of(Layer::PageMenu, id);
         self.dirty = true;
         let Some(rt) = self.rt.as_mut() else { return };
         let command = match outcome {
@@ -1273,7 +1145,7 @@ impl App {
     /// A press on a page dialog's panel answers it (on a button) or does nothing; true when it was on one.
     fn page_dialog_press(&mut self, x: f32, y: f32) -> bool {
         for (id, body) in self.sync_page_dialogs() {
-            let Some(d) = self.page_dialogs.get(&id) else { continue };
+            let Some(d) = self.overlays.page_dialog(&id) else { continue };
             if page_dialog::on_panel(d, body, x, y) {
                 if let Some(answer) = d.click(body, x, y) {
                     self.answer_page_dialog(&id, answer);
@@ -1307,7 +1179,7 @@ impl App {
     }
 
     fn answer_page_dialog(&mut self, id: &NodeId, answer: page_dialog::Answer) {
-        self.page_dialogs.remove(id);
+        self.overlays.close_of(Layer::PageDialog, id);
         self.dirty = true;
         tracing::info!(node = %id, accepted = matches!(answer, page_dialog::Answer::Accept(_)), "page dialog answered by the person");
         let Some((_, b)) = self.rt.as_ref().and_then(|rt| rt.browsers.for_node(id)) else { return };
@@ -1336,15 +1208,15 @@ impl App {
             if let Some((_, part)) = self.bar_hover.as_ref().filter(|(id, _)| is(id)) {
                 bar.hover = Some(*part);
             }
-            if let Some(a) = self.address.as_ref().filter(|a| is(&a.node)) {
+            if let Some(a) = self.overlays.address().filter(|a| is(&a.node)) {
                 a.show(bar);
             }
-            if let Some(f) = self.find.as_ref().filter(|f| is(&f.node)) {
+            if let Some(f) = self.overlays.find().filter(|f| is(&f.node)) {
                 let matches = rt.page_nav(&f.node).and_then(|n| n.matches).map(|m| (m.count, m.active));
                 f.show(bar, matches);
             }
         }
-        if let Some(editor) = &self.rename {
+        if let Some(editor) = self.overlays.rename() {
             let key = scene::stable_key(editor.id.as_str());
             if let Some(v) = scene.nodes.iter_mut().find(|v| v.id == key) {
                 v.title = editor.shown();
@@ -1360,23 +1232,23 @@ impl App {
         let marquee = self.interaction.marquee().map(|(x, y, mw, mh)| (x / s, y / s, mw / s, mh / s));
         let hint = rt.project().is_some_and(|p| p.nodes().next().is_none());
         let mut overlay =
-            overlay::build((w as f32 / s, h as f32 / s), self.palette.as_ref(), marquee, &self.toasts, hint);
+            overlay::build((w as f32 / s, h as f32 / s), self.overlays.palette(), marquee, &self.toasts, hint);
         overlay.extend(tabs::views(&tabs::tabs(rt), w as f32 / s));
         for shelf in download_strip::shelves(rt, &self.camera, self.ui_scale) {
             overlay.extend(shelf.views(scene::stable_key(&format!("downloads {}", shelf.node))));
         }
         for (id, body) in &dialogs {
-            if let Some(d) = self.page_dialogs.get(id) {
+            if let Some(d) = self.overlays.page_dialog(id) {
                 overlay.extend(d.views(*body, scene::stable_key(&format!("page dialog {id}"))));
             }
         }
         overlay.extend(picker_views);
         for (id, layout) in &menus {
-            if let Some(m) = self.page_menus.get(id) {
+            if let Some(m) = self.overlays.page_menu(id) {
                 overlay.extend(m.views(layout, scene::stable_key(&format!("page menu {id}"))));
             }
         }
-        if let Some(d) = &self.confirm {
+        if let Some(d) = self.overlays.confirm() {
             overlay.extend(overlay::confirm_views((w as f32 / s, h as f32 / s), d));
         }
         gfx.renderer.set_overlay_scaled(overlay, s);
@@ -1401,18 +1273,6 @@ impl App {
         }
         rt.gfx = Some(gfx);
     }
-}
-
-/// Text typed into one of the window's one-line fields (the palette, a
-/// title being renamed): a space or printable text, never a Ctrl/Alt shortcut.
-fn typed_text(key: &Key, text: Option<&str>, mods: Mods) -> Option<PaletteKey> {
-    if mods.ctrl || mods.alt {
-        return None;
-    }
-    if let Key::Named(NamedKey::Space) = key {
-        return Some(PaletteKey::Text(" ".into()));
-    }
-    text.filter(|t| !t.is_empty() && !t.chars().any(char::is_control)).map(|t| PaletteKey::Text(t.to_string()))
 }
 
 fn button(b: MouseButton) -> Option<Button> {
@@ -1499,7 +1359,7 @@ impl ApplicationHandler<Wake> for App {
             WindowEvent::KeyboardInput { event, is_synthetic: false, .. } => self.keyboard(&event),
             WindowEvent::CursorMoved { position, .. } => {
                 let pos = Vec2::new(position.x as f32, position.y as f32);
-                if !self.page_menus.is_empty() {
+                if self.overlays.has(Layer::PageMenu) {
                     self.page_menu_hover(pos.x / self.ui_scale, pos.y / self.ui_scale);
                 }
                 self.gesture(|it, v, sel, cam| it.pointer_move(v, sel, cam, pos));
@@ -1515,7 +1375,7 @@ impl ApplicationHandler<Wake> for App {
             WindowEvent::MouseInput { state, button: b, .. } => {
                 let Some(b) = button(b) else { return };
                 let pos = self.interaction.pointer();
-                if self.confirm.is_some() {
+                if self.overlays.confirm().is_some() {
                     // The dialog is modal: clicks answer it or do nothing.
                     if state == ElementState::Pressed && b == Button::Left {
                         self.confirm_click(pos.x / self.ui_scale, pos.y / self.ui_scale);
@@ -1537,8 +1397,8 @@ impl ApplicationHandler<Wake> for App {
                     self.finish_rename();
                     // A press anywhere but the field being typed in leaves it, the page's URL back.
                     let on = self.bar_at(pos);
-                    if self.address.as_ref().is_some_and(|a| on != Some((a.node.clone(), BarPart::Address))) {
-                        self.address = None;
+                    if self.overlays.address().is_some_and(|a| on != Some((a.node.clone(), BarPart::Address))) {
+                        self.overlays.close(Layer::Address);
                         self.dirty = true;
                     }
                     if b == Button::Left && self.find_field_press(pos) {
@@ -1546,9 +1406,8 @@ impl ApplicationHandler<Wake> for App {
                         return;
                     }
                 }
-                if state == ElementState::Pressed && self.palette.is_some() {
-                    // A click anywhere closes the palette; it does not reach the canvas.
-                    self.palette = None;
+                // A click anywhere closes the palette; it does not reach the canvas.
+                if state == ElementState::Pressed && self.overlays.close(Layer::Palette) {
                     self.dirty = true;
                     return;
                 }
@@ -1588,7 +1447,7 @@ impl ApplicationHandler<Wake> for App {
         self.run_window_jobs();
         if self.catalog.answers() != self.catalog_seen {
             self.catalog_seen = self.catalog.answers();
-            if let (Some(p), Some(rt)) = (self.palette.as_mut(), self.rt.as_ref()) {
+            if let (Some(p), Some(rt)) = (self.overlays.palette_mut(), self.rt.as_ref()) {
                 p.set_agents(self.catalog.offers(&crate::paths::agent_tools(rt.data_dir()), rt.handle().waker()));
                 self.dirty = true;
             }
