@@ -276,7 +276,7 @@ fn claude_mcp_list_shows_stdio_and_http_connected_and_a_down_server_failed() {
         "env": {"TERMSPRAWL_NODE_ID": NODE, "TERMSPRAWL_DATA_DIR": fx.data()},
     });
     claude_in_project(&["mcp", "add-json", "-s", "local", "termsprawl", &stdio.to_string()]);
-    // The README's line; claude expands ${TERMSPRAWL_TOKEN} when it connects.
+    // The line docs/agents.md gives; claude expands ${TERMSPRAWL_TOKEN} when it connects.
     let url = fx.mcp_url();
     claude_in_project(&[
         "mcp",

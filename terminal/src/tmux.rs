@@ -550,7 +550,7 @@ fn packed_len(args: &[OsString]) -> usize {
 /// commands as fit in a client message (`new-session …; pipe-pane …;
 /// new-session …`), instead of one tmux client per session: the 100
 /// terminals of `./dev bench scale`'s canvas were all live in 0.79x the time
-/// this way (README "scale: restore"). When a batch fails, each of its sessions is created on
+/// this way (docs/benchmarks.md, "scale": restore). When a batch fails, each of its sessions is created on
 /// its own, with [`TmuxSession::create`]'s retries; one whose batch made it
 /// after all is then found existing and attached to.
 pub(crate) fn create_many(requests: &[(&TmuxSession, &NewSession)]) -> Vec<Result<(), TmuxError>> {
