@@ -2293,7 +2293,9 @@ fn readme_screenshot() {
     std::thread::sleep(Duration::from_secs(4));
     let shot = wait_for_screen(&display, &mut app, Duration::from_secs(30), |s| {
         let (x0, y0, x1, y1) = body_on_screen(Rect::new(640.0, 0.0, 620.0, 520.0), camera);
-        s.share((x0 as u32, y0 as u32, x1 as u32, (y0 + 60.0) as u32), [0x2f, 0x5b, 0xd3], 12) > 0.5 && x1 > x0 && y1 > y0
+        s.share((x0 as u32, y0 as u32, x1 as u32, (y0 + 60.0) as u32), [0x2f, 0x5b, 0xd3], 12) > 0.5
+            && x1 > x0
+            && y1 > y0
     });
     let written = save_failure(&shot, "readme");
     std::fs::copy(&written, &out).expect("write README_SHOT");

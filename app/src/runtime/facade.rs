@@ -16,6 +16,7 @@ use super::facade_channel::FacadeChannel;
 use super::on_screen::{show_now, PaintWants};
 use super::{AppError, AppHandle, CALL_TIMEOUT};
 use crate::model::{BrowserContextId, Command, TabAddress};
+use crate::page_transport::cdp_page;
 use cdp_facade::{
     AgentServer, AgentServerConfig, BrowserVersion, ContextId, DownloadEvent, DownloadNotice, DownloadNotifier, Facade,
     FacadeConfig, FacadeError, GuestChannel, GuestError, GuestId, GuestOpener, Guests, PermissionSetting,
@@ -25,8 +26,8 @@ use cef_bridge::{
     BrowserId, DevToolsChannel, DownloadBehavior, DownloadPolicy, DownloadState, SitePermission, SiteSetting,
 };
 use local_guard::{RandomError, Token};
+use page_driver::{DriveError, Page};
 use parking_lot::Mutex;
-use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -98,7 +99,7 @@ impl AppGuests {
         }
         let (version, learning) = (self.version.clone(), self.learning.clone());
         let spawned = std::thread::Builder::new().name("cdp-version".into()).spawn(move || {
-            match learn_version(&devtools) {
+            match learn_version(devtools) {
                 Ok(v) => *version.lock() = Some(v),
                 Err(e) => tracing::debug!(error = %e, "Browser.getVersion not learned yet"),
             }
@@ -111,16 +112,15 @@ impl AppGuests {
 }
 
 /// Reads product, revision, user agent and V8 version from a guest.
-fn learn_version(devtools: &DevToolsChannel) -> Result<BrowserVersion, cef_bridge::DevToolsError> {
-    let v = devtools.call("Browser.getVersion", json!({}), VERSION_TIMEOUT)?;
-    let field = |name: &str| v.get(name).and_then(Value::as_str).unwrap_or_default().to_string();
+fn learn_version(devtools: Arc<DevToolsChannel>) -> Result<BrowserVersion, DriveError> {
+    let v = cdp_page(devtools).with_timeout(VERSION_TIMEOUT).browser_version()?;
     let fallback = fallback_version();
     let or = |s: String, d: String| if s.is_empty() { d } else { s };
     Ok(BrowserVersion {
-        product: or(field("product"), fallback.product),
-        revision: field("revision"),
-        user_agent: or(field("userAgent"), fallback.user_agent),
-        js_version: field("jsVersion"),
+        product: or(v.product, fallback.product),
+        revision: v.revision,
+        user_agent: or(v.user_agent, fallback.user_agent),
+        js_version: v.js_version,
     })
 }
 

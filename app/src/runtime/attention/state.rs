@@ -150,7 +150,7 @@ impl AttentionState {
     /// anything changed at all.
     pub(crate) fn observe(
         &mut self,
-        project: Option<(&Project, Vec<(NodeId, Option<Reason>)>)>,
+        project: Option<Observed<'_>>,
         workspace: &Workspace,
         focus: Option<&NodeId>,
         now: Instant,
@@ -203,6 +203,9 @@ impl AttentionState {
         }
     }
 }
+
+/// A project's nodes with why each needs the person now (`None`: it does not).
+pub(crate) type Observed<'p> = (&'p Project, Vec<(NodeId, Option<Reason>)>);
 
 /// What a desktop notifier's news asks of the runtime.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -72,8 +72,6 @@ const CLAUDE_HOOK_EVENTS: [&str; 10] = [
 /// Seconds claude lets one hook run; `termsprawl-ctl hook` gives up after about one.
 const CLAUDE_HOOK_TIMEOUT_S: u64 = 5;
 
-/// `text` quoted for a POSIX shell (claude runs hook commands through one).
-
 /// The `termsprawl-ctl hook` command line for `agent` in node `node`; the
 /// identity rides in argv too (a tmux session may not carry the launch
 /// environment), the token never does: the ctl reads it from the session file.
