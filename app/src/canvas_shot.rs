@@ -105,24 +105,24 @@ pub fn render(
 }
 
 fn render_in(rt: &mut Runtime, waker: &Waker, size: (u32, u32), timeout: Duration) -> Result<Vec<u8>> {
-    if let Some(p) = rt.notices.iter().find(|n| n.warning) {
+    if let Some(p) = rt.notices().iter().find(|n| n.warning) {
         bail!("{}", p.text);
     }
     // Ready when every browser node painted once after loading.
-    let ready = rt.run_until(waker, timeout, |rt| rt.browsers.settled(Duration::from_millis(300)));
+    let ready = rt.run_until(waker, timeout, |rt| rt.browsers().settled(Duration::from_millis(300)));
     if !ready {
         bail!("timed out after {timeout:?} waiting for browser nodes to paint");
     }
     // A load ends before the page's first frames are composited: wait until each
     // page ran two animation frames, then give the off-screen paint a moment.
     let pending: Vec<_> = rt
-        .browsers
+        .browsers()
         .iter()
         .filter_map(|(_, b)| b.page().evaluate_later(crate::shot::prepare::TWO_FRAMES).ok())
         .collect();
     rt.run_until(waker, timeout, |_| pending.iter().all(|p| p.is_answered()));
     rt.run_until(waker, Duration::from_millis(100), |_| false);
-    for (tab, b) in rt.browsers.iter() {
+    for (tab, b) in rt.browsers().iter() {
         let centre = b.last_frame().and_then(|f| f.rgba_at(f.width / 2, f.height / 2));
         tracing::debug!(%tab, url = %b.url(), ?centre, "browser state at capture");
     }

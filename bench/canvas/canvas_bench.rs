@@ -309,16 +309,16 @@ fn frames(base: &str, count: usize) -> Result<()> {
     for n in &nodes {
         rt.apply(Command::AddNode { node: n.clone() })?;
     }
-    rt.gfx = Some(Gfx::headless().map_err(|e| anyhow::anyhow!("GPU: {e}"))?);
+    rt.set_gfx(Some(Gfx::headless().map_err(|e| anyhow::anyhow!("GPU: {e}"))?));
     // Every page is drawn: none is a background tab.
     rt.keep_pages_live(true);
-    if !rt.run_until(&waker, Duration::from_secs(90), |rt| rt.browsers.settled(Duration::from_millis(500))) {
+    if !rt.run_until(&waker, Duration::from_secs(90), |rt| rt.browsers().settled(Duration::from_millis(500))) {
         bail!("the pages did not load within 90 s");
     }
-    let gfx = rt.gfx.take().context("GPU gone")?;
+    let gfx = rt.take_gfx().context("GPU gone")?;
     let device = gfx.gpu.device.clone();
     let queue = gfx.gpu.queue.clone();
-    rt.gfx = Some(gfx);
+    rt.set_gfx(Some(gfx));
     let format = bench_main::TARGET_FORMAT;
     let (target, view) = bench_main::render_target(&device, TARGET, "bench target");
     let wait = |device: &wgpu::Device| {
@@ -347,10 +347,10 @@ fn frames(base: &str, count: usize) -> Result<()> {
             }
             rt.tick();
             let t = Instant::now();
-            let mut gfx = rt.gfx.take().context("GPU gone")?;
+            let mut gfx = rt.take_gfx().context("GPU gone")?;
             let uploaded = rt.upload_frames(&mut gfx.renderer, false);
             if uploaded == 0 {
-                rt.gfx = Some(gfx);
+                rt.set_gfx(Some(gfx));
                 std::thread::sleep(Duration::from_micros(500));
                 continue;
             }
@@ -367,7 +367,7 @@ fn frames(base: &str, count: usize) -> Result<()> {
             let t_record = t.elapsed();
             wait(&device)?;
             let ms = t.elapsed().as_secs_f64() * 1e3;
-            rt.gfx = Some(gfx);
+            rt.set_gfx(Some(gfx));
             let stats = r.map_err(|e| anyhow::anyhow!("render: {e}"))?;
             if i >= 20 {
                 samples.push(ms);
@@ -392,7 +392,7 @@ fn frames(base: &str, count: usize) -> Result<()> {
     let mut bg_ms = vec![];
     for i in 0..count.min(100) + 10 {
         rt.tick();
-        let mut gfx = rt.gfx.take().context("GPU gone")?;
+        let mut gfx = rt.take_gfx().context("GPU gone")?;
         let t = Instant::now();
         let r = gfx.renderer.render(
             &canvas_render::Scene::default(),
@@ -409,7 +409,7 @@ fn frames(base: &str, count: usize) -> Result<()> {
         if i >= 10 {
             bg_ms.push(t.elapsed().as_secs_f64() * 1e3);
         }
-        rt.gfx = Some(gfx);
+        rt.set_gfx(Some(gfx));
         r.map_err(|e| anyhow::anyhow!("render: {e}"))?;
     }
 
@@ -418,7 +418,7 @@ fn frames(base: &str, count: usize) -> Result<()> {
         nodes.iter().map(|n| camera.world_rect_to_screen(termsprawl::runtime::scene::render_rect(&n.rect))).collect();
     let mut sizes: Vec<(u32, u32)> = quads.iter().map(|q| (q.w.round() as u32, q.h.round() as u32)).collect();
     for (i, n) in nodes.iter().enumerate().take(4) {
-        if let Some((_, b)) = rt.browsers.for_node(&n.id) {
+        if let Some((_, b)) = rt.browsers().for_node(&n.id) {
             // Frames come in device pixels: the CSS view times its scale.
             let ((w, h), scale) = (b.view_size(), b.scale());
             sizes[i] = ((w as f32 * scale).round() as u32, (h as f32 * scale).round() as u32);
@@ -438,7 +438,7 @@ fn frames(base: &str, count: usize) -> Result<()> {
             base_ms.push(t.elapsed().as_secs_f64() * 1e3);
         }
     }
-    let info = rt.gfx.as_ref().map(|g| g.gpu.describe()).unwrap_or_default();
+    let info = rt.gfx().map(|g| g.gpu.describe()).unwrap_or_default();
     let (am, ap) = stats(app_ms);
     let (wm, wp) = stats(whole_ms);
     let (bm, bp) = stats(base_ms);

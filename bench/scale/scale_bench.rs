@@ -149,13 +149,13 @@ fn live(rt: &Runtime) -> (usize, usize) {
     for n in p.nodes() {
         match n.kind {
             NodeKind::Browser { .. } => {
-                let loaded = rt.browsers.for_node(&n.id).is_some_and(|(_, b)| b.is_created() && !b.is_loading());
+                let loaded = rt.browsers().for_node(&n.id).is_some_and(|(_, b)| b.is_created() && !b.is_loading());
                 pages += usize::from(loaded);
             }
             NodeKind::Terminal { .. } => {
                 // The app's own grid: `read_text` would ask tmux (a subprocess per call).
                 let mut shown = false;
-                if let Some(t) = rt.terminals.get(&n.id) {
+                if let Some(t) = rt.terminals().get(&n.id) {
                     t.term.lock_screen(&mut |screen| shown = screen.read_text(200).contains("terminal"));
                 }
                 terminals += usize::from(shown);
@@ -169,7 +169,7 @@ fn live(rt: &Runtime) -> (usize, usize) {
 fn wait_live(rt: &mut Runtime, waker: &Waker, within: Duration) -> Result<()> {
     let ok = rt.run_until(waker, within, |rt| {
         let (p, t) = live(rt);
-        p == 20 && t == 100 && rt.browsers.settled(Duration::ZERO)
+        p == 20 && t == 100 && rt.browsers().settled(Duration::ZERO)
     });
     if !ok {
         let (p, t) = live(rt);
@@ -195,7 +195,7 @@ fn restore(data: &Path, folder: &Path) -> Result<()> {
         if t == terminals && terminals_at.is_none() {
             terminals_at = Some(t0.elapsed());
         }
-        if p == pages && rt.browsers.settled(Duration::ZERO) && pages_at.is_none() {
+        if p == pages && rt.browsers().settled(Duration::ZERO) && pages_at.is_none() {
             pages_at = Some(t0.elapsed());
         }
         terminals_at.is_some() && pages_at.is_some()
@@ -245,8 +245,8 @@ fn pan(data: &Path, folder: &Path, frames: usize) -> Result<()> {
     // The baseline (no view) is every page live, as before the runtime knew the view.
     rt.keep_pages_live(true);
     wait_live(&mut rt, &waker, Duration::from_secs(120))?;
-    rt.gfx = Some(Gfx::headless().map_err(|e| anyhow::anyhow!("GPU: {e}"))?);
-    let gfx = rt.gfx.as_ref().context("GPU gone")?;
+    rt.set_gfx(Some(Gfx::headless().map_err(|e| anyhow::anyhow!("GPU: {e}"))?));
+    let gfx = rt.gfx().context("GPU gone")?;
     let device = gfx.gpu.device.clone();
     let format = bench_main::TARGET_FORMAT;
     let (_target, view) = bench_main::render_target(&device, VIEW, "bench view");
@@ -269,7 +269,7 @@ fn pan(data: &Path, folder: &Path, frames: usize) -> Result<()> {
                 rt.set_on_screen(None);
             }
             rt.tick();
-            let mut gfx = rt.gfx.take().context("GPU gone")?;
+            let mut gfx = rt.take_gfx().context("GPU gone")?;
             rt.upload_frames(&mut gfx.renderer, false);
             let scene = if view_aware { rt.scene_on_screen() } else { rt.scene() };
             let r = gfx.renderer.render(
@@ -287,7 +287,7 @@ fn pan(data: &Path, folder: &Path, frames: usize) -> Result<()> {
                 .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
                 .map_err(|e| anyhow::anyhow!("poll: {e}"))?;
             let took = t.elapsed().as_secs_f64() * 1e3;
-            rt.gfx = Some(gfx);
+            rt.set_gfx(Some(gfx));
             let stats = r.map_err(|e| anyhow::anyhow!("render: {e}"))?;
             // The first frames fill the texture caches.
             if i >= 10 {
@@ -307,7 +307,7 @@ fn pan(data: &Path, folder: &Path, frames: usize) -> Result<()> {
             visible as f64 / n as f64
         );
     }
-    let info = rt.gfx.as_ref().map(|g| g.gpu.describe()).unwrap_or_default();
+    let info = rt.gfx().map(|g| g.gpu.describe()).unwrap_or_default();
     println!("adapter: {info}; {} frames each", path.len());
     println!(
         "pan ratio (view-aware / no view): median {:.2}x, p99 {:.2}x",

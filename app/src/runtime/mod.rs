@@ -19,6 +19,7 @@ pub mod downloads;
 pub mod engine;
 pub mod facade;
 mod facade_channel;
+mod focus;
 mod gfx;
 pub mod handle;
 pub mod headless;
@@ -114,36 +115,46 @@ pub struct Notice {
     pub warning: bool,
 }
 
+/// What a canvas gesture reads and changes at once (see [`Runtime::canvas_parts`]).
+pub struct CanvasParts<'a> {
+    /// The active project.
+    pub project: Option<&'a Project>,
+    /// The focused node.
+    pub focus: Option<&'a NodeId>,
+    /// The selection.
+    pub selection: &'a mut Selection,
+}
+
 /// The main-thread state of the app.
 pub struct Runtime {
     /// The workspace model (every mutation goes through [`Runtime::apply`]).
-    pub workspace: Workspace,
+    workspace: Workspace,
     /// Selected nodes of the active project.
-    pub selection: Selection,
+    selection: Selection,
     /// The node with keyboard focus (None: the canvas).
-    pub focus: Option<NodeId>,
+    focus: Option<NodeId>,
     /// Live browsers of browser nodes.
-    pub browsers: BrowserNodes,
+    browsers: BrowserNodes,
     /// Live terminals of terminal and agent nodes.
-    pub terminals: terminals::TerminalNodes,
+    terminals: terminals::TerminalNodes,
     /// Downloads of browser nodes (their strips, and who else hears of them).
-    pub downloads: downloads::Downloads,
+    downloads: downloads::Downloads,
     /// Text for the system clipboard (a terminal program's OSC 52, a page menu's
     /// copied address), not yet handed to it.
-    pub clipboard: Option<String>,
+    clipboard: Option<String>,
     /// Messages not yet shown.
-    pub notices: Vec<Notice>,
+    notices: Vec<Notice>,
     /// GPU and renderer (the window's, or an off-screen one made on demand).
-    pub gfx: Option<gfx::Gfx>,
+    gfx: Option<gfx::Gfx>,
     /// The view's size in logical pixels: the window's, or [`HEADLESS_VIEWPORT`] without one.
-    pub viewport: (f64, f64),
+    viewport: (f64, f64),
     /// Window pixels per logical pixel (a HiDPI screen's scale; 1 headless):
     /// browser views paint at the zoom times this.
-    pub ui_scale: f64,
+    ui_scale: f64,
     /// The agent tool runtime's main-thread state (sessions, ownership, agent launches).
-    pub tools: tools::ToolLink,
+    tools: tools::ToolLink,
     /// Who needs the person (tab counts, Ctrl+J, desktop notifications).
-    pub attention: attention::AttentionState,
+    attention: attention::AttentionState,
     config: RuntimeConfig,
     engine: Box<dyn BrowserEngine>,
     handle: AppHandle,
@@ -293,6 +304,114 @@ impl Runtime {
             }
             Err(e) => self.notify(format!("project {} not opened: {e}", folder.display()), true),
         }
+    }
+
+    /// The workspace model (read only: every change goes through [`Runtime::apply`]).
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    /// Ends the current gesture in every project: the next command starts a new undo step.
+    pub fn end_coalescing(&mut self) {
+        self.workspace.end_coalescing();
+    }
+
+    /// Selected nodes of the active project.
+    pub fn selection(&self) -> &Selection {
+        &self.selection
+    }
+
+    /// The selection, to change (the window's gestures and the palette do).
+    pub fn selection_mut(&mut self) -> &mut Selection {
+        &mut self.selection
+    }
+
+    /// Drops from the selection the nodes no longer on the active canvas.
+    pub fn prune_selection(&mut self) {
+        if let Some(p) = self.workspace.active() {
+            self.selection.retain_existing(p);
+        }
+    }
+
+    /// What a canvas gesture reads and changes at once: the active project,
+    /// the focused node and the selection.
+    pub fn canvas_parts(&mut self) -> CanvasParts<'_> {
+        CanvasParts { project: self.workspace.active(), focus: self.focus.as_ref(), selection: &mut self.selection }
+    }
+
+    /// The node with keyboard focus (`None`: the canvas).
+    pub fn focus(&self) -> Option<&NodeId> {
+        self.focus.as_ref()
+    }
+
+    /// Live browsers of browser nodes.
+    pub fn browsers(&self) -> &BrowserNodes {
+        &self.browsers
+    }
+
+    /// Live terminals of terminal and agent nodes.
+    pub fn terminals(&self) -> &terminals::TerminalNodes {
+        &self.terminals
+    }
+
+    /// Downloads of browser nodes (their strips).
+    pub fn downloads(&self) -> &downloads::Downloads {
+        &self.downloads
+    }
+
+    /// Puts a finished download of `node` away; true when there was one.
+    pub fn dismiss_download(&mut self, node: &NodeId, guid: &str) -> bool {
+        self.downloads.dismiss(node, guid)
+    }
+
+    /// Text for the system clipboard not yet handed to it, once.
+    pub fn take_clipboard(&mut self) -> Option<String> {
+        self.clipboard.take()
+    }
+
+    /// Messages for the person not yet shown.
+    pub fn notices(&self) -> &[Notice] {
+        &self.notices
+    }
+
+    /// The messages not yet shown, once.
+    pub fn take_notices(&mut self) -> Vec<Notice> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// The GPU and renderer the canvas is drawn with, if there is one.
+    pub fn gfx(&self) -> Option<&gfx::Gfx> {
+        self.gfx.as_ref()
+    }
+
+    /// Gives the runtime a GPU and renderer (the window's, or an off-screen one).
+    pub fn set_gfx(&mut self, gfx: Option<gfx::Gfx>) {
+        self.gfx = gfx;
+    }
+
+    /// Takes the GPU and renderer out (to draw with while the runtime is used).
+    pub fn take_gfx(&mut self) -> Option<gfx::Gfx> {
+        self.gfx.take()
+    }
+
+    /// The view's size in logical pixels.
+    pub fn viewport(&self) -> (f64, f64) {
+        self.viewport
+    }
+
+    /// The window's size in logical pixels changed.
+    pub fn set_viewport(&mut self, viewport: (f64, f64)) {
+        self.viewport = viewport;
+    }
+
+    /// Window pixels per logical pixel changed (browser views paint at the zoom times this).
+    pub fn set_ui_scale(&mut self, scale: f64) {
+        self.ui_scale = scale;
+    }
+
+    /// The agent tool runtime's main-thread state.
+    pub fn tools(&self) -> &tools::ToolLink {
+        &self.tools
     }
 
     /// The two selected nodes, when exactly two are selected (what Link acts on).

@@ -316,7 +316,7 @@ fn open_new_agent(rt: &mut Runtime, mut new: NewAgent) -> Vec<Step> {
     new.at = rt.free_spot(AGENT_SIZE, Some(Point::new(new.at.0, new.at.1)));
     match rt.open_agent(new) {
         Ok(id) => {
-            rt.selection.click(id.clone());
+            rt.selection_mut().click(id.clone());
             vec![Step::Focus(id)]
         }
         Err(e) => {
@@ -328,9 +328,7 @@ fn open_new_agent(rt: &mut Runtime, mut new: NewAgent) -> Vec<Step> {
 
 fn remove_nodes(rt: &mut Runtime, ids: Vec<NodeId>) -> bool {
     let removed = rt.apply(Command::RemoveNodes { ids });
-    if let Some(p) = rt.workspace.active() {
-        rt.selection.retain_existing(p);
-    }
+    rt.prune_selection();
     rt.request_redraw();
     match removed {
         Ok(_) => true,
@@ -351,7 +349,7 @@ pub(super) fn ask_before_closing(rt: &Runtime, ids: &[NodeId]) -> Option<Confirm
 
 /// The one selected node's worktree, folder and frame, when it is an agent in one.
 pub(super) fn selected_worktree(rt: &Runtime) -> Option<(AgentWorktree, PathBuf, Rect)> {
-    let ids = rt.selection.to_vec();
+    let ids = rt.selection().to_vec();
     let [id] = ids.as_slice() else { return None };
     let node = rt.project()?.node(id)?;
     match &node.kind {
@@ -371,7 +369,7 @@ pub(super) fn show_worktree_diff(rt: &mut Runtime, place: &Placement, at: Option
     let title = format!("diff {} against {}", wt.branch, wt.base);
     match rt.add_node(kind, &title, size, Some(spot)) {
         Ok(id) => {
-            rt.selection.click(id.clone());
+            rt.selection_mut().click(id.clone());
             vec![Step::Focus(id)]
         }
         Err(e) => {

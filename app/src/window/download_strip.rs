@@ -152,7 +152,7 @@ pub fn shelves(rt: &Runtime, camera: &Camera, scale: f32) -> Vec<Shelf> {
     project
         .nodes()
         .filter_map(|n| {
-            let entries = rt.downloads.of(&n.id);
+            let entries = rt.downloads().of(&n.id);
             if entries.is_empty() {
                 return None;
             }

@@ -20,7 +20,7 @@ impl App {
         let open: Vec<_> = project
             .nodes()
             .filter_map(|n| {
-                let (_, b) = rt.browsers.for_node(&n.id)?;
+                let (_, b) = rt.browsers().for_node(&n.id)?;
                 let chooser = b.file_chooser()?;
                 Some((n.id.clone(), chooser, body_on_screen(rt, &self.camera, self.ui_scale, &n.rect)))
             })
@@ -80,7 +80,7 @@ impl App {
             Outcome::Cancelled => None,
         };
         tracing::info!(node = %id, chosen = paths.as_ref().map_or(0, Vec::len), "file chooser answered by the person");
-        let Some((_, b)) = self.rt.as_ref().and_then(|rt| rt.browsers.for_node(id)) else { return };
+        let Some((_, b)) = self.rt.as_ref().and_then(|rt| rt.browsers().for_node(id)) else { return };
         if let Err(e) = b.answer_file_chooser(paths) {
             tracing::debug!(node = %id, error = %e, "file chooser answer not delivered");
         }

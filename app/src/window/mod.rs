@@ -115,7 +115,7 @@ pub fn run<S>(
     app.ws = None;
     if let Some(mut rt) = app.rt.take() {
         stop_services(services, &mut rt);
-        rt.gfx = None;
+        rt.set_gfx(None);
         rt.shutdown();
     }
     result.map_err(WindowError::from)?;
@@ -242,9 +242,7 @@ impl App {
     }
 
     fn title_height(rt: &Runtime) -> f64 {
-        f64::from(
-            rt.gfx.as_ref().map_or(canvas_render::Theme::default().title_height, |g| g.renderer.theme().title_height),
-        )
+        f64::from(rt.gfx().map_or(canvas_render::Theme::default().title_height, |g| g.renderer.theme().title_height))
     }
 
     /// Follows the model's camera when it changed outside the window (tool server, project switch).
@@ -284,36 +282,9 @@ impl App {
     }
 
     fn set_focus(&mut self, new: Option<NodeId>) {
-        let Some(rt) = self.rt.as_mut() else { return };
-        if rt.focus == new {
-            return;
+        if let Some(rt) = self.rt.as_mut() {
+            rt.set_focus(new);
         }
-        let tell = |rt: &Runtime, id: &NodeId, focused: bool| {
-            if let Some((_, b)) = rt.browsers.for_node(id) {
-                if let Err(e) = b.set_focus(focused) {
-                    tracing::debug!(node = %id, error = %e, "page focus not changed");
-                }
-            }
-            if let Some(t) = rt.terminals.get(id) {
-                let modes = t.term.input_modes();
-                t.term.with_screen(|s| s.set_focused(focused));
-                if let Some(bytes) = terminal::keys::encode_focus(focused, &modes) {
-                    if let Err(e) = t.term.write(bytes.to_vec()) {
-                        tracing::debug!(node = %id, error = %e, "focus report not written");
-                    }
-                }
-            }
-        };
-        if let Some(old) = rt.focus.take() {
-            tell(rt, &old, false);
-        }
-        if let Some(id) = &new {
-            tell(rt, id, true);
-            rt.attention_seen(id);
-        }
-        rt.focus = new;
-        rt.workspace.end_coalescing();
-        rt.request_redraw();
     }
 
     fn apply(&mut self, effects: Vec<Effect>) {
@@ -332,19 +303,17 @@ impl App {
                     match rt.apply(cmd) {
                         Ok(applied) => {
                             if selects_result && !applied.created.is_empty() {
-                                rt.selection.clear();
+                                rt.selection_mut().clear();
                                 for id in applied.created {
-                                    rt.selection.shift_click(id);
+                                    rt.selection_mut().shift_click(id);
                                 }
                             }
                         }
                         Err(e) => rt.notify(e.to_string(), true),
                     }
-                    if let Some(p) = rt.workspace.active() {
-                        rt.selection.retain_existing(p);
-                    }
+                    rt.prune_selection();
                 }
-                Effect::EndCoalescing => rt.workspace.end_coalescing(),
+                Effect::EndCoalescing => rt.end_coalescing(),
                 Effect::CameraMoved => {
                     self.dirty = true;
                     if !self.interaction.busy() {
@@ -362,9 +331,7 @@ impl App {
                     if let Err(e) = r {
                         rt.notify(e.to_string(), true);
                     }
-                    if let Some(p) = rt.workspace.active() {
-                        rt.selection.retain_existing(p);
-                    }
+                    rt.prune_selection();
                 }
                 Effect::OpenPalette { at } => {
                     let p = self.interaction.pointer();
@@ -386,17 +353,12 @@ impl App {
         let viewport = self.viewport();
         let Some(rt) = self.rt.as_mut() else { return };
         let title_height = Self::title_height(rt);
-        let Some(project) = rt.workspace.active() else { return };
+        let parts = rt.canvas_parts();
+        let Some(project) = parts.project else { return };
         let before = self.camera;
-        let view = View {
-            project,
-            camera: &before,
-            viewport,
-            title_height,
-            focus: rt.focus.as_ref(),
-            ui_scale: self.ui_scale,
-        };
-        let effects = f(&mut self.interaction, &view, &mut rt.selection, &mut self.camera);
+        let view =
+            View { project, camera: &before, viewport, title_height, focus: parts.focus, ui_scale: self.ui_scale };
+        let effects = f(&mut self.interaction, &view, parts.selection, &mut self.camera);
         let cursor = self.interaction.cursor(&view);
         if cursor != self.cursor {
             self.cursor = cursor;
@@ -410,13 +372,13 @@ impl App {
     /// The browser title-bar control under a window position.
     fn bar_at(&self, pos: Vec2) -> Option<(NodeId, BarPart)> {
         let rt = self.rt.as_ref()?;
-        let project = rt.workspace.active()?;
+        let project = rt.workspace().active()?;
         let view = View {
             project,
             camera: &self.camera,
             viewport: self.viewport(),
             title_height: Self::title_height(rt),
-            focus: rt.focus.as_ref(),
+            focus: rt.focus(),
             ui_scale: self.ui_scale,
         };
         view.bar_part(pos)
@@ -506,7 +468,7 @@ impl App {
                 Err(e) => Err(e),
             },
             Shortcut::CloseTab => {
-                let shown = rt.browsers.for_node(id).map(|(t, _)| t.clone());
+                let shown = rt.browsers().for_node(id).map(|(t, _)| t.clone());
                 match shown {
                     Some(tab) if rt.page_tabs(id).len() > 1 => rt.close_tab(tab),
                     _ => Ok(()),
@@ -617,7 +579,7 @@ impl App {
         self.camera = render_camera(model, self.ui_scale);
         self.sync_viewport();
         if let Some(rt) = self.rt.as_mut() {
-            rt.ui_scale = scale;
+            rt.set_ui_scale(scale);
             rt.sync_browsers();
             rt.request_redraw();
         }
@@ -630,14 +592,14 @@ impl App {
         let (Some(rt), Some(ws)) = (self.rt.as_mut(), self.ws.as_ref()) else { return };
         let (w, h) = ws.size();
         let s = f64::from(self.ui_scale);
-        rt.viewport = (f64::from(w.max(1)) / s, f64::from(h.max(1)) / s);
+        rt.set_viewport((f64::from(w.max(1)) / s, f64::from(h.max(1)) / s));
     }
 
     /// Opens the command palette (at a world point and window position for a
     /// context menu), offering what applies now.
     fn open_palette(&mut self, at: Option<Point>, anchor: Option<(f32, f32)>) {
         let Some(rt) = self.rt.as_ref() else { return };
-        let control = rt.tools.server.is_some().then(|| rt.tools.shared.browser_control());
+        let control = rt.tools().server().is_some().then(|| rt.tools().shared.browser_control());
         let pair = rt
             .selection_pair()
             .map(|(a, b)| rt.project().and_then(|p| p.node(&a)).is_some_and(|n| n.links.contains(&b)));
@@ -645,9 +607,9 @@ impl App {
         let git = rt.project().is_some_and(|p| crate::worktree::in_repository(p.folder()));
         self.catalog_seen = self.catalog.answers();
         let muted = rt.project().is_some_and(|p| rt.notifications_muted(p.folder()));
-        let single = rt.selection.to_vec();
+        let single = rt.selection().to_vec();
         let single = (single.len() == 1).then(|| rt.terminal_ended(&single[0]));
-        let palette = Palette::new(at, anchor, !rt.selection.is_empty())
+        let palette = Palette::new(at, anchor, !rt.selection().is_empty())
             .with_single_selected(single)
             .with_notifications_muted(muted)
             .with_browser_control(control)
@@ -678,12 +640,12 @@ impl App {
         let Some(rt) = self.rt.as_mut() else { return };
         let Some(p) = rt.project().filter(|p| p.id() == project) else { return };
         let Some(rect) = p.node(&node).map(|n| n.rect) else { return };
-        let camera = attention::jump_camera(p.camera(), &rect, rt.viewport);
+        let camera = attention::jump_camera(p.camera(), &rect, rt.viewport());
         if let Err(e) = rt.apply(Command::SetCamera { camera }) {
             rt.notify(format!("view not moved: {e}"), true);
             return;
         }
-        rt.selection.click(node.clone());
+        rt.selection_mut().click(node.clone());
         // The window's camera follows the model's at once (no settle, no animation).
         let effects = self.interaction.cancel();
         self.apply(effects);
@@ -712,7 +674,7 @@ impl App {
         let Some(rt) = self.rt.as_ref() else { return false };
         let all = tabs::tabs(rt);
         let s = self.ui_scale;
-        let Some(i) = tabs::hit(all.len(), rt.viewport.0 as f32, pos.x / s, pos.y / s) else { return false };
+        let Some(i) = tabs::hit(all.len(), rt.viewport().0 as f32, pos.x / s, pos.y / s) else { return false };
         let id = all[i].id.clone();
         match b {
             Button::Left => self.switch_project(id),
@@ -732,7 +694,7 @@ impl App {
             }
             PaletteAction::Duplicate | PaletteAction::Delete => {
                 let Some(rt) = self.rt.as_mut() else { return };
-                let ids = rt.selection.to_vec();
+                let ids = rt.selection().to_vec();
                 let cmd = if action == PaletteAction::Duplicate {
                     Command::Duplicate { ids }
                 } else {
@@ -776,12 +738,14 @@ impl App {
                 return;
             }
             PaletteAction::Rename => {
-                let Some(id) = self.rt.as_ref().and_then(|rt| rt.selection.to_vec().into_iter().next()) else { return };
+                let Some(id) = self.rt.as_ref().and_then(|rt| rt.selection().to_vec().into_iter().next()) else {
+                    return;
+                };
                 return self.start_rename(id);
             }
             PaletteAction::Restart => {
                 let Some(rt) = self.rt.as_mut() else { return };
-                let Some(id) = rt.selection.to_vec().into_iter().next() else { return };
+                let Some(id) = rt.selection().to_vec().into_iter().next() else { return };
                 if let Err(e) = rt.restart_terminal(&id) {
                     rt.notify(e, true);
                 }
@@ -814,8 +778,8 @@ impl App {
                 }
                 return;
             }
-            PaletteAction::AddGroup if self.rt.as_ref().is_some_and(|rt| !rt.selection.is_empty()) => {
-                let ids = self.rt.as_ref().map(|rt| rt.selection.to_vec()).unwrap_or_default();
+            PaletteAction::AddGroup if self.rt.as_ref().is_some_and(|rt| !rt.selection().is_empty()) => {
+                let ids = self.rt.as_ref().map(|rt| rt.selection().to_vec()).unwrap_or_default();
                 return self.apply(vec![Effect::Apply(Command::GroupNodes { ids, title: None })]);
             }
             PaletteAction::AddBrowser(url) => {
@@ -855,7 +819,7 @@ impl App {
         let Some(rt) = self.rt.as_mut() else { return };
         match added {
             Ok(id) => {
-                rt.selection.click(id.clone());
+                rt.selection_mut().click(id.clone());
                 let takes_keys = rt
                     .project()
                     .and_then(|p| p.node(&id))
@@ -895,7 +859,7 @@ impl App {
 
     /// A click while a question is open (window logical pixels).
     fn confirm_click(&mut self, x: f32, y: f32) {
-        let viewport = self.rt.as_ref().map_or((1.0, 1.0), |rt| (rt.viewport.0 as f32, rt.viewport.1 as f32));
+        let viewport = self.rt.as_ref().map_or((1.0, 1.0), |rt| (rt.viewport().0 as f32, rt.viewport().1 as f32));
         let effects = self.overlays.confirm_click(viewport, x, y);
         self.overlay_effects(effects);
     }
@@ -949,11 +913,11 @@ impl App {
         self.sync_page_menus();
         self.sync_page_dialogs();
         self.sync_file_pickers();
-        let focus = self.rt.as_ref().and_then(|rt| rt.focus.clone());
+        let focus = self.rt.as_ref().and_then(|rt| rt.focus().cloned());
         let focused = match (&focus, self.rt.as_ref()) {
             (None, _) => Focused::Canvas,
             (Some(id), Some(rt)) if rt.page_nav(id).is_some() => Focused::Browser,
-            (Some(id), Some(rt)) if rt.terminals.get(id).is_some() => Focused::Terminal,
+            (Some(id), Some(rt)) if rt.terminals().get(id).is_some() => Focused::Terminal,
             (Some(_), _) => Focused::Other,
         };
         let route = key_route::route(&k, focused, || self.rt.as_ref().and_then(Runtime::next_needing_you).is_some());
@@ -1032,7 +996,7 @@ impl App {
     /// Ctrl+Shift+C / Ctrl+Shift+V in a terminal: copy the selection, paste the clipboard.
     fn terminal_clipboard(&mut self, id: &NodeId, copy: bool) {
         let Some(rt) = self.rt.as_mut() else { return };
-        let Some(live) = rt.terminals.get(id) else { return };
+        let Some(live) = rt.terminals().get(id) else { return };
         if copy {
             if let Some(text) = live.term.with_screen(|s| s.selection_text()) {
                 if let Err(e) = self.clipboard.set_text(text) {
@@ -1165,7 +1129,7 @@ impl App {
         };
         match action {
             download_strip::ShelfAction::Dismiss(guid) => {
-                rt.downloads.dismiss(&node, &guid);
+                rt.dismiss_download(&node, &guid);
                 self.dirty = true;
             }
             download_strip::ShelfAction::OpenFolder(folder) => {
@@ -1182,7 +1146,7 @@ impl App {
         self.overlays.close_of(Layer::PageDialog, id);
         self.dirty = true;
         tracing::info!(node = %id, accepted = matches!(answer, page_dialog::Answer::Accept(_)), "page dialog answered by the person");
-        let Some((_, b)) = self.rt.as_ref().and_then(|rt| rt.browsers.for_node(id)) else { return };
+        let Some((_, b)) = self.rt.as_ref().and_then(|rt| rt.browsers().for_node(id)) else { return };
         let result = match answer {
             page_dialog::Answer::Accept(text) => b.answer_dialog(true, text.as_deref()),
             page_dialog::Answer::Dismiss => b.answer_dialog(false, None),
@@ -1199,7 +1163,7 @@ impl App {
         let picker_views = self.file_picker_views(&pickers);
         self.share_view();
         let (Some(rt), Some(ws)) = (self.rt.as_mut(), self.ws.as_mut()) else { return };
-        let Some(mut gfx) = rt.gfx.take() else { return };
+        let Some(mut gfx) = rt.take_gfx() else { return };
         rt.upload_frames(&mut gfx.renderer, false);
         let mut scene = rt.scene_on_screen();
         for v in scene.nodes.iter_mut() {
@@ -1271,7 +1235,7 @@ impl App {
                 Err(e) => tracing::warn!("frame not rendered: {e}"),
             }
         }
-        rt.gfx = Some(gfx);
+        rt.set_gfx(Some(gfx));
     }
 }
 
@@ -1303,7 +1267,7 @@ impl ApplicationHandler<Wake> for App {
                 // Also gives the runtime the window's logical size.
                 self.set_ui_scale(scale);
                 if let Some(rt) = self.rt.as_mut() {
-                    rt.gfx = Some(gfx);
+                    rt.set_gfx(Some(gfx));
                     // Terminal sizes come from the renderer's cell metrics now that it exists.
                     rt.sync_terminals();
                     rt.request_redraw();
@@ -1329,7 +1293,7 @@ impl ApplicationHandler<Wake> for App {
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => {
-                if let (Some(ws), Some(gfx)) = (self.ws.as_mut(), self.rt.as_ref().and_then(|rt| rt.gfx.as_ref())) {
+                if let (Some(ws), Some(gfx)) = (self.ws.as_mut(), self.rt.as_ref().and_then(|rt| rt.gfx())) {
                     ws.resize(&gfx.gpu.device, size.width, size.height);
                 }
                 self.sync_viewport();
@@ -1472,12 +1436,12 @@ impl ApplicationHandler<Wake> for App {
         }
         let Some(rt) = self.rt.as_mut() else { return };
         let now = Instant::now();
-        for notice in rt.notices.drain(..) {
+        for notice in rt.take_notices() {
             self.toasts.push(Toast { notice, shown: now });
             self.dirty = true;
         }
         // A terminal program (OSC 52) or a page menu copied: hand it to the system clipboard.
-        if let Some(text) = rt.clipboard.take() {
+        if let Some(text) = rt.take_clipboard() {
             if let Err(e) = self.clipboard.set_text(text) {
                 tracing::info!("copied text not put on the clipboard: {e}");
             }

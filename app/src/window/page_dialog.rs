@@ -189,7 +189,7 @@ pub fn open_dialogs(rt: &Runtime, camera: &Camera, scale: f32) -> Vec<(NodeId, J
     project
         .nodes()
         .filter_map(|n| {
-            let (_, b) = rt.browsers.for_node(&n.id)?;
+            let (_, b) = rt.browsers().for_node(&n.id)?;
             let dialog = b.dialog()?;
             Some((n.id.clone(), dialog, body_on_screen(rt, camera, scale, &n.rect)))
         })
@@ -198,7 +198,7 @@ pub fn open_dialogs(rt: &Runtime, camera: &Camera, scale: f32) -> Vec<(NodeId, J
 
 /// A node's body (below its title bar) on screen, in logical pixels (`scale` window pixels each).
 pub fn body_on_screen(rt: &Runtime, camera: &Camera, scale: f32, rect: &crate::model::Rect) -> Rect {
-    let theme = rt.gfx.as_ref().map(|g| g.renderer.theme().clone()).unwrap_or_default();
+    let theme = rt.gfx().map(|g| g.renderer.theme().clone()).unwrap_or_default();
     let body = camera.world_rect_to_screen(canvas_render::body_rect(render_rect(rect), &theme));
     Rect::new(body.x / scale, body.y / scale, body.w / scale, body.h / scale)
 }

@@ -210,7 +210,7 @@ pub fn open_menus(rt: &Runtime, camera: &Camera, scale: f32) -> Vec<(NodeId, Con
     project
         .nodes()
         .filter_map(|n| {
-            let (_, b) = rt.browsers.for_node(&n.id)?;
+            let (_, b) = rt.browsers().for_node(&n.id)?;
             let menu = b.context_menu()?;
             let body = super::page_dialog::body_on_screen(rt, camera, scale, &n.rect);
             Some((n.id.clone(), menu, body, b.view_size()))

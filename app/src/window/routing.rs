@@ -96,8 +96,8 @@ impl Router {
         input: NodeInput,
         mods: Mods,
     ) {
-        let Some((_, b)) = rt.browsers.for_node(id) else { return };
-        let theme = rt.gfx.as_ref().map(|g| g.renderer.theme().clone()).unwrap_or_default();
+        let Some((_, b)) = rt.browsers().for_node(id) else { return };
+        let theme = rt.gfx().map(|g| g.renderer.theme().clone()).unwrap_or_default();
         let body_world = canvas_render::body_rect(render_rect(rect), &theme);
         let body = camera.world_rect_to_screen(body_world);
         let at = |pos: Vec2| page_point(pos, body, camera.zoom(), (body_world.w, body_world.h), b.view_size());
@@ -142,13 +142,13 @@ impl Router {
         input: NodeInput,
         mods: Mods,
     ) {
-        let Some((theme, cell)) = rt.gfx.as_ref().map(|g| {
+        let Some((theme, cell)) = rt.gfx().map(|g| {
             let m = g.renderer.cell_metrics();
             (g.renderer.theme().clone(), (m.width, m.height))
         }) else {
             return;
         };
-        let Some(live) = rt.terminals.get(id) else { return };
+        let Some(live) = rt.terminals().get(id) else { return };
         let term = &live.term;
         let content = camera.world_rect_to_screen(canvas_render::content_rect(render_rect(rect), &theme));
         let snap = term.snapshot();
@@ -271,7 +271,7 @@ pub fn key_to_node(rt: &mut Runtime, id: &NodeId, press: KeyPress<'_>) -> bool {
     let Some(kind) = rt.project().and_then(|p| p.node(id)).map(|n| n.kind.clone()) else { return false };
     match kind {
         NodeKind::Browser { .. } => {
-            let Some((_, b)) = rt.browsers.for_node(id) else { return false };
+            let Some((_, b)) = rt.browsers().for_node(id) else { return false };
             if let Some(k) = input::cef_key(key, location, text, pressed, mods, native) {
                 if let Err(e) = b.send_key(&k) {
                     tracing::debug!(node = %id, error = %e, "key not delivered to page");
@@ -292,7 +292,7 @@ pub fn key_to_node(rt: &mut Runtime, id: &NodeId, press: KeyPress<'_>) -> bool {
                 }
                 return true;
             }
-            let Some(live) = rt.terminals.get(id) else { return false };
+            let Some(live) = rt.terminals().get(id) else { return false };
             let result = match input::terminal_key(key, location) {
                 Some(k) => live.term.send_key(k, input::term_mods(mods)),
                 // Composed or multi-character input types its text.

@@ -39,7 +39,7 @@ pub struct Tab {
 
 /// The tabs of the open projects, in order.
 pub fn tabs(rt: &Runtime) -> Vec<Tab> {
-    let ws = &rt.workspace;
+    let ws = rt.workspace();
     let active = ws.active().map(|p| p.id().clone());
     ws.projects()
         .iter()
