@@ -1859,6 +1859,22 @@ fn a_file_input_opens_a_picker_in_the_project_folder_answered_by_typing_and_by_c
     assert!(text.contains("chosen alpha.txt:5"), "cancelling changed the page's choice:\n{text}");
 }
 
+/// The environment the real claude CLI runs offline in: a fresh `HOME`, its
+/// binary on PATH and its model the stand-in at `api`.
+fn claude_env(home: &Path, claude: &Path, api: &str) -> Vec<(&'static str, PathBuf)> {
+    vec![
+        ("HOME", home.to_path_buf()),
+        ("PATH", format!("{}:/usr/bin:/bin", claude.display()).into()),
+        ("SHELL", "/bin/sh".into()),
+        ("ANTHROPIC_BASE_URL", api.into()),
+        ("ANTHROPIC_API_KEY", support::claude_api::API_KEY.into()),
+        ("DISABLE_TELEMETRY", "1".into()),
+        ("DISABLE_ERROR_REPORTING", "1".into()),
+        ("DISABLE_AUTOUPDATER", "1".into()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+    ]
+}
+
 /// Pixels in `region` within 12 of `rgb` on every channel.
 fn pixels_of(shot: &Screenshot, region: (u32, u32, u32, u32), rgb: [u8; 3]) -> u64 {
     let area = u64::from(region.2.saturating_sub(region.0)) * u64::from(region.3.saturating_sub(region.1));
@@ -1868,7 +1884,7 @@ fn pixels_of(shot: &Screenshot, region: (u32, u32, u32, u32), rgb: [u8; 3]) -> u
 #[test]
 fn the_real_claude_started_from_the_palette_reports_through_its_hooks_and_its_badge_follows() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    use support::claude_api::{claude_bin_dir, claude_home, stand_in, Gate, API_KEY};
+    use support::claude_api::{claude_bin_dir, claude_home, stand_in, Gate};
     let Some(claude) = claude_bin_dir() else {
         return support::skip_unless_strict("claude from the palette", "tests/cdp/node_modules/.bin/claude is missing");
     };
@@ -1883,18 +1899,8 @@ fn the_real_claude_started_from_the_palette_reports_through_its_hooks_and_its_ba
     // reply waits for the test's go, so "working" can be seen.
     let gate = std::sync::Arc::new(Gate::default());
     let api = stand_in(gate.clone());
-    let path = format!("{}:/usr/bin:/bin", claude.display());
-    let env: Vec<(&str, &Path)> = vec![
-        ("HOME", home.as_path()),
-        ("PATH", Path::new(&path)),
-        ("SHELL", Path::new("/bin/sh")),
-        ("ANTHROPIC_BASE_URL", Path::new(&api)),
-        ("ANTHROPIC_API_KEY", Path::new(API_KEY)),
-        ("DISABLE_TELEMETRY", Path::new("1")),
-        ("DISABLE_ERROR_REPORTING", Path::new("1")),
-        ("DISABLE_AUTOUPDATER", Path::new("1")),
-        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", Path::new("1")),
-    ];
+    let env = claude_env(&home, &claude, &api);
+    let env: Vec<(&str, &Path)> = env.iter().map(|(k, v)| (*k, v.as_path())).collect();
     let display = Display::start();
     let mut app = App::start_with_args(&display, &data, &folder, &runtime, &env, &["--agent", "tester"]);
     support::eventually(90, "the first frame", || (app.frames() > 0).then_some(()));
@@ -2187,7 +2193,7 @@ fn a_pages_context_menu_copies_pastes_and_opens_links_in_new_tabs() {
 #[test]
 #[ignore = "makes the README's screenshot; run by docs/screenshot/make"]
 fn readme_screenshot() {
-    use support::claude_api::{claude_bin_dir, claude_home, stand_in, Gate, API_KEY};
+    use support::claude_api::{claude_bin_dir, claude_home, stand_in, Gate};
     static SITE: [support::Route; 1] = [support::Route {
         path: "/",
         content_type: "text/html; charset=utf-8",
@@ -2250,18 +2256,8 @@ fn readme_screenshot() {
     claude_home(&home, &folder);
     let gate = std::sync::Arc::new(Gate::default());
     let api = stand_in(gate.clone());
-    let path = format!("{}:/usr/bin:/bin", claude.display());
-    let env: Vec<(&str, &Path)> = vec![
-        ("HOME", home.as_path()),
-        ("PATH", Path::new(&path)),
-        ("SHELL", Path::new("/bin/sh")),
-        ("ANTHROPIC_BASE_URL", Path::new(&api)),
-        ("ANTHROPIC_API_KEY", Path::new(API_KEY)),
-        ("DISABLE_TELEMETRY", Path::new("1")),
-        ("DISABLE_ERROR_REPORTING", Path::new("1")),
-        ("DISABLE_AUTOUPDATER", Path::new("1")),
-        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", Path::new("1")),
-    ];
+    let env = claude_env(&home, &claude, &api);
+    let env: Vec<(&str, &Path)> = env.iter().map(|(k, v)| (*k, v.as_path())).collect();
     let display = Display::start();
     let mut app = App::start_with_args(&display, &data, &folder, &runtime, &env, &["--agent", "tester"]);
     support::eventually(90, "the first frame", || (app.frames() > 0).then_some(()));
